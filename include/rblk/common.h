@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rblk: things every embedder of the rblk libraries sees — the export macro,
+ * the version, and the log hook. The libraries never print on their own: every
+ * message goes through the hook, which defaults to stderr and can be replaced.
+ */
+#ifndef RBLK_COMMON_H
+#define RBLK_COMMON_H
+
+#include <stdarg.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define RBLK_EXPORT __attribute__((visibility("default")))
+
+#define RBLK_VERSION_MAJOR 0
+#define RBLK_VERSION_MINOR 1
+#define RBLK_VERSION_PATCH 0
+
+/* "0.1.0": the version of the library actually loaded. */
+RBLK_EXPORT const char *rblk_version(void);
+
+/* syslog(3) numbering, so a handler can pass the level straight to syslog(). */
+enum rblk_log_level {
+	RBLK_LOG_ERR = 3,
+	RBLK_LOG_WARN = 4,
+	RBLK_LOG_NOTICE = 5,
+	RBLK_LOG_INFO = 6,
+	RBLK_LOG_DEBUG = 7,
+};
+
+/*
+ * Receives one formatted message, without a trailing newline. Called from
+ * whichever thread logged; must be thread-safe and must not call back into rblk.
+ */
+typedef void (*rblk_log_fn)(enum rblk_log_level level, const char *msg, void *arg);
+
+/* Replace the handler; NULL restores the default (stderr). */
+RBLK_EXPORT void rblk_log_set_handler(rblk_log_fn fn, void *arg);
+/* Messages above @level are dropped before formatting. Default: RBLK_LOG_NOTICE. */
+RBLK_EXPORT void rblk_log_set_level(enum rblk_log_level level);
+RBLK_EXPORT enum rblk_log_level rblk_log_get_level(void);
+/* "err", "warn", "notice", "info", "debug". */
+RBLK_EXPORT const char *rblk_log_level_str(enum rblk_log_level level);
+/* Parses the names above (and syslog digits); 0 or -EINVAL. */
+RBLK_EXPORT int rblk_log_level_parse(const char *s, enum rblk_log_level *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
