@@ -20,7 +20,7 @@ extern "C" {
 #define RBLK_VERSION_PATCH 0
 
 /* "0.1.0": the version of the library actually loaded. */
-RBLK_EXPORT const char *rblk_version(void);
+const char *rblk_version(void) RBLK_EXPORT;
 
 /* syslog(3) numbering, so a handler can pass the level straight to syslog(). */
 enum rblk_log_level {
@@ -38,14 +38,14 @@ enum rblk_log_level {
 typedef void (*rblk_log_fn)(enum rblk_log_level level, const char *msg, void *arg);
 
 /* Replace the handler; NULL restores the default (stderr). */
-RBLK_EXPORT void rblk_log_set_handler(rblk_log_fn fn, void *arg);
+void rblk_log_set_handler(rblk_log_fn fn, void *arg) RBLK_EXPORT;
 /* Messages above @level are dropped before formatting. Default: RBLK_LOG_NOTICE. */
-RBLK_EXPORT void rblk_log_set_level(enum rblk_log_level level);
-RBLK_EXPORT enum rblk_log_level rblk_log_get_level(void);
+void rblk_log_set_level(enum rblk_log_level level) RBLK_EXPORT;
+enum rblk_log_level rblk_log_get_level(void) RBLK_EXPORT;
 /* "err", "warn", "notice", "info", "debug". */
-RBLK_EXPORT const char *rblk_log_level_str(enum rblk_log_level level);
+const char *rblk_log_level_str(enum rblk_log_level level) RBLK_EXPORT;
 /* Parses the names above (and syslog digits); 0 or -EINVAL. */
-RBLK_EXPORT int rblk_log_level_parse(const char *s, enum rblk_log_level *out);
+int rblk_log_level_parse(const char *s, enum rblk_log_level *out) RBLK_EXPORT;
 
 #ifdef __cplusplus
 }

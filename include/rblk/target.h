@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rblk target library: export local files and block devices as NVMe-oF/RDMA
+ * namespaces from inside any program.
+ *
+ * Conventions: opaque handles; functions return 0 or -errno; objects come back
+ * through out-parameters; every options struct starts with its own size so it
+ * can grow at the end without breaking callers (set it with the _init helper).
+ * The library never prints, exits or installs signal handlers; it logs through
+ * rblk_log_set_handler().
+ *
+ *	struct rblk_target_opts o;
+ *	rblk_target_opts_init(&o);
+ *	rblk_target_create(&o, &tgt);
+ *	rblk_target_add_subsystem(tgt, &sopts, &ss);   // nqn, serial, allow_any_host
+ *	rblk_subsystem_add_namespace(ss, &nopts, &nsid); // path, read_only
+ *	rblk_target_listen(tgt, &lopts);               // "10.0.0.1", 4420
+ *	rblk_target_run(tgt);                          // until rblk_target_stop()
+ *	rblk_target_destroy(tgt);
+ */
+#ifndef RBLK_TARGET_H
+#define RBLK_TARGET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <rblk/common.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct rblk_target;
+struct rblk_subsystem;
+
+enum rblk_poll_mode {
+	RBLK_POLL_ADAPTIVE = 0, /* busy-poll while work arrives, sleep when idle */
+	RBLK_POLL_BUSY = 1,     /* always poll (lowest latency, one core per group) */
+	RBLK_POLL_EVENT = 2,    /* always sleep on CQ / backend events */
+};
+
+struct rblk_target_opts {
+	size_t size;                 /* sizeof(struct rblk_target_opts) */
+	unsigned num_poll_groups;    /* reactor threads; 0 = online CPUs */
+	uint32_t max_queue_depth;    /* I/O queue entries (CAP.MQES + 1); default 128 */
+	uint32_t max_admin_queue_depth; /* default 32 */
+	uint32_t max_io_queues;      /* per controller; default 64 */
+	uint32_t in_capsule_data_size; /* bytes after the SQE in a command capsule; default 8192 */
+	uint32_t max_io_size;        /* largest transfer (MDTS); default 131072 */
+	uint32_t io_unit_size;       /* registered buffer unit; default 131072 */
+	uint32_t num_shared_buffers; /* units per poll group; 0 = sized from the above */
+	enum rblk_poll_mode poll_mode;
+	const char *backend;         /* "uring", "aio" or NULL for automatic */
+	uint32_t kato_check_ms;      /* keep-alive check granularity; default 100 */
+};
+
+void rblk_target_opts_init(struct rblk_target_opts *opts) RBLK_EXPORT;
+int rblk_target_create(const struct rblk_target_opts *opts, struct rblk_target **out) RBLK_EXPORT;
+/* Stops the target if running, disconnects every host, closes every namespace. */
+void rblk_target_destroy(struct rblk_target *tgt) RBLK_EXPORT;
+
+struct rblk_subsystem_opts {
+	size_t size;
+	const char *nqn;             /* required; validated */
+	const char *serial;          /* NULL = generated, stable for the nqn */
+	const char *model;           /* NULL = "rblk" */
+	bool allow_any_host;
+	uint32_t max_namespaces;     /* 0 = 1024 */
+};
+
+void rblk_subsystem_opts_init(struct rblk_subsystem_opts *opts) RBLK_EXPORT;
+int rblk_target_add_subsystem(struct rblk_target *tgt, const struct rblk_subsystem_opts *opts,
+			      struct rblk_subsystem **out) RBLK_EXPORT;
+/* Disconnects the subsystem's controllers, then removes it. -ENOENT if unknown. */
+int rblk_target_remove_subsystem(struct rblk_target *tgt, const char *nqn) RBLK_EXPORT;
+struct rblk_subsystem *rblk_target_find_subsystem(struct rblk_target *tgt, const char *nqn) RBLK_EXPORT;
+
+int rblk_subsystem_allow_host(struct rblk_subsystem *ss, const char *hostnqn) RBLK_EXPORT;
+int rblk_subsystem_disallow_host(struct rblk_subsystem *ss, const char *hostnqn) RBLK_EXPORT;
+int rblk_subsystem_set_allow_any_host(struct rblk_subsystem *ss, bool allow) RBLK_EXPORT;
+
+struct rblk_ns_opts {
+	size_t size;
+	uint32_t nsid;               /* 0 = lowest free */
+	const char *path;            /* file or block device; "mem:SIZE" / "null:SIZE" for RAM/null */
+	bool read_only;
+	uint32_t block_size;         /* 0 = detect (BLKSSZGET, 512 for files) */
+	const char *backend;         /* NULL = the target's */
+	bool has_uuid, has_nguid, has_eui64; /* absent = generated from nqn + nsid, stable */
+	uint8_t uuid[16];
+	uint8_t nguid[16];
+	uint8_t eui64[8];
+};
+
+void rblk_ns_opts_init(struct rblk_ns_opts *opts) RBLK_EXPORT;
+/* Hosts connected to the subsystem get a namespace-changed AEN. */
+int rblk_subsystem_add_namespace(struct rblk_subsystem *ss, const struct rblk_ns_opts *opts,
+				 uint32_t *nsid) RBLK_EXPORT;
+int rblk_subsystem_remove_namespace(struct rblk_subsystem *ss, uint32_t nsid) RBLK_EXPORT;
+
+struct rblk_listen_opts {
+	size_t size;
+	const char *traddr;          /* IPv4/IPv6 literal; NULL or "0.0.0.0" = any */
+	uint16_t trsvcid;            /* 0 = 4420 */
+	uint16_t portid;             /* discovery log PORTID; 0 = assigned */
+	uint8_t treq;                /* discovery TREQ; default 0 ("not specified") */
+	bool require_rdma;           /* refuse an address no RDMA device serves (default true) */
+};
+
+void rblk_listen_opts_init(struct rblk_listen_opts *opts) RBLK_EXPORT;
+/* -EADDRNOTAVAIL / -ENODEV when no RDMA device serves traddr. */
+int rblk_target_listen(struct rblk_target *tgt, const struct rblk_listen_opts *opts) RBLK_EXPORT;
+
+/* Starts the poll groups and returns; the embedder keeps its own thread. */
+int rblk_target_start(struct rblk_target *tgt) RBLK_EXPORT;
+/* rblk_target_start() if needed, then blocks until rblk_target_stop(). */
+int rblk_target_run(struct rblk_target *tgt) RBLK_EXPORT;
+/* Async-signal-safe: asks the target to stop; rblk_target_run() returns. */
+void rblk_target_stop(struct rblk_target *tgt) RBLK_EXPORT;
+
+/* Statistics per controller and queue as a JSON document (caller frees). */
+int rblk_target_stats_json(struct rblk_target *tgt, char **out) RBLK_EXPORT;
+
+#ifdef __cplusplus
+}
+#endif
+#endif
