@@ -1,0 +1,64 @@
+#!/bin/bash
+# rblk's test command (the README's, and CI's through .ci/run):
+#   1. installs every Debian package it needs (scripts/install-deps.sh),
+#   2. builds with gcc and -Werror, runs the unit tests (CTest label "unit"),
+#   3. builds again with clang + ASan/UBSan + libFuzzer, runs unit and fuzz tests there,
+#   4. runs the VM tests (label "vm"): real RDMA through Soft-RoCE in a QEMU VM that
+#      boots Debian's kernel (fetched into a cache outside the repo on first use).
+#
+#   scripts/test.sh [--unit-only] [--no-san]
+#
+# Build directories default to ./build and ./build-san; the VM sees the host's
+# filesystem except /tmp, so when the checkout lives under /tmp the build goes to
+# /var/tmp instead (override with RBLK_BUILD / RBLK_BUILD_SAN).
+set -euo pipefail
+
+unit_only=0
+san=1
+for a in "$@"; do
+	case "$a" in
+	--unit-only) unit_only=1 ;;
+	--no-san) san=0 ;;
+	-h | --help) sed -n '2,14p' "$0"; exit 0 ;;
+	*) echo "test.sh: unknown option $a" >&2; exit 2 ;;
+	esac
+done
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+case "$top" in
+/tmp | /tmp/*) base=/var/tmp/rblk-build-$(printf %s "$top" | md5sum | cut -c1-8) ;;
+*) base=$top/build ;;
+esac
+build=${RBLK_BUILD:-$base}
+build_san=${RBLK_BUILD_SAN:-$base-san}
+jobs=$(nproc)
+
+step() { printf '\n==== %s\n' "$*"; }
+
+step "dependencies"
+"$top/scripts/install-deps.sh"
+
+step "build (gcc, -Werror) in $build"
+cmake -S "$top" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build "$build" -j "$jobs"
+
+step "unit tests"
+ctest --test-dir "$build" -L unit --output-on-failure -j "$jobs"
+
+if [ "$san" = 1 ]; then
+	step "sanitizer + fuzz build (clang, ASan/UBSan) in $build_san"
+	CC=clang cmake -S "$top" -B "$build_san" -DCMAKE_BUILD_TYPE=Debug \
+		-DRBLK_SANITIZE=ON -DRBLK_VM_TESTS=OFF >/dev/null
+	cmake --build "$build_san" -j "$jobs"
+	step "unit + fuzz tests under ASan/UBSan"
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+		ctest --test-dir "$build_san" -L unit --output-on-failure -j "$jobs"
+fi
+
+if [ "$unit_only" = 1 ]; then
+	exit 0
+fi
+
+step "VM tests (Soft-RoCE in QEMU)"
+ctest --test-dir "$build" -L vm --output-on-failure
