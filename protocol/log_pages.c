@@ -20,7 +20,7 @@ uint16_t rblk_get_log_decode(const struct nvme_get_log_cmd *cmd, struct rblk_get
 	out->lsi = rblk_le16(cmd->lsi);
 	out->csi = cmd->csi;
 	out->uuid_idx = cmd->uuid_idx & 0x7F;
-	out->len = (uint64_t)nvme_get_log_numd(cmd) * 4;
+	out->len = nvme_get_log_numd(cmd) * 4;
 	out->lpo = nvme_get_log_lpo(cmd);
 	if (cmd->ot & NVME_LOG_OT) {
 		*err_loc = LOC_OT;

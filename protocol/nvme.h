@@ -476,10 +476,10 @@ _Static_assert(offsetof(struct nvme_get_log_cmd, csi) == 59, "get log csi");
 #define NVME_LOG_LSP_MASK 0x7F
 #define NVME_LOG_RAE 0x80 /* in lsp: retain asynchronous event */
 
-/* Number of dwords (1-based) and byte offset of a Get Log Page command. */
-static inline uint32_t nvme_get_log_numd(const struct nvme_get_log_cmd *c)
+/* Number of dwords (1-based: up to 2^32, hence 64-bit) and byte offset of a Get Log Page. */
+static inline uint64_t nvme_get_log_numd(const struct nvme_get_log_cmd *c)
 {
-	return (((uint32_t)rblk_le16(c->numdu) << 16) | rblk_le16(c->numdl)) + 1;
+	return (((uint64_t)rblk_le16(c->numdu) << 16) | rblk_le16(c->numdl)) + 1;
 }
 
 static inline uint64_t nvme_get_log_lpo(const struct nvme_get_log_cmd *c)
