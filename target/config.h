@@ -1,0 +1,232 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rblk-target configuration: nvmetcli's JSON format (the kernel nvmet
+ * save/restore file) in a plain in-memory model, and the operations on it.
+ *
+ *   config.c        the model: allocation, builders, copy, merge, target options
+ *   config_check.c  value rules (NQN, UUID, stable IDs) and whole-config validation
+ *   config_parse.c  JSON text -> model (key paths in every message)
+ *   config_save.c   model -> JSON in nvmetcli's style, atomic file write
+ *   config_diff.c   old model x new model -> ordered change list; applying a
+ *                   change list to a running target through <rblk/target.h>
+ *
+ * Everything except the apply step is pure (no target, no I/O besides reading
+ * and writing the file), so it is unit-testable anywhere. Messages go through
+ * the log hook; each names the key path ("subsystems[0].namespaces[1].nsid"),
+ * the value and why it is refused.
+ *
+ * The daemon uses the same model for its quick flags (--subsystem, --ns, ...):
+ * objects made from flags carry the flag as their "where" instead of a key
+ * path, and the start-up is just diff(empty, config) applied.
+ */
+#ifndef RBLK_TARGET_CONFIG_H
+#define RBLK_TARGET_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <rblk/target.h>
+
+/* nvmetcli's default is best effort; a daemon's first start should be strict. */
+enum rblk_cfg_mode {
+	RBLK_CFG_STRICT = 0,      /* any error refuses the whole configuration */
+	RBLK_CFG_BEST_EFFORT = 1, /* invalid entries are logged as "skipped" */
+};
+
+#define RBLK_CFG_NSID_MAX 0xfffffffeu /* 0xffffffff is the broadcast NSID */
+
+struct rblk_cfg_ns {
+	char *where;         /* "subsystems[0].namespaces[1]" or "--ns PATH" */
+	uint32_t nsid;
+	bool enable;         /* nvmetcli "enable"; disabled namespaces are kept, not exported */
+	char *path;          /* device.path */
+	bool has_uuid, has_nguid, has_eui64;
+	bool uuid_generated, nguid_generated; /* filled in by rblk_config_validate() */
+	uint8_t uuid[16];
+	uint8_t nguid[16];
+	uint8_t eui64[8];    /* x-rblk.eui64 */
+	bool read_only;      /* x-rblk.read_only */
+	char *backend;       /* x-rblk.backend: "uring", "aio" or NULL (the target's) */
+	uint32_t block_size; /* x-rblk.block_size; 0 = detect */
+};
+
+struct rblk_cfg_subsys {
+	char *where;
+	char *nqn;
+	char *serial;            /* attr.serial; NULL = the target generates one */
+	char *model;             /* attr.model; NULL = the target's default */
+	bool allow_any_host;     /* attr.allow_any_host */
+	uint32_t max_namespaces; /* x-rblk.max_namespaces; 0 = the target's default */
+	char **hosts;            /* allowed_hosts */
+	size_t nr_hosts;
+	struct rblk_cfg_ns *ns;
+	size_t nr_ns;
+};
+
+struct rblk_cfg_port {
+	char *where;
+	uint16_t portid;
+	bool ipv6;               /* addr.adrfam */
+	char *traddr;            /* literal address; "0.0.0.0" / "::" = any */
+	uint16_t trsvcid;        /* addr.trsvcid */
+	uint8_t treq;            /* addr.treq: 0 not specified, 1 required, 2 not required */
+	int32_t inline_data_size; /* param.inline_data_size; -1 = not set */
+	char **subsys;           /* port -> subsystem links (see the note in config.c) */
+	size_t nr_subsys;
+};
+
+/* Target-wide options: top-level "x-rblk" object, or the daemon's flags. 0 = default. */
+struct rblk_cfg_tgt {
+	uint32_t num_poll_groups;
+	uint32_t max_queue_depth;
+	uint32_t max_admin_queue_depth;
+	uint32_t max_io_queues;
+	bool has_in_capsule_data_size; /* 0 is a valid size: no in-capsule data */
+	uint32_t in_capsule_data_size;
+	uint32_t max_io_size;
+	uint32_t io_unit_size;
+	uint32_t num_shared_buffers;
+	bool has_poll_mode;
+	enum rblk_poll_mode poll_mode;
+	char *backend;
+};
+
+struct rblk_config {
+	char **hosts;           /* "hosts": NQNs that allowed_hosts may name */
+	size_t nr_hosts;
+	struct rblk_cfg_subsys *subsys;
+	size_t nr_subsys;
+	struct rblk_cfg_port *ports;
+	size_t nr_ports;
+	struct rblk_cfg_tgt tgt;
+};
+
+/* ---- model (config.c) ---- */
+int rblk_config_new(struct rblk_config **out);
+void rblk_config_free(struct rblk_config *cfg);
+/* Builders used by the parser and the quick flags; @where is copied. */
+int rblk_config_add_host(struct rblk_config *cfg, const char *nqn);
+int rblk_config_add_subsys(struct rblk_config *cfg, const char *where, const char *nqn,
+			   struct rblk_cfg_subsys **out);
+int rblk_cfg_subsys_add_ns(struct rblk_cfg_subsys *ss, const char *where,
+			   struct rblk_cfg_ns **out);
+int rblk_cfg_subsys_allow_host(struct rblk_cfg_subsys *ss, const char *hostnqn);
+int rblk_config_add_port(struct rblk_config *cfg, const char *where, struct rblk_cfg_port **out);
+int rblk_cfg_port_link(struct rblk_cfg_port *port, const char *nqn);
+struct rblk_cfg_subsys *rblk_config_find_subsys(const struct rblk_config *cfg, const char *nqn);
+struct rblk_cfg_ns *rblk_cfg_subsys_find_ns(const struct rblk_cfg_subsys *ss, uint32_t nsid);
+/* Same address family, address (binary compare) and service id. */
+bool rblk_cfg_port_same_listen(const struct rblk_cfg_port *a, const struct rblk_cfg_port *b);
+/* Removal by index (the parser drops an invalid entry, validation a duplicate). */
+void rblk_config_del_host(struct rblk_config *cfg, size_t i);
+void rblk_config_del_subsys(struct rblk_config *cfg, size_t i);
+void rblk_cfg_subsys_del_ns(struct rblk_cfg_subsys *ss, size_t i);
+void rblk_cfg_subsys_del_host(struct rblk_cfg_subsys *ss, size_t i);
+void rblk_config_del_port(struct rblk_config *cfg, size_t i);
+void rblk_cfg_port_del_link(struct rblk_cfg_port *port, size_t i);
+bool rblk_cfg_strv_has(char *const *v, size_t n, const char *s);
+/*
+ * Logs one configuration error: as is in strict mode, with "; WHAT skipped"
+ * in best-effort mode (nvmetcli's wording). Counts it in *count.
+ */
+void rblk_cfg_error(enum rblk_cfg_mode mode, unsigned *count, const char *skipped,
+		    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* Moves every object of @src into @dst (target options of @src override); frees @src. */
+int rblk_config_merge(struct rblk_config *dst, struct rblk_config *src);
+/* Deep copy (the daemon keeps the running config while it parses a new one). */
+int rblk_config_dup(const struct rblk_config *cfg, struct rblk_config **out);
+
+/*
+ * Cross-reference checks: duplicate NQNs/NSIDs/ports/listen addresses,
+ * allowed_hosts naming a host not in "hosts", port links to unknown
+ * subsystems, allow_any_host together with allowed_hosts. Then fills in
+ * generated UUID/NGUIDs. Strict: -EINVAL if anything was wrong (the config is
+ * unchanged otherwise). Best effort: offending entries are removed and
+ * logged as skipped; returns 0. @nerrors (optional) counts the errors.
+ */
+int rblk_config_validate(struct rblk_config *cfg, enum rblk_cfg_mode mode, unsigned *nerrors);
+
+/* NQN rules of NVMe Base 2.0 §4.5 (as SPDK applies them); @why gets the reason. */
+bool rblk_cfg_nqn_valid(const char *nqn, char *why, size_t len);
+/* The stable identifiers used when a namespace has none: a function of (nqn, nsid). */
+void rblk_cfg_ns_gen_ids(const char *nqn, uint32_t nsid, uint8_t uuid[16], uint8_t nguid[16]);
+/* 36-char form (or 32 hex digits) -> 16 bytes; 0 or -EINVAL. */
+int rblk_cfg_uuid_parse(const char *s, uint8_t out[16]);
+void rblk_cfg_uuid_format(const uint8_t in[16], char out[37]);
+const char *rblk_cfg_poll_mode_str(enum rblk_poll_mode m);
+int rblk_cfg_poll_mode_parse(const char *s, enum rblk_poll_mode *out);
+/* The target options this config asks for, over rblk_target_opts_init()'s defaults. */
+void rblk_config_target_opts(const struct rblk_config *cfg, struct rblk_target_opts *o);
+
+/* ---- JSON (config_parse.c) ---- */
+/*
+ * Parses nvmetcli JSON. @source names the input in messages (a file name).
+ * Runs rblk_config_validate() too. Returns 0, -EINVAL (strict mode and
+ * errors, or unparseable JSON in any mode) or -ENOMEM.
+ */
+int rblk_config_parse(const char *json, const char *source, enum rblk_cfg_mode mode,
+		      struct rblk_config **out, unsigned *nerrors);
+int rblk_config_load(const char *path, enum rblk_cfg_mode mode, struct rblk_config **out,
+		     unsigned *nerrors);
+
+/* ---- save (config_save.c) ---- */
+/* nvmetcli's layout: sorted keys, attrs as strings, 2-space indent. Caller frees. */
+int rblk_config_to_json(const struct rblk_config *cfg, char **out);
+/* Atomic: PATH.tmp (0600) + fsync + rename + fsync of the directory. */
+int rblk_config_save(const struct rblk_config *cfg, const char *path);
+
+/* ---- diff and apply (config_diff.c) ---- */
+enum rblk_cfg_op_type {
+	RBLK_CFG_OP_ANY_HOST_OFF,   /* ss (new) */
+	RBLK_CFG_OP_DISALLOW_HOST,  /* ss (old), host */
+	RBLK_CFG_OP_DEL_NS,         /* ss (old), ns (old) */
+	RBLK_CFG_OP_DEL_SUBSYS,     /* ss (old) */
+	RBLK_CFG_OP_ADD_SUBSYS,     /* ss (new) */
+	RBLK_CFG_OP_ADD_NS,         /* ss (new), ns (new) */
+	RBLK_CFG_OP_ALLOW_HOST,     /* ss (new), host */
+	RBLK_CFG_OP_ANY_HOST_ON,    /* ss (new) */
+	RBLK_CFG_OP_LISTEN,         /* port (new) */
+	RBLK_CFG_OP_RESTART_NEEDED, /* what cannot change live; @why says what */
+};
+
+struct rblk_cfg_op {
+	enum rblk_cfg_op_type type;
+	const struct rblk_cfg_subsys *ss;
+	const struct rblk_cfg_ns *ns;
+	const struct rblk_cfg_port *port;
+	const char *host;
+	char why[160];   /* "serial changed", "path /a -> /b", ... */
+	int result;      /* set by rblk_config_apply(): 0 or -errno */
+};
+
+struct rblk_config_diff {
+	struct rblk_cfg_op *ops; /* in the order they must be applied */
+	size_t nr;
+	size_t cap;
+};
+
+/*
+ * What turns @old (NULL = nothing running) into @new. Objects that did not
+ * change produce no op, so their hosts keep going. The ops point into @old
+ * and @new, which must outlive the diff.
+ */
+int rblk_config_diff(const struct rblk_config *old, const struct rblk_config *new,
+		     struct rblk_config_diff *out);
+void rblk_config_diff_free(struct rblk_config_diff *d);
+/* "add namespace 2 (/srv/b.img) to nqn...": for logs. */
+void rblk_cfg_op_describe(const struct rblk_cfg_op *op, char *buf, size_t len);
+
+/*
+ * Applies @d to @tgt in order, setting each op's result. With @stop_on_error
+ * it stops at the first failure. Returns 0 if every op succeeded, else the
+ * first failure's -errno. RESTART_NEEDED ops are only logged.
+ */
+int rblk_config_apply(struct rblk_target *tgt, struct rblk_config_diff *d, bool stop_on_error);
+/*
+ * After a partial apply: removes from @new what failed to be added, so @new
+ * describes what actually runs (and a later reload retries it).
+ */
+void rblk_config_drop_failed(struct rblk_config *new, const struct rblk_config_diff *d);
+
+#endif
