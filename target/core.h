@@ -1,0 +1,499 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The rblk target core: the transport-independent NVMe-oF controller (the
+ * model is Linux drivers/nvme/target: core x command set x backend x
+ * transport). This header is the contract between the core and a transport
+ * (target/rdma_*.c, or the unit tests' test transport), and it also carries
+ * the core's own cross-file declarations (marked "core internal").
+ *
+ * The request contract (one receive = one request; the transport owns an
+ * array of struct rblk_req per queue):
+ *  1. transport: a command capsule arrives -> rblk_req_init(req, sq, cmd).
+ *  2. core: rblk_req_parse(req) validates the command for this queue and
+ *     controller state and sets execute, data_len, dir and ns. A non-zero
+ *     status means "fail now": the transport moves no data and calls
+ *     rblk_req_complete(req, status).
+ *  3. transport: decodes the SGL (rblk_sgl_decode) and checks it against
+ *     data_len: exact, except Dataset Management where the SGL may be longer
+ *     (nvmf-interop.md §5.5); provides buffers in iov/iovcnt (buf_index when
+ *     one registered buffer); for RBLK_XFER_H2C pulls the data (RDMA READ or
+ *     in-capsule bytes). On a failure it calls rblk_req_complete() with the
+ *     status (e.g. NVME_SC_SGL_INVALID_DATA | NVME_SC_DNR).
+ *  4. transport: req->execute(req).
+ *  5. core: the handler finishes synchronously (admin, fabrics) or later (I/O
+ *     through sq->bq, AERs held until an event) by calling
+ *     rblk_req_complete(req, status) exactly once.
+ *  6. core: rblk_req_complete() fills req->cqe (CID echoed, SQID, SQHD,
+ *     status, dw0/dw1 set by the handler), records errors, drops the
+ *     namespace reference, then calls sq->ops->queue_response(req).
+ *  7. transport: status 0 and RBLK_XFER_C2H: RDMA WRITE data_len bytes chained
+ *     before the response SEND; repost the receive; recycle the request.
+ *
+ * Threads: each sq belongs to one poll-group thread; rblk_req_*() and
+ * rblk_sq_*() are called on that thread only. Controller state shared by the
+ * admin queue and the I/O queues (CC/CSTS, features, AER slots, error log) is
+ * guarded by ctrl->lock; the I/O path takes no lock except the namespace
+ * table's read lock for one lookup per command, plus atomics.
+ */
+#ifndef RBLK_TARGET_CORE_H
+#define RBLK_TARGET_CORE_H
+
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+#include <rblk/target.h>
+
+#include "backend/backend.h"
+#include "protocol/nvme.h"
+#include "protocol/nvmf.h"
+
+struct rblk_target;
+struct rblk_subsystem;
+struct rblk_ctrl;
+struct rblk_ns;
+struct rblk_sq;
+struct rblk_req;
+struct rblk_listener;
+struct rblk_transport;
+
+/* ======================================================================== */
+/* Constants the transport and the core agree on.                           */
+
+#define RBLK_REQ_MAX_IOV 16        /* buffers per request (max_io_size / io_unit_size) */
+#define RBLK_QID_UNKNOWN 0xFFFF    /* rblk_sq_init(): the CM did not say */
+#define RBLK_AERL 3                /* 0-based: 4 outstanding AERs per controller */
+#define RBLK_ERR_LOG_ENTRIES 64    /* error log ring (ELPE = 63) */
+#define RBLK_KAS 10                /* Identify KAS, 100 ms units */
+#define RBLK_DISC_KATO_MS 120000   /* discovery controller with KATO 0 (nvmet) */
+#define RBLK_MAX_AEN_PENDING 8     /* queued events waiting for an AER */
+#define RBLK_NS_MAX_DEFAULT 1024   /* rblk_subsystem_opts.max_namespaces 0 */
+#define RBLK_TRADDR_LEN INET6_ADDRSTRLEN
+
+enum rblk_xfer_dir {
+	RBLK_XFER_NONE = 0,
+	RBLK_XFER_H2C, /* host -> controller: the transport fetches before execute */
+	RBLK_XFER_C2H, /* controller -> host: the transport sends after completion */
+};
+
+/* ======================================================================== */
+/* Transport ops: what the core calls back. One const table per transport.  */
+
+struct rblk_transport_ops {
+	/*
+	 * Send req->cqe to the host, preceded by data_len bytes of iov when
+	 * req->dir == RBLK_XFER_C2H and the status is 0. Called on the sq's
+	 * thread, exactly once per request that got rblk_req_init(). On a queue
+	 * that is being torn down the transport just recycles the request.
+	 */
+	void (*queue_response)(struct rblk_req *req);
+	/*
+	 * Start disconnecting the queue (e.g. rdma_disconnect). Any thread;
+	 * returns at once and never calls back into the core synchronously (the
+	 * caller may hold core locks). Idempotent. The transport later calls
+	 * rblk_sq_teardown() and rblk_sq_destroy() on the sq's thread.
+	 */
+	void (*disconnect)(struct rblk_sq *sq);
+	/*
+	 * Run fn(arg) soon on the thread that owns sq (its poll group's mailbox).
+	 * Any thread; never runs fn synchronously (the caller may hold core
+	 * locks). 0: fn will run exactly once, even if the queue is torn down
+	 * meanwhile (fn must not assume the sq still exists). -errno: fn will
+	 * not run.
+	 */
+	int (*run_on)(struct rblk_sq *sq, void (*fn)(void *arg), void *arg);
+};
+
+/* ======================================================================== */
+/* Backend parking queue: requests waiting for room in a full rblk_bqueue. */
+
+struct rblk_io_waitq {
+	struct rblk_req *head;
+	struct rblk_req **tailp;
+	unsigned count;
+};
+
+void rblk_io_waitq_init(struct rblk_io_waitq *wq);
+/*
+ * Resubmits parked requests, oldest first, until the backend queue is full
+ * again. The poll group calls it after every rblk_bqueue_poll() that reaped
+ * completions (before rblk_bqueue_flush_submissions()). Returns how many were
+ * submitted (or failed and completed).
+ */
+unsigned rblk_io_waitq_run(struct rblk_io_waitq *wq);
+
+/* ======================================================================== */
+/* Submission queue: embedded by the transport in its queue object.         */
+
+enum rblk_sq_state {
+	RBLK_SQ_NEW = 0,   /* transport-connected, no Fabrics Connect yet */
+	RBLK_SQ_LIVE,      /* Connect succeeded: bound to sq->ctrl as sq->qid */
+	RBLK_SQ_CLOSING,   /* rblk_sq_teardown() ran: no new commands */
+};
+
+const char *rblk_sq_state_str(enum rblk_sq_state s);
+
+struct rblk_sq_stats {
+	_Atomic uint64_t completed; /* CQEs sent */
+	_Atomic uint64_t errors;    /* CQEs with a non-zero status */
+};
+
+struct rblk_sq {
+	/* Set by rblk_sq_init() and the transport; read-only for the core. */
+	struct rblk_target *tgt;
+	const struct rblk_transport_ops *ops;
+	struct rblk_bqueue *bq;          /* the poll group's backend queue */
+	struct rblk_io_waitq *waitq;     /* the poll group's parking queue for bq */
+	struct rblk_listener *listener;  /* the listener the host came through, or NULL */
+	char local_traddr[RBLK_TRADDR_LEN]; /* our address on this connection ("" unknown) */
+	uint16_t cm_qid;                 /* QID from the CM private data, or RBLK_QID_UNKNOWN */
+	uint16_t depth;                  /* receive buffers: HSQSIZE + 1 (0 = no limit) */
+
+	/* Core state (written on the sq's thread; ctrl/qid under ctrl->lock). */
+	enum rblk_sq_state state;
+	struct rblk_ctrl *ctrl;          /* reference held while LIVE / CLOSING */
+	uint16_t qid;
+	uint16_t size;                   /* Connect SQSIZE + 1; 0 before Connect */
+	uint16_t sqhd;
+	bool sqhd_disabled;              /* Connect CATTR bit 2 */
+	_Atomic uint64_t last_cmd_ms;    /* traffic-based keep-alive (TBKAS) */
+	struct rblk_sq_stats stats;
+};
+
+/* Transport side of a queue's life; all on the sq's thread except init. */
+void rblk_sq_init(struct rblk_sq *sq, struct rblk_target *tgt,
+		  const struct rblk_transport_ops *ops, uint16_t cm_qid, uint16_t depth);
+/*
+ * The queue is going away (CM disconnect, QP error): the core gives back the
+ * requests it holds (AERs, completed through queue_response) and, for an
+ * admin queue, fails the controller and disconnects its other queues.
+ * Idempotent. Requests still at the backend complete normally later.
+ */
+void rblk_sq_teardown(struct rblk_sq *sq);
+/* No request of this queue is outstanding any more: unbind from the controller. */
+void rblk_sq_destroy(struct rblk_sq *sq);
+/*
+ * Periodic hook (every opts.kato_check_ms) for each queue of a poll group.
+ * On an admin queue it enforces the controller's keep-alive timeout: on
+ * expiry CSTS.CFS is set and every queue of that controller is disconnected.
+ */
+void rblk_sq_tick(struct rblk_sq *sq, uint64_t now_ms);
+/* The clock rblk_sq_tick() and the keep-alive use (CLOCK_MONOTONIC, ms). */
+uint64_t rblk_now_ms(void);
+
+/* ======================================================================== */
+/* Request.                                                                  */
+
+struct rblk_req {
+	/* Contract fields (see the top of this file). */
+	struct nvme_sqe *cmd;       /* the capsule, in the transport's receive buffer */
+	struct nvme_cqe cqe;        /* built by the core; LE wire format */
+	struct rblk_sq *sq;
+	struct rblk_ns *ns;         /* set by I/O parse; reference held until complete */
+	uint32_t data_len;          /* bytes this command moves (set by parse) */
+	enum rblk_xfer_dir dir;
+	unsigned iovcnt;            /* filled by the transport before execute */
+	int buf_index;              /* registered buffer index when iovcnt == 1, else -1 */
+	struct iovec iov[RBLK_REQ_MAX_IOV];
+	void (*execute)(struct rblk_req *req);
+	uint16_t status;            /* kernel-style NVMe status of the parse/completion */
+	uint16_t error_loc;         /* SQE byte offset for the error log; 0xFFFF none */
+
+	/* Core private. */
+	struct rblk_req *next;      /* rblk_io_waitq link */
+	uint64_t start_ns;          /* I/O: for the SMART busy time */
+	uint64_t err_lba;           /* I/O: LBA reported in the error log */
+	uint16_t dsm_nr;            /* DSM: ranges (1-based) */
+	uint16_t dsm_idx;           /* DSM: next range to deallocate */
+	struct rblk_bio bio;        /* backend request for I/O commands */
+};
+
+#define RBLK_NO_ERROR_LOC 0xFFFF
+
+void rblk_req_init(struct rblk_req *req, struct rblk_sq *sq, struct nvme_sqe *cmd);
+uint16_t rblk_req_parse(struct rblk_req *req);
+void rblk_req_complete(struct rblk_req *req, uint16_t status);
+
+/* CQE result helpers for handlers (host-endian in, LE stored). */
+static inline void rblk_req_set_dw0(struct rblk_req *req, uint32_t v)
+{
+	req->cqe.dw0 = rblk_cpu_to_le32(v);
+}
+
+static inline void rblk_req_set_dw1(struct rblk_req *req, uint32_t v)
+{
+	req->cqe.dw1 = rblk_cpu_to_le32(v);
+}
+
+/*
+ * Data buffer access for handlers: byte range [off, off + len) of the
+ * command's data as laid out over iov. 0, or NVME_SC_SGL_INVALID_DATA | DNR
+ * when the range exceeds the buffers the transport provided.
+ */
+uint16_t rblk_req_copy_to(struct rblk_req *req, size_t off, const void *buf, size_t len);
+uint16_t rblk_req_copy_from(struct rblk_req *req, size_t off, void *buf, size_t len);
+uint16_t rblk_req_zero(struct rblk_req *req, size_t off, size_t len);
+
+/* ======================================================================== */
+/* Listeners (ports): the core keeps them for the discovery log.            */
+
+struct rblk_listener {
+	struct rblk_target *tgt;
+	char traddr[RBLK_TRADDR_LEN];   /* numeric; "0.0.0.0" / "::" when any */
+	char trsvcid[8];                /* decimal port, e.g. "4420" */
+	uint16_t port;
+	uint16_t portid;                /* discovery PORTID, assigned when 0 */
+	uint8_t treq;
+	uint8_t adrfam;                 /* NVMF_ADRFAM_IPV4 / NVMF_ADRFAM_IPV6 */
+	bool any;                       /* wildcard address */
+	bool require_rdma;
+	void *transport_priv;           /* the transport's listening state */
+};
+
+/* ======================================================================== */
+/* Transport entry points the core calls (implemented by target/rdma_*.c and */
+/* target/poll_group.c; by tests/unit/target/test_transport.c in unit tests). */
+
+/* Allocates the transport state for tgt (no threads, no devices yet). */
+int rblk_transport_create(struct rblk_target *tgt, struct rblk_transport **out);
+/* Stops it if started, closes listeners, frees. Accepts NULL. */
+void rblk_transport_destroy(struct rblk_transport *t);
+/*
+ * Starts listening on l (before or after start). -EADDRNOTAVAIL / -ENODEV when
+ * no RDMA device serves the address and l->require_rdma, -EADDRINUSE, ...
+ */
+int rblk_transport_listen(struct rblk_transport *t, struct rblk_listener *l);
+/* Starts the poll groups and the CM thread; returns at once. */
+int rblk_transport_start(struct rblk_transport *t);
+/*
+ * Disconnects every queue, waits until all are destroyed (rblk_sq_destroy),
+ * then joins the threads. Not async-signal-safe; called from
+ * rblk_target_run() after rblk_target_stop(), and from rblk_target_destroy().
+ */
+void rblk_transport_stop(struct rblk_transport *t);
+
+/* ======================================================================== */
+/* Core internal: target, subsystems, namespaces, controllers.               */
+
+struct rblk_target {
+	struct rblk_target_opts opts;    /* defaults filled in */
+	char backend[16];                /* resolved engine: "uring" or "aio" */
+	uint64_t created_ms;             /* SMART power-on hours */
+	pthread_mutex_t lock;            /* subsystem list, listeners */
+	struct rblk_subsystem *subsys;   /* NVM subsystems, list by ->next */
+	struct rblk_subsystem *disc;     /* the discovery subsystem */
+	struct rblk_listener **listeners;
+	unsigned nr_listeners;
+	uint16_t next_portid;
+	_Atomic uint64_t genctr;         /* discovery log generation counter */
+	struct rblk_transport *transport;
+	int stop_fd;                     /* eventfd: rblk_target_stop() -> run() */
+	_Atomic bool stop_requested;
+	bool started;
+};
+
+enum rblk_subsys_type {
+	RBLK_SUBSYS_NVM = 0,
+	RBLK_SUBSYS_DISCOVERY,
+};
+
+/* Per-namespace counters (SMART, statistics); updated with relaxed atomics. */
+struct rblk_ns_stats {
+	_Atomic uint64_t read_cmds;
+	_Atomic uint64_t write_cmds;
+	_Atomic uint64_t read_bytes;
+	_Atomic uint64_t write_bytes;
+	_Atomic uint64_t other_cmds;     /* flush, write zeroes, DSM */
+	_Atomic uint64_t errors;
+	_Atomic uint64_t media_errors;
+	_Atomic uint64_t busy_ns;        /* sum of I/O service times */
+};
+
+struct rblk_subsystem {
+	struct rblk_target *tgt;
+	struct rblk_subsystem *next;     /* tgt->subsys, under tgt->lock */
+	enum rblk_subsys_type type;
+	char nqn[NVMF_NQN_FIELD_LEN];
+	char serial[21];                 /* space padded to 20 in Identify */
+	char model[41];
+	uint32_t max_nsid;
+
+	pthread_mutex_t lock;            /* hosts, controllers */
+	bool allow_any_host;
+	char **hosts;
+	unsigned nr_hosts;
+	struct rblk_ctrl *ctrls;         /* list by ->next */
+	unsigned nr_ctrls;
+	uint16_t next_cntlid;
+	bool removing;                   /* no new controllers */
+
+	pthread_rwlock_t ns_lock;        /* the table; readers take a ns reference */
+	struct rblk_ns **ns;             /* [max_nsid], index nsid - 1 */
+	unsigned nr_ns;
+	struct rblk_ns_stats retired;    /* counters of removed namespaces */
+	_Atomic uint64_t unsafe_shutdowns;
+	_Atomic uint64_t power_cycles;   /* controllers created */
+};
+
+struct rblk_ns {
+	struct rblk_subsystem *ss;
+	uint32_t nsid;
+	char *path;
+	struct rblk_bdev *bdev;
+	uint64_t nlb;                    /* size in logical blocks */
+	uint32_t lbads;                  /* log2(block size), 9..12 */
+	bool read_only;
+	bool vwc;                        /* volatile write cache: Flush matters */
+	uint8_t uuid[16];
+	uint8_t nguid[16];
+	uint8_t eui64[8];
+	bool has_eui64;
+	_Atomic unsigned refs;           /* the table's + one per request */
+	struct rblk_ns_stats stats;
+};
+
+struct rblk_ctrl {
+	struct rblk_subsystem *ss;
+	struct rblk_ctrl *next;          /* ss->ctrls, under ss->lock */
+	uint16_t cntlid;
+	char hostnqn[NVMF_NQN_FIELD_LEN];
+	uint8_t hostid[16];
+	_Atomic int refs;                /* one per bound sq, plus transient */
+	uint64_t created_ms;
+
+	pthread_mutex_t lock;            /* everything below */
+	uint32_t cc;
+	uint32_t csts;
+	uint32_t kato_ms;                /* 0 = no keep-alive timer */
+	bool fatal;                      /* KATO expired / admin queue lost */
+	bool clean_shutdown;             /* CC.SHN seen: not an unsafe shutdown */
+	uint32_t aec;                    /* Async Event Configuration (feature 0Bh) */
+	uint32_t aen_masked;             /* AEC bits reported, waiting for the log read */
+	uint32_t nr_io_queues;           /* granted by Set Features 07h (or the maximum) */
+	bool vwc_enabled;                /* feature 06h */
+	uint32_t max_qid;                /* size of sqs - 1 */
+	struct rblk_sq **sqs;            /* [max_qid + 1] */
+	struct rblk_req *aer[RBLK_AERL + 1];
+	unsigned nr_aer;
+	uint32_t aen_pending[RBLK_MAX_AEN_PENDING];
+	unsigned nr_aen_pending;
+	uint32_t changed_ns[NVME_CHANGED_NS_MAX];
+	uint32_t nr_changed_ns;          /* UINT32_MAX: overflowed */
+	struct nvme_error_log_entry errlog[RBLK_ERR_LOG_ENTRIES];
+	uint64_t err_count;
+};
+
+static inline bool rblk_ctrl_is_disc(const struct rblk_ctrl *ctrl)
+{
+	return ctrl->ss->type == RBLK_SUBSYS_DISCOVERY;
+}
+
+/* Relaxed counter helpers (statistics only, never synchronisation). */
+static inline void rblk_stat_add(_Atomic uint64_t *c, uint64_t v)
+{
+	atomic_fetch_add_explicit(c, v, memory_order_relaxed);
+}
+
+static inline uint64_t rblk_stat_get(_Atomic uint64_t *c)
+{
+	return atomic_load_explicit(c, memory_order_relaxed);
+}
+
+/* subsys.c */
+int rblk_subsys_create(struct rblk_target *tgt, const struct rblk_subsystem_opts *opts,
+		       enum rblk_subsys_type type, struct rblk_subsystem **out);
+/* Disconnects the controllers, waits for them to go, closes the namespaces. */
+void rblk_subsys_destroy(struct rblk_subsystem *ss);
+/* Looks an NVM or the discovery subsystem up by NQN (tgt->lock held by caller). */
+struct rblk_subsystem *rblk_subsys_find_locked(struct rblk_target *tgt, const char *nqn);
+bool rblk_subsys_host_allowed(struct rblk_subsystem *ss, const char *hostnqn);
+int rblk_subsys_add_host(struct rblk_subsystem *ss, const char *hostnqn);
+int rblk_subsys_remove_host(struct rblk_subsystem *ss, const char *hostnqn);
+void rblk_subsys_set_allow_any(struct rblk_subsystem *ss, bool allow);
+/* New controller bound to ss with a free cntlid: 0, -EBUSY (cntlids exhausted), -ENODEV (removing). */
+int rblk_subsys_add_ctrl(struct rblk_subsystem *ss, struct rblk_ctrl *ctrl);
+void rblk_subsys_remove_ctrl(struct rblk_subsystem *ss, struct rblk_ctrl *ctrl);
+/* The controller with that cntlid and hostnqn, with a reference; NULL if none. */
+struct rblk_ctrl *rblk_subsys_get_ctrl(struct rblk_subsystem *ss, uint16_t cntlid,
+				       const char *hostnqn);
+/* Namespace with a reference (rblk_ns_put), or NULL. I/O path: read lock only. */
+struct rblk_ns *rblk_subsys_get_ns(struct rblk_subsystem *ss, uint32_t nsid);
+/* Active NSIDs strictly greater than after, ascending, at most max; returns the count. */
+unsigned rblk_subsys_active_list(struct rblk_subsystem *ss, uint32_t after, uint32_t *out,
+				 unsigned max);
+/* Any namespace with a volatile write cache (Identify VWC). */
+bool rblk_subsys_any_vwc(struct rblk_subsystem *ss);
+int rblk_subsys_add_ns(struct rblk_subsystem *ss, const struct rblk_ns_opts *opts,
+		       uint32_t *nsid);
+int rblk_subsys_remove_ns(struct rblk_subsystem *ss, uint32_t nsid);
+/* Tells every controller of ss (a namespace appeared, vanished or changed). */
+void rblk_subsys_ns_changed(struct rblk_subsystem *ss, uint32_t nsid);
+/* Sum of live and retired namespace counters (SMART for NSID 0/0xFFFFFFFF). */
+void rblk_subsys_stats(struct rblk_subsystem *ss, struct rblk_ns_stats *out);
+
+/* ns.c */
+int rblk_ns_create(struct rblk_subsystem *ss, const struct rblk_ns_opts *opts, uint32_t nsid,
+		   struct rblk_ns **out);
+/* Closes the backing store; refs must have drained. */
+void rblk_ns_destroy(struct rblk_ns *ns);
+static inline void rblk_ns_get(struct rblk_ns *ns)
+{
+	atomic_fetch_add_explicit(&ns->refs, 1, memory_order_relaxed);
+}
+static inline void rblk_ns_put(struct rblk_ns *ns)
+{
+	atomic_fetch_sub_explicit(&ns->refs, 1, memory_order_release);
+}
+/* Stable identifiers: a hash of (subsystem NQN, nsid) or of the NQN. */
+void rblk_gen_uuid(const char *nqn, uint32_t nsid, uint8_t uuid[16]);
+void rblk_gen_nguid(const char *nqn, uint32_t nsid, uint8_t nguid[16]);
+void rblk_gen_serial(const char *nqn, char serial[21]);
+void rblk_ns_stats_add(struct rblk_ns_stats *dst, struct rblk_ns_stats *src);
+
+/* ctrl.c */
+int rblk_ctrl_create(struct rblk_subsystem *ss, const char *hostnqn, const uint8_t hostid[16],
+		     uint32_t kato_ms, struct rblk_ctrl **out);
+void rblk_ctrl_get(struct rblk_ctrl *ctrl);
+void rblk_ctrl_put(struct rblk_ctrl *ctrl);
+uint64_t rblk_ctrl_cap(const struct rblk_ctrl *ctrl);
+/* Property Set CC (ctrl->lock held by the caller). */
+void rblk_ctrl_update_cc_locked(struct rblk_ctrl *ctrl, uint32_t cc);
+bool rblk_ctrl_ready(struct rblk_ctrl *ctrl);
+/* Binds sq as qid: 0, or a status (Command Sequence Error when the qid is taken). */
+uint16_t rblk_ctrl_install_sq(struct rblk_ctrl *ctrl, struct rblk_sq *sq, uint16_t qid,
+			      uint16_t sqsize, bool sqflow_disabled);
+/* Marks the controller failed and disconnects all its queues (ctrl->lock not held). */
+void rblk_ctrl_fatal(struct rblk_ctrl *ctrl, const char *why);
+/* AER held, or completed at once when an event is pending. */
+void rblk_ctrl_queue_aer(struct rblk_ctrl *ctrl, struct rblk_req *req);
+/* Queues event dw0 unless masked/disabled (aec_bit), and delivers it on the admin thread. */
+void rblk_ctrl_add_event(struct rblk_ctrl *ctrl, uint32_t aec_bit, uint32_t dw0);
+void rblk_ctrl_clear_aen_mask(struct rblk_ctrl *ctrl, uint32_t aec_bit);
+void rblk_ctrl_ns_changed(struct rblk_ctrl *ctrl, uint32_t nsid);
+/* Records a failed command in the error log; returns true if recorded. */
+bool rblk_ctrl_log_error(struct rblk_ctrl *ctrl, const struct rblk_req *req, uint16_t status);
+
+/* fabrics.c / admin.c / io.c / discovery.c: parse step per command set. */
+uint16_t rblk_fabrics_parse_connect(struct rblk_req *req);
+uint16_t rblk_fabrics_parse_admin(struct rblk_req *req);
+uint16_t rblk_admin_parse(struct rblk_req *req);
+uint16_t rblk_io_parse(struct rblk_req *req);
+uint16_t rblk_disc_parse(struct rblk_req *req);
+/* Shared by admin.c and discovery.c. */
+void rblk_admin_identify_ctrl(struct rblk_req *req);
+void rblk_admin_keep_alive(struct rblk_req *req);
+void rblk_admin_aer(struct rblk_req *req);
+uint16_t rblk_admin_parse_features(struct rblk_req *req, bool discovery);
+/* Copies the window [lpo, lpo + data_len) of a log of log_len bytes, zero-filling the tail. */
+uint16_t rblk_req_copy_log(struct rblk_req *req, uint64_t lpo, const void *log, size_t log_len);
+/* Bumps the discovery generation counter and notifies discovery controllers. */
+void rblk_disc_changed(struct rblk_target *tgt);
+/* Builds the discovery log for hostnqn as seen through sq; caller frees. */
+int rblk_disc_build_log(struct rblk_target *tgt, const struct rblk_sq *sq, const char *hostnqn,
+			void **out, size_t *len);
+
+#endif

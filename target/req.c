@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The request lifecycle (the contract in target/core.h): init, parse
+ * dispatch by queue and controller state, completion (CQE build, SQHD,
+ * error log, statistics, namespace reference), the data-buffer copy helpers
+ * handlers use, and the parking queue for a full backend queue.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/log.h"
+#include "protocol/names.h"
+#include "target/core.h"
+
+uint64_t rblk_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+void rblk_req_init(struct rblk_req *req, struct rblk_sq *sq, struct nvme_sqe *cmd)
+{
+	req->cmd = cmd;
+	memset(&req->cqe, 0, sizeof(req->cqe));
+	req->sq = sq;
+	req->ns = NULL;
+	req->data_len = 0;
+	req->dir = RBLK_XFER_NONE;
+	req->iovcnt = 0;
+	req->buf_index = -1;
+	req->execute = NULL;
+	req->status = 0;
+	req->error_loc = RBLK_NO_ERROR_LOC;
+	req->next = NULL;
+	req->start_ns = 0;
+	req->err_lba = 0;
+	/* Any command re-arms the keep-alive timer (TBKAS, CTRATT bit 6). */
+	atomic_store_explicit(&sq->last_cmd_ms, rblk_now_ms(), memory_order_relaxed);
+}
+
+uint16_t rblk_req_parse(struct rblk_req *req)
+{
+	struct rblk_sq *sq = req->sq;
+	uint8_t flags = req->cmd->flags;
+	uint16_t status;
+
+	/* NVMe-oF: no fused commands, and PSDT must say "SGL" (nvmet_req_init). */
+	if ((flags & NVME_CMD_FUSE_MASK) ||
+	    (flags & NVME_CMD_PSDT_MASK) != NVME_CMD_PSDT_SGL_MPTR_CONTIG) {
+		req->error_loc = offsetof(struct nvme_sqe, flags);
+		status = NVME_SC_INVALID_FIELD | NVME_SC_DNR;
+		goto out;
+	}
+
+	switch (sq->state) {
+	case RBLK_SQ_NEW:
+		status = rblk_fabrics_parse_connect(req);
+		break;
+	case RBLK_SQ_LIVE:
+		if (req->cmd->opc == NVME_ADMIN_FABRICS &&
+		    ((const uint8_t *)req->cmd)[NVME_SQE_FCTYPE_OFFSET] == NVMF_FCTYPE_CONNECT) {
+			/* The queue already has an association (NVMe-oF 1.1 §3.3). */
+			req->error_loc = offsetof(struct nvmf_connect_cmd, qid);
+			status = NVME_SC_CMD_SEQ_ERROR | NVME_SC_DNR;
+		} else if (sq->qid == 0) {
+			if (rblk_ctrl_is_disc(sq->ctrl))
+				status = rblk_disc_parse(req);
+			else
+				status = rblk_admin_parse(req);
+		} else {
+			status = rblk_io_parse(req);
+		}
+		break;
+	case RBLK_SQ_CLOSING:
+	default:
+		status = NVME_SC_ABORT_QUEUE | NVME_SC_DNR;
+		break;
+	}
+
+	/* MDTS applies to every command that moves data. */
+	if (!status && req->data_len > sq->tgt->opts.max_io_size) {
+		req->error_loc = offsetof(struct nvme_sqe, sgl1);
+		status = NVME_SC_INVALID_FIELD | NVME_SC_DNR;
+	}
+out:
+	if (status && req->ns) {
+		rblk_ns_put(req->ns);
+		req->ns = NULL;
+	}
+	req->status = status;
+	return status;
+}
+
+void rblk_req_complete(struct rblk_req *req, uint16_t status)
+{
+	struct rblk_sq *sq = req->sq;
+	uint32_t dw0 = rblk_le32(req->cqe.dw0);
+	uint32_t dw1 = rblk_le32(req->cqe.dw1);
+	uint16_t sqhd = 0;
+
+	if (status) {
+		if (sq->ctrl && rblk_ctrl_log_error(sq->ctrl, req, status))
+			status |= NVME_SC_MORE; /* nvmet: an error log entry exists */
+		rblk_stat_add(&sq->stats.errors, 1);
+		if (RBLK_LOG_ON(RBLK_LOG_DEBUG))
+			RBLK_DEBUG("qid %u cid %#x opc %#x: %s (%#x)", sq->qid,
+				   rblk_le16(req->cmd->cid), req->cmd->opc,
+				   rblk_nvme_cmd_status_str(status, req->cmd->opc), status);
+	}
+	req->status = status;
+
+	/*
+	 * SQHD advances on every completion once the queue has a size (Connect),
+	 * unless the host disabled SQ flow control; the Connect response itself
+	 * then carries 0xFFFF, set by the Connect handler (nvmet behaviour).
+	 */
+	if (sq->size && !sq->sqhd_disabled) {
+		sq->sqhd = (uint16_t)((sq->sqhd + 1) % sq->size);
+		sqhd = sq->sqhd;
+	} else {
+		sqhd = rblk_le16(req->cqe.sqhd);
+	}
+	nvme_cqe_build(&req->cqe, req->cmd->cid, status, dw0, dw1, sqhd, sq->qid);
+	rblk_stat_add(&sq->stats.completed, 1);
+
+	if (req->ns) {
+		rblk_ns_put(req->ns);
+		req->ns = NULL;
+	}
+	sq->ops->queue_response(req);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Data buffer access.                                                       */
+
+enum copy_dir { COPY_TO, COPY_FROM, COPY_ZERO };
+
+static uint16_t req_copy(struct rblk_req *req, size_t off, void *buf, size_t len,
+			 enum copy_dir dir)
+{
+	unsigned i = 0;
+
+	if (!len)
+		return 0;
+	/* Skip whole buffers before off. */
+	while (i < req->iovcnt && off >= req->iov[i].iov_len) {
+		off -= req->iov[i].iov_len;
+		i++;
+	}
+	for (; i < req->iovcnt && len; i++, off = 0) {
+		size_t n = req->iov[i].iov_len - off;
+		uint8_t *p = (uint8_t *)req->iov[i].iov_base + off;
+
+		if (n > len)
+			n = len;
+		if (dir == COPY_TO)
+			memcpy(p, buf, n);
+		else if (dir == COPY_FROM)
+			memcpy(buf, p, n);
+		else
+			memset(p, 0, n);
+		if (buf)
+			buf = (uint8_t *)buf + n;
+		len -= n;
+	}
+	return len ? (NVME_SC_SGL_INVALID_DATA | NVME_SC_DNR) : 0;
+}
+
+uint16_t rblk_req_copy_to(struct rblk_req *req, size_t off, const void *buf, size_t len)
+{
+	return req_copy(req, off, (void *)buf, len, COPY_TO);
+}
+
+uint16_t rblk_req_copy_from(struct rblk_req *req, size_t off, void *buf, size_t len)
+{
+	return req_copy(req, off, buf, len, COPY_FROM);
+}
+
+uint16_t rblk_req_zero(struct rblk_req *req, size_t off, size_t len)
+{
+	return req_copy(req, off, NULL, len, COPY_ZERO);
+}
+
+uint16_t rblk_req_copy_log(struct rblk_req *req, uint64_t lpo, const void *log, size_t log_len)
+{
+	uint64_t len = req->data_len;
+	uint64_t n = 0;
+	uint16_t status;
+
+	/* Get Log Page: LPO must be dword aligned and within the log. */
+	if ((lpo & 3) || lpo > log_len) {
+		req->error_loc = offsetof(struct nvme_get_log_cmd, lpol);
+		return NVME_SC_INVALID_FIELD | NVME_SC_DNR;
+	}
+	if (lpo < log_len)
+		n = log_len - lpo < len ? log_len - lpo : len;
+	status = rblk_req_copy_to(req, 0, (const uint8_t *)log + lpo, n);
+	if (!status)
+		status = rblk_req_zero(req, n, len - n);
+	return status;
+}
+
+const char *rblk_sq_state_str(enum rblk_sq_state s)
+{
+	switch (s) {
+	case RBLK_SQ_NEW:
+		return "new";
+	case RBLK_SQ_LIVE:
+		return "live";
+	case RBLK_SQ_CLOSING:
+		return "closing";
+	}
+	return "?";
+}
