@@ -1,0 +1,636 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Admin commands of an NVM (I/O) controller: Identify (CNS 00h, 01h, 02h,
+ * 03h, 06h), Get Log Page (01h error, 02h SMART, 03h firmware, 04h changed
+ * namespaces, 05h effects), Set/Get Features (06h, 07h, 0Bh, 0Fh, 81h),
+ * Asynchronous Event Request, Abort, Keep Alive. What the Linux 6.1 host
+ * needs from each is in nvmf-interop.md §3; the discovery controller reuses
+ * Identify, Features, AER and Keep Alive from here (target/discovery.c).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "target/core.h"
+
+#define FR_STRING "rblk" RBLK_STR(RBLK_VERSION_MAJOR) "." RBLK_STR(RBLK_VERSION_MINOR)
+#define RBLK_STR_(x) #x
+#define RBLK_STR(x) RBLK_STR_(x)
+
+/* Identify strings are ASCII, space padded, not NUL terminated. */
+static void copy_padded(char *dst, size_t len, const char *src)
+{
+	size_t n = strlen(src);
+
+	memset(dst, ' ', len);
+	memcpy(dst, src, n < len ? n : len);
+}
+
+static uint8_t mdts_of(uint32_t max_io_size)
+{
+	uint8_t mdts = 0;
+
+	/* 2^MDTS pages of 4 KiB (CAP.MPSMIN = 0); create() enforces >= 8 KiB. */
+	while ((4096ull << (mdts + 1)) <= max_io_size)
+		mdts++;
+	return mdts;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Identify.                                                                 */
+
+void rblk_admin_identify_ctrl(struct rblk_req *req)
+{
+	struct rblk_ctrl *ctrl = req->sq->ctrl;
+	struct rblk_subsystem *ss = ctrl->ss;
+	const struct rblk_target_opts *o = &ss->tgt->opts;
+	bool disc = rblk_ctrl_is_disc(ctrl);
+	struct nvme_id_ctrl *id;
+	uint16_t status;
+
+	id = calloc(1, sizeof(*id));
+	if (!id) {
+		rblk_req_complete(req, NVME_SC_INTERNAL);
+		return;
+	}
+	copy_padded(id->sn, sizeof(id->sn), ss->serial);
+	copy_padded(id->mn, sizeof(id->mn), ss->model);
+	copy_padded(id->fr, sizeof(id->fr), FR_STRING);
+	id->rab = 6;
+	/* Several controllers per subsystem (a host may connect twice); no ANA. */
+	id->cmic = NVME_CTRL_CMIC_MULTI_CTRL;
+	id->mdts = mdts_of(o->max_io_size);
+	id->cntlid = rblk_cpu_to_le16(ctrl->cntlid);
+	id->ver = rblk_cpu_to_le32(NVME_VS(1, 3, 0));
+	id->oaes = rblk_cpu_to_le32(disc ? NVME_CTRL_OAES_DISC_CHANGE : NVME_CTRL_OAES_NS_ATTR);
+	/* 128-bit host ID, and TBKAS: every command re-arms the keep-alive timer. */
+	id->ctratt = rblk_cpu_to_le32(NVME_CTRL_CTRATT_128_ID | NVME_CTRL_CTRATT_TBKAS);
+	id->cntrltype = disc ? 2 : 1;
+	id->acl = 3;
+	id->aerl = RBLK_AERL;
+	id->frmw = (1u << 1) | 1u; /* one slot, read-only */
+	/* SMART per namespace, commands supported and effects, extended data. */
+	id->lpa = disc ? NVME_CTRL_LPA_EXT_DATA
+		      : NVME_CTRL_LPA_SMART_PER_NS | NVME_CTRL_LPA_CMD_EFFECTS | NVME_CTRL_LPA_EXT_DATA;
+	id->elpe = RBLK_ERR_LOG_ENTRIES - 1;
+	id->kas = rblk_cpu_to_le16(RBLK_KAS);
+	id->sqes = NVME_CTRL_SQES_64;
+	id->cqes = NVME_CTRL_CQES_16;
+	id->maxcmd = rblk_cpu_to_le16((uint16_t)o->max_queue_depth);
+	id->nn = rblk_cpu_to_le32(ss->max_nsid);
+	if (!disc) {
+		id->oncs = rblk_cpu_to_le16(NVME_CTRL_ONCS_DSM | NVME_CTRL_ONCS_WRITE_ZEROES);
+		id->vwc = rblk_subsys_any_vwc(ss) ? NVME_CTRL_VWC_PRESENT : 0;
+	}
+	id->sgls = rblk_cpu_to_le32(NVME_CTRL_SGLS_SUPPORTED | NVME_CTRL_SGLS_KEYED |
+				    (o->in_capsule_data_size ? NVME_CTRL_SGLS_OFFSET : 0));
+	memcpy(id->subnqn, ss->nqn, strnlen(ss->nqn, sizeof(id->subnqn) - 1));
+	id->ioccsz = rblk_cpu_to_le32((64 + o->in_capsule_data_size) / 16);
+	id->iorcsz = rblk_cpu_to_le32(1);
+	id->icdoff = 0;
+	id->fcatt = 0; /* dynamic controller model */
+	id->msdbd = 1;
+
+	status = rblk_req_copy_to(req, 0, id, sizeof(*id));
+	free(id);
+	rblk_req_complete(req, status);
+}
+
+static void identify_ns(struct rblk_req *req, uint32_t nsid)
+{
+	struct rblk_ns *ns = rblk_subsys_get_ns(req->sq->ctrl->ss, nsid);
+	struct nvme_id_ns *id;
+	uint16_t status;
+
+	id = calloc(1, sizeof(*id));
+	if (!id) {
+		if (ns)
+			rblk_ns_put(ns);
+		rblk_req_complete(req, NVME_SC_INTERNAL);
+		return;
+	}
+	/* An inactive NSID reads as zeroes (NCAP 0 = not present), like nvmet. */
+	if (ns) {
+		id->nsze = rblk_cpu_to_le64(ns->nlb);
+		id->ncap = id->nsze;
+		id->nuse = id->nsze;
+		id->nlbaf = 0;
+		id->flbas = 0;
+		id->nmic = NVME_NS_NMIC_SHARED;
+		if (ns->bdev->caps.can_discard && ns->bdev->caps.discard_zeroes)
+			id->dlfeat = NVME_NS_DLFEAT_READ_ZEROES;
+		id->nsattr = ns->read_only ? NVME_NS_NSATTR_WP : 0;
+		nvme_u128_set64(id->nvmcap, ns->nlb << ns->lbads);
+		memcpy(id->nguid, ns->nguid, sizeof(id->nguid));
+		if (ns->has_eui64)
+			memcpy(id->eui64, ns->eui64, sizeof(id->eui64));
+		id->lbaf[0].ds = (uint8_t)ns->lbads;
+		rblk_ns_put(ns);
+	}
+	status = rblk_req_copy_to(req, 0, id, sizeof(*id));
+	free(id);
+	rblk_req_complete(req, status);
+}
+
+static void identify_active_list(struct rblk_req *req, uint32_t after)
+{
+	uint32_t *list = calloc(NVME_ID_NS_LIST_MAX, sizeof(*list));
+	unsigned n;
+	uint16_t status;
+
+	if (!list) {
+		rblk_req_complete(req, NVME_SC_INTERNAL);
+		return;
+	}
+	n = rblk_subsys_active_list(req->sq->ctrl->ss, after, list, NVME_ID_NS_LIST_MAX);
+	for (unsigned i = 0; i < n; i++)
+		list[i] = rblk_cpu_to_le32(list[i]);
+	status = rblk_req_copy_to(req, 0, list, NVME_ID_NS_LIST_MAX * sizeof(*list));
+	free(list);
+	rblk_req_complete(req, status);
+}
+
+static size_t put_desc(uint8_t *buf, size_t off, uint8_t nidt, const void *id, uint8_t len)
+{
+	struct nvme_ns_id_desc d = { .nidt = nidt, .nidl = len };
+
+	memcpy(buf + off, &d, sizeof(d));
+	memcpy(buf + off + sizeof(d), id, len);
+	return off + sizeof(d) + len;
+}
+
+static void identify_desc_list(struct rblk_req *req, uint32_t nsid)
+{
+	struct rblk_ns *ns = rblk_subsys_get_ns(req->sq->ctrl->ss, nsid);
+	uint8_t csi = NVME_CSI_NVM;
+	uint8_t *buf;
+	size_t off = 0;
+	uint16_t status;
+
+	if (!ns) {
+		req->error_loc = offsetof(struct nvme_sqe, nsid);
+		rblk_req_complete(req, NVME_SC_INVALID_NS | NVME_SC_DNR);
+		return;
+	}
+	buf = calloc(1, NVME_IDENTIFY_DATA_SIZE);
+	if (!buf) {
+		rblk_ns_put(ns);
+		rblk_req_complete(req, NVME_SC_INTERNAL);
+		return;
+	}
+	/* Zero-terminated: the 4096-byte buffer is zeroed after the last entry. */
+	if (ns->has_eui64)
+		off = put_desc(buf, off, NVME_NIDT_EUI64, ns->eui64, NVME_NIDT_EUI64_LEN);
+	off = put_desc(buf, off, NVME_NIDT_NGUID, ns->nguid, NVME_NIDT_NGUID_LEN);
+	off = put_desc(buf, off, NVME_NIDT_UUID, ns->uuid, NVME_NIDT_UUID_LEN);
+	put_desc(buf, off, NVME_NIDT_CSI, &csi, NVME_NIDT_CSI_LEN);
+	rblk_ns_put(ns);
+	status = rblk_req_copy_to(req, 0, buf, NVME_IDENTIFY_DATA_SIZE);
+	free(buf);
+	rblk_req_complete(req, status);
+}
+
+static void execute_identify(struct rblk_req *req)
+{
+	const struct nvme_identify_cmd *c = (const struct nvme_identify_cmd *)req->cmd;
+	uint32_t nsid = rblk_le32(c->nsid);
+
+	switch (c->cns) {
+	case NVME_ID_CNS_NS:
+		if (nsid == 0xFFFFFFFF) {
+			req->error_loc = offsetof(struct nvme_sqe, nsid);
+			rblk_req_complete(req, NVME_SC_INVALID_NS | NVME_SC_DNR);
+			return;
+		}
+		identify_ns(req, nsid);
+		return;
+	case NVME_ID_CNS_CTRL:
+		rblk_admin_identify_ctrl(req);
+		return;
+	case NVME_ID_CNS_NS_ACTIVE_LIST:
+		if (nsid >= 0xFFFFFFFE) {
+			req->error_loc = offsetof(struct nvme_sqe, nsid);
+			rblk_req_complete(req, NVME_SC_INVALID_NS | NVME_SC_DNR);
+			return;
+		}
+		identify_active_list(req, nsid);
+		return;
+	case NVME_ID_CNS_NS_DESC_LIST:
+		identify_desc_list(req, nsid);
+		return;
+	case NVME_ID_CNS_CS_CTRL:
+		/* NVM command set controller data: no DMRL/DMRSL/WZSL limits. */
+		if (c->csi == NVME_CSI_NVM) {
+			rblk_req_complete(req, rblk_req_zero(req, 0, NVME_IDENTIFY_DATA_SIZE));
+			return;
+		}
+		req->error_loc = offsetof(struct nvme_identify_cmd, csi);
+		break;
+	default:
+		req->error_loc = offsetof(struct nvme_identify_cmd, cns);
+		break;
+	}
+	rblk_req_complete(req, NVME_SC_INVALID_FIELD | NVME_SC_DNR);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Get Log Page.                                                             */
+
+static uint16_t log_error(struct rblk_req *req, uint64_t lpo)
+{
+	struct rblk_ctrl *ctrl = req->sq->ctrl;
+	struct nvme_error_log_entry *log;
+	uint16_t status;
+	uint64_t n;
+
+	log = calloc(RBLK_ERR_LOG_ENTRIES, sizeof(*log));
+	if (!log)
+		return NVME_SC_INTERNAL;
+	/* Newest first. */
+	pthread_mutex_lock(&ctrl->lock);
+	n = ctrl->err_count < RBLK_ERR_LOG_ENTRIES ? ctrl->err_count : RBLK_ERR_LOG_ENTRIES;
+	for (uint64_t i = 0; i < n; i++)
+		log[i] = ctrl->errlog[(ctrl->err_count - 1 - i) % RBLK_ERR_LOG_ENTRIES];
+	pthread_mutex_unlock(&ctrl->lock);
+	status = rblk_req_copy_log(req, lpo, log, RBLK_ERR_LOG_ENTRIES * sizeof(*log));
+	free(log);
+	return status;
+}
+
+/* NVMe counts data units in thousands of 512-byte units, rounded up. */
+static uint64_t data_units(uint64_t bytes)
+{
+	uint64_t units = (bytes + 511) / 512;
+
+	return (units + 999) / 1000;
+}
+
+static uint16_t log_smart(struct rblk_req *req, uint64_t lpo)
+{
+	struct rblk_ctrl *ctrl = req->sq->ctrl;
+	struct rblk_subsystem *ss = ctrl->ss;
+	uint32_t nsid = rblk_le32(req->cmd->nsid);
+	struct rblk_ns_stats st;
+	struct nvme_smart_log log;
+	uint64_t errs;
+
+	if (nsid == 0 || nsid == 0xFFFFFFFF) {
+		rblk_subsys_stats(ss, &st);
+	} else {
+		struct rblk_ns *ns = rblk_subsys_get_ns(ss, nsid);
+
+		if (!ns) {
+			req->error_loc = offsetof(struct nvme_sqe, nsid);
+			return NVME_SC_INVALID_NS | NVME_SC_DNR;
+		}
+		memset(&st, 0, sizeof(st));
+		rblk_ns_stats_add(&st, &ns->stats);
+		rblk_ns_put(ns);
+	}
+	pthread_mutex_lock(&ctrl->lock);
+	errs = ctrl->err_count;
+	pthread_mutex_unlock(&ctrl->lock);
+
+	memset(&log, 0, sizeof(log));
+	/* A software target has no wear and no sensor: spare 100 %, used 0 %. */
+	log.avail_spare = 100;
+	log.spare_thresh = 10;
+	nvme_u128_set64(log.data_units_read, data_units(rblk_stat_get(&st.read_bytes)));
+	nvme_u128_set64(log.data_units_written, data_units(rblk_stat_get(&st.write_bytes)));
+	nvme_u128_set64(log.host_reads, rblk_stat_get(&st.read_cmds));
+	nvme_u128_set64(log.host_writes, rblk_stat_get(&st.write_cmds));
+	nvme_u128_set64(log.ctrl_busy_time, rblk_stat_get(&st.busy_ns) / 60000000000ull);
+	nvme_u128_set64(log.power_cycles, atomic_load(&ss->power_cycles));
+	nvme_u128_set64(log.power_on_hours, (rblk_now_ms() - ss->tgt->created_ms) / 3600000);
+	nvme_u128_set64(log.unsafe_shutdowns, atomic_load(&ss->unsafe_shutdowns));
+	nvme_u128_set64(log.media_errors, rblk_stat_get(&st.media_errors));
+	nvme_u128_set64(log.num_err_log_entries, errs);
+	return rblk_req_copy_log(req, lpo, &log, sizeof(log));
+}
+
+static uint16_t log_fw_slot(struct rblk_req *req, uint64_t lpo)
+{
+	uint8_t log[512] = { 0 };
+
+	log[0] = 1; /* AFI: slot 1 active */
+	copy_padded((char *)log + 8, 8, FR_STRING);
+	return rblk_req_copy_log(req, lpo, log, sizeof(log));
+}
+
+static uint16_t log_changed_ns(struct rblk_req *req, uint64_t lpo, bool rae)
+{
+	struct rblk_ctrl *ctrl = req->sq->ctrl;
+	struct nvme_changed_ns_list *log = calloc(1, sizeof(*log));
+	uint16_t status;
+
+	if (!log)
+		return NVME_SC_INTERNAL;
+	pthread_mutex_lock(&ctrl->lock);
+	if (ctrl->nr_changed_ns == UINT32_MAX) {
+		log->nsid[0] = rblk_cpu_to_le32(0xFFFFFFFF);
+	} else {
+		for (uint32_t i = 0; i < ctrl->nr_changed_ns; i++)
+			log->nsid[i] = rblk_cpu_to_le32(ctrl->changed_ns[i]);
+	}
+	/* Reading clears the list; RAE only keeps the event masked (nvmet). */
+	ctrl->nr_changed_ns = 0;
+	if (!rae)
+		ctrl->aen_masked &= ~NVME_AEN_CFG_NS_ATTR;
+	pthread_mutex_unlock(&ctrl->lock);
+	status = rblk_req_copy_log(req, lpo, log, sizeof(*log));
+	free(log);
+	return status;
+}
+
+static uint16_t log_effects(struct rblk_req *req, uint64_t lpo)
+{
+	struct nvme_effects_log *log = calloc(1, sizeof(*log));
+	const uint32_t sup = NVME_CMD_EFFECTS_CSUPP;
+	const uint32_t lbcc = NVME_CMD_EFFECTS_CSUPP | NVME_CMD_EFFECTS_LBCC;
+	uint16_t status;
+
+	if (!log)
+		return NVME_SC_INTERNAL;
+	log->acs[NVME_ADMIN_GET_LOG_PAGE] = rblk_cpu_to_le32(sup);
+	log->acs[NVME_ADMIN_IDENTIFY] = rblk_cpu_to_le32(sup);
+	log->acs[NVME_ADMIN_ABORT] = rblk_cpu_to_le32(sup);
+	log->acs[NVME_ADMIN_SET_FEATURES] = rblk_cpu_to_le32(sup);
+	log->acs[NVME_ADMIN_GET_FEATURES] = rblk_cpu_to_le32(sup);
+	log->acs[NVME_ADMIN_ASYNC_EVENT] = rblk_cpu_to_le32(sup);
+	log->acs[NVME_ADMIN_KEEP_ALIVE] = rblk_cpu_to_le32(sup);
+	log->iocs[NVME_IO_FLUSH] = rblk_cpu_to_le32(sup);
+	log->iocs[NVME_IO_WRITE] = rblk_cpu_to_le32(lbcc);
+	log->iocs[NVME_IO_READ] = rblk_cpu_to_le32(sup);
+	log->iocs[NVME_IO_WRITE_ZEROES] = rblk_cpu_to_le32(lbcc);
+	log->iocs[NVME_IO_DSM] = rblk_cpu_to_le32(lbcc);
+	status = rblk_req_copy_log(req, lpo, log, sizeof(*log));
+	free(log);
+	return status;
+}
+
+static void execute_get_log_page(struct rblk_req *req)
+{
+	const struct nvme_get_log_cmd *c = (const struct nvme_get_log_cmd *)req->cmd;
+	uint64_t lpo = nvme_get_log_lpo(c);
+	uint16_t status;
+
+	switch (c->lid) {
+	case NVME_LOG_ERROR:
+		status = log_error(req, lpo);
+		break;
+	case NVME_LOG_SMART:
+		status = log_smart(req, lpo);
+		break;
+	case NVME_LOG_FW_SLOT:
+		status = log_fw_slot(req, lpo);
+		break;
+	case NVME_LOG_CHANGED_NS:
+		status = log_changed_ns(req, lpo, c->lsp & NVME_LOG_RAE);
+		break;
+	case NVME_LOG_CMD_EFFECTS:
+		status = log_effects(req, lpo);
+		break;
+	default:
+		req->error_loc = offsetof(struct nvme_get_log_cmd, lid);
+		status = NVME_SC_INVALID_LOG_PAGE | NVME_SC_DNR;
+		break;
+	}
+	rblk_req_complete(req, status);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Features.                                                                 */
+
+static bool any_vwc(struct rblk_ctrl *ctrl)
+{
+	return rblk_subsys_any_vwc(ctrl->ss);
+}
+
+static void execute_set_features(struct rblk_req *req)
+{
+	const struct nvme_features_cmd *c = (const struct nvme_features_cmd *)req->cmd;
+	struct rblk_ctrl *ctrl = req->sq->ctrl;
+	uint32_t cdw11 = rblk_le32(c->cdw11);
+	uint32_t dw0 = 0;
+	uint16_t status = 0;
+
+	switch (c->fid) {
+	case NVME_FEAT_NUM_QUEUES: {
+		uint32_t nsqr = cdw11 & 0xFFFF, ncqr = cdw11 >> 16;
+		uint32_t n = (nsqr > ncqr ? nsqr : ncqr) + 1;
+		bool busy = false;
+
+		if (nsqr == 0xFFFF || ncqr == 0xFFFF) {
+			req->error_loc = offsetof(struct nvme_features_cmd, cdw11);
+			status = NVME_SC_INVALID_FIELD | NVME_SC_DNR;
+			break;
+		}
+		if (n > ctrl->max_qid)
+			n = ctrl->max_qid;
+		pthread_mutex_lock(&ctrl->lock);
+		for (uint32_t i = 1; i <= ctrl->max_qid && !busy; i++)
+			busy = ctrl->sqs[i] != NULL;
+		/* The count is fixed once I/O queues exist (NVMe 1.4 §5.21.1.7). */
+		if (busy) {
+			n = ctrl->nr_io_queues;
+			status = NVME_SC_CMD_SEQ_ERROR | NVME_SC_DNR;
+		} else {
+			ctrl->nr_io_queues = n;
+		}
+		pthread_mutex_unlock(&ctrl->lock);
+		dw0 = nvme_num_queues_dw((uint16_t)(n - 1), (uint16_t)(n - 1));
+		break;
+	}
+	case NVME_FEAT_ASYNC_EVENT:
+		pthread_mutex_lock(&ctrl->lock);
+		/* Bits for events this controller never sends are ignored. */
+		ctrl->aec = cdw11 & (rblk_ctrl_is_disc(ctrl) ? NVME_AEN_CFG_DISC_CHANGE
+							    : NVME_AEN_CFG_NS_ATTR);
+		pthread_mutex_unlock(&ctrl->lock);
+		break;
+	case NVME_FEAT_KATO:
+		pthread_mutex_lock(&ctrl->lock);
+		ctrl->kato_ms = !cdw11 && rblk_ctrl_is_disc(ctrl) ? RBLK_DISC_KATO_MS : cdw11;
+		pthread_mutex_unlock(&ctrl->lock);
+		break;
+	case NVME_FEAT_VOLATILE_WC:
+		if (!any_vwc(ctrl)) {
+			req->error_loc = offsetof(struct nvme_features_cmd, fid);
+			status = NVME_SC_INVALID_FIELD | NVME_SC_DNR;
+			break;
+		}
+		/* Read without the lock on the I/O path: writes become FUA when 0. */
+		__atomic_store_n(&ctrl->vwc_enabled, cdw11 & 1, __ATOMIC_RELAXED);
+		break;
+	}
+	rblk_req_set_dw0(req, dw0);
+	rblk_req_complete(req, status);
+}
+
+static bool feature_changeable(uint8_t fid)
+{
+	return fid == NVME_FEAT_NUM_QUEUES || fid == NVME_FEAT_ASYNC_EVENT ||
+	       fid == NVME_FEAT_KATO || fid == NVME_FEAT_VOLATILE_WC;
+}
+
+static void execute_get_features(struct rblk_req *req)
+{
+	const struct nvme_features_cmd *c = (const struct nvme_features_cmd *)req->cmd;
+	struct rblk_ctrl *ctrl = req->sq->ctrl;
+	uint8_t sel = c->sel & NVME_FEAT_SEL_MASK;
+	bool dflt = sel == NVME_FEAT_SEL_DEFAULT;
+	uint32_t dw0 = 0;
+	uint16_t status = 0;
+
+	if (sel == NVME_FEAT_SEL_SUPPORTED) {
+		/* Capabilities: bit 2 changeable; nothing is saveable or per-namespace. */
+		rblk_req_set_dw0(req, feature_changeable(c->fid) ? 1u << 2 : 0);
+		rblk_req_complete(req, 0);
+		return;
+	}
+	/* Nothing is saveable, so "saved" reads as the current value. */
+	pthread_mutex_lock(&ctrl->lock);
+	switch (c->fid) {
+	case NVME_FEAT_NUM_QUEUES: {
+		uint32_t n = dflt ? ctrl->max_qid : ctrl->nr_io_queues;
+
+		dw0 = n ? nvme_num_queues_dw((uint16_t)(n - 1), (uint16_t)(n - 1)) : 0;
+		break;
+	}
+	case NVME_FEAT_ASYNC_EVENT:
+		dw0 = dflt ? 0 : ctrl->aec;
+		break;
+	case NVME_FEAT_KATO:
+		dw0 = dflt ? 0 : ctrl->kato_ms;
+		break;
+	case NVME_FEAT_VOLATILE_WC:
+		dw0 = (dflt || ctrl->vwc_enabled) ? 1 : 0;
+		break;
+	case NVME_FEAT_HOST_ID:
+		status = rblk_req_copy_to(req, 0, ctrl->hostid, sizeof(ctrl->hostid));
+		break;
+	}
+	pthread_mutex_unlock(&ctrl->lock);
+	if (c->fid == NVME_FEAT_VOLATILE_WC && !any_vwc(ctrl))
+		dw0 = 0;
+	rblk_req_set_dw0(req, dw0);
+	rblk_req_complete(req, status);
+}
+
+uint16_t rblk_admin_parse_features(struct rblk_req *req, bool disc)
+{
+	const struct nvme_features_cmd *c = (const struct nvme_features_cmd *)req->cmd;
+	bool set = c->opc == NVME_ADMIN_SET_FEATURES;
+	uint8_t fid = c->fid;
+	bool ok;
+
+	if (set && (c->sv & NVME_FEAT_SV)) {
+		req->error_loc = offsetof(struct nvme_features_cmd, sv);
+		return NVME_SC_FEATURE_NOT_SAVEABLE | NVME_SC_DNR;
+	}
+	/* The discovery controller knows KATO and AEC only (nvmet). */
+	if (disc)
+		ok = fid == NVME_FEAT_KATO || fid == NVME_FEAT_ASYNC_EVENT;
+	else
+		ok = fid == NVME_FEAT_KATO || fid == NVME_FEAT_ASYNC_EVENT ||
+		     fid == NVME_FEAT_NUM_QUEUES || fid == NVME_FEAT_VOLATILE_WC ||
+		     (fid == NVME_FEAT_HOST_ID && !set);
+	if (set && fid == NVME_FEAT_HOST_ID && !disc) {
+		/* On fabrics the host ID comes with Connect only (nvmet). */
+		req->error_loc = offsetof(struct nvme_features_cmd, fid);
+		return NVME_SC_CMD_SEQ_ERROR | NVME_SC_DNR;
+	}
+	if (!ok) {
+		req->error_loc = offsetof(struct nvme_features_cmd, fid);
+		return NVME_SC_INVALID_FIELD | NVME_SC_DNR;
+	}
+	if (fid == NVME_FEAT_HOST_ID) {
+		/* Only the 128-bit form (EXHID = 1) exists on fabrics. */
+		if (!(rblk_le32(c->cdw11) & 1)) {
+			req->error_loc = offsetof(struct nvme_features_cmd, cdw11);
+			return NVME_SC_INVALID_FIELD | NVME_SC_DNR;
+		}
+		if ((c->sel & NVME_FEAT_SEL_MASK) != NVME_FEAT_SEL_SUPPORTED) {
+			req->data_len = 16;
+			req->dir = RBLK_XFER_C2H;
+		}
+	}
+	req->execute = set ? execute_set_features : execute_get_features;
+	return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* AER, Abort, Keep Alive.                                                   */
+
+void rblk_admin_aer(struct rblk_req *req)
+{
+	rblk_ctrl_queue_aer(req->sq->ctrl, req);
+}
+
+static void execute_abort(struct rblk_req *req)
+{
+	/* DW0 bit 0 = 1: the command was not aborted (nothing is abortable). */
+	rblk_req_set_dw0(req, 1);
+	rblk_req_complete(req, 0);
+}
+
+void rblk_admin_keep_alive(struct rblk_req *req)
+{
+	struct rblk_ctrl *ctrl = req->sq->ctrl;
+	uint32_t kato;
+
+	/* rblk_req_init() already re-armed the timer; KATO 0 has none (nvmet). */
+	pthread_mutex_lock(&ctrl->lock);
+	kato = ctrl->kato_ms;
+	pthread_mutex_unlock(&ctrl->lock);
+	rblk_req_complete(req, kato ? 0 : NVME_SC_KA_TIMEOUT_INVALID);
+}
+
+/* ------------------------------------------------------------------------ */
+
+uint16_t rblk_admin_parse(struct rblk_req *req)
+{
+	const struct nvme_sqe *cmd = req->cmd;
+	uint64_t len;
+
+	if (cmd->opc == NVME_ADMIN_FABRICS)
+		return rblk_fabrics_parse_admin(req);
+	if (!rblk_ctrl_ready(req->sq->ctrl)) {
+		req->error_loc = offsetof(struct nvme_sqe, opc);
+		return NVME_SC_CMD_SEQ_ERROR | NVME_SC_DNR;
+	}
+	switch (cmd->opc) {
+	case NVME_ADMIN_GET_LOG_PAGE:
+		len = (uint64_t)nvme_get_log_numd((const struct nvme_get_log_cmd *)cmd) * 4;
+		if (len > req->sq->tgt->opts.max_io_size) {
+			req->error_loc = offsetof(struct nvme_get_log_cmd, numdl);
+			return NVME_SC_INVALID_FIELD | NVME_SC_DNR;
+		}
+		req->data_len = (uint32_t)len;
+		req->dir = RBLK_XFER_C2H;
+		req->execute = execute_get_log_page;
+		return 0;
+	case NVME_ADMIN_IDENTIFY:
+		req->data_len = NVME_IDENTIFY_DATA_SIZE;
+		req->dir = RBLK_XFER_C2H;
+		req->execute = execute_identify;
+		return 0;
+	case NVME_ADMIN_ABORT:
+		req->execute = execute_abort;
+		return 0;
+	case NVME_ADMIN_SET_FEATURES:
+	case NVME_ADMIN_GET_FEATURES:
+		return rblk_admin_parse_features(req, false);
+	case NVME_ADMIN_ASYNC_EVENT:
+		req->execute = rblk_admin_aer;
+		return 0;
+	case NVME_ADMIN_KEEP_ALIVE:
+		req->execute = rblk_admin_keep_alive;
+		return 0;
+	default:
+		req->error_loc = offsetof(struct nvme_sqe, opc);
+		return NVME_SC_INVALID_OPCODE | NVME_SC_DNR;
+	}
+}

@@ -1,0 +1,450 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Subsystems: identity (NQN, serial, model), the allowed-host list, the
+ * controllers bound to them (cntlid allocation, 1..0xFFEF like nvmet), and the
+ * namespace table. The table is read on the I/O path under a read lock that
+ * is held only for the lookup: the reader leaves with a reference on the
+ * namespace, and removal waits for those references to drain before the
+ * backing store is closed.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "protocol/nqn.h"
+#include "target/core.h"
+
+#define RBLK_NS_MAX_LIMIT 65536
+
+static bool printable(const char *s, size_t max)
+{
+	size_t n = strlen(s);
+
+	if (!n || n > max)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (s[i] < 0x20 || s[i] > 0x7e)
+			return false;
+	return true;
+}
+
+int rblk_subsys_create(struct rblk_target *tgt, const struct rblk_subsystem_opts *opts,
+		       enum rblk_subsys_type type, struct rblk_subsystem **out)
+{
+	struct rblk_subsystem *ss;
+	uint32_t max_ns = opts->max_namespaces ? opts->max_namespaces : RBLK_NS_MAX_DEFAULT;
+	int ret;
+
+	if (!opts->nqn || rblk_nqn_validate(opts->nqn) ||
+	    rblk_nqn_is_discovery(opts->nqn) != (type == RBLK_SUBSYS_DISCOVERY)) {
+		RBLK_ERR("subsystem NQN \"%s\" is not valid", opts->nqn ? opts->nqn : "(null)");
+		return -EINVAL;
+	}
+	if (opts->serial && !printable(opts->serial, 20)) {
+		RBLK_ERR("subsystem %s: serial must be 1..20 printable ASCII characters", opts->nqn);
+		return -EINVAL;
+	}
+	if (opts->model && !printable(opts->model, 40)) {
+		RBLK_ERR("subsystem %s: model must be 1..40 printable ASCII characters", opts->nqn);
+		return -EINVAL;
+	}
+	if (max_ns > RBLK_NS_MAX_LIMIT) {
+		RBLK_ERR("subsystem %s: max_namespaces %u above %u", opts->nqn, max_ns,
+			 RBLK_NS_MAX_LIMIT);
+		return -EINVAL;
+	}
+	if (type == RBLK_SUBSYS_DISCOVERY)
+		max_ns = 0;
+
+	ss = calloc(1, sizeof(*ss));
+	if (!ss)
+		return -ENOMEM;
+	ss->tgt = tgt;
+	ss->type = type;
+	snprintf(ss->nqn, sizeof(ss->nqn), "%s", opts->nqn);
+	if (opts->serial)
+		snprintf(ss->serial, sizeof(ss->serial), "%s", opts->serial);
+	else
+		rblk_gen_serial(opts->nqn, ss->serial);
+	snprintf(ss->model, sizeof(ss->model), "%s",
+		 opts->model ? opts->model : type == RBLK_SUBSYS_DISCOVERY ? "rblk discovery" : "rblk");
+	ss->max_nsid = max_ns;
+	ss->allow_any_host = opts->allow_any_host || type == RBLK_SUBSYS_DISCOVERY;
+	ss->next_cntlid = NVMF_CNTLID_MIN;
+	if (max_ns) {
+		ss->ns = calloc(max_ns, sizeof(*ss->ns));
+		if (!ss->ns) {
+			ret = -ENOMEM;
+			goto out_free;
+		}
+	}
+	ret = -pthread_mutex_init(&ss->lock, NULL);
+	if (ret)
+		goto out_free_ns;
+	ret = -pthread_rwlock_init(&ss->ns_lock, NULL);
+	if (ret)
+		goto out_mutex;
+	*out = ss;
+	return 0;
+
+out_mutex:
+	pthread_mutex_destroy(&ss->lock);
+out_free_ns:
+	free(ss->ns);
+out_free:
+	free(ss);
+	return ret;
+}
+
+void rblk_subsys_destroy(struct rblk_subsystem *ss)
+{
+	unsigned waited = 0;
+
+	pthread_mutex_lock(&ss->lock);
+	ss->removing = true;
+	for (struct rblk_ctrl *c = ss->ctrls; c; c = c->next)
+		rblk_ctrl_fatal(c, "subsystem removed");
+	pthread_mutex_unlock(&ss->lock);
+
+	/* The transport tears the queues down; the last one frees the controller. */
+	for (;;) {
+		unsigned n;
+
+		pthread_mutex_lock(&ss->lock);
+		n = ss->nr_ctrls;
+		pthread_mutex_unlock(&ss->lock);
+		if (!n)
+			break;
+		if (++waited % 5000 == 0)
+			RBLK_WARN("subsystem %s: still waiting for %u controller(s) to go",
+				  ss->nqn, n);
+		usleep(1000);
+	}
+
+	for (uint32_t i = 0; i < ss->max_nsid; i++)
+		if (ss->ns[i])
+			rblk_subsys_remove_ns(ss, i + 1);
+	for (unsigned i = 0; i < ss->nr_hosts; i++)
+		free(ss->hosts[i]);
+	free(ss->hosts);
+	pthread_rwlock_destroy(&ss->ns_lock);
+	pthread_mutex_destroy(&ss->lock);
+	free(ss->ns);
+	free(ss);
+}
+
+struct rblk_subsystem *rblk_subsys_find_locked(struct rblk_target *tgt, const char *nqn)
+{
+	if (rblk_nqn_is_discovery(nqn))
+		return tgt->disc;
+	for (struct rblk_subsystem *ss = tgt->subsys; ss; ss = ss->next)
+		if (!strcmp(ss->nqn, nqn))
+			return ss;
+	return NULL;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Hosts.                                                                    */
+
+static int host_index(struct rblk_subsystem *ss, const char *hostnqn)
+{
+	for (unsigned i = 0; i < ss->nr_hosts; i++)
+		if (!strcmp(ss->hosts[i], hostnqn))
+			return (int)i;
+	return -1;
+}
+
+bool rblk_subsys_host_allowed(struct rblk_subsystem *ss, const char *hostnqn)
+{
+	bool ok;
+
+	pthread_mutex_lock(&ss->lock);
+	ok = ss->allow_any_host || host_index(ss, hostnqn) >= 0;
+	pthread_mutex_unlock(&ss->lock);
+	return ok;
+}
+
+int rblk_subsys_add_host(struct rblk_subsystem *ss, const char *hostnqn)
+{
+	char **hosts, *dup;
+	int ret = 0;
+
+	if (!hostnqn || rblk_nqn_validate(hostnqn))
+		return -EINVAL;
+	pthread_mutex_lock(&ss->lock);
+	if (host_index(ss, hostnqn) >= 0) {
+		ret = -EEXIST;
+		goto out;
+	}
+	dup = strdup(hostnqn);
+	hosts = dup ? realloc(ss->hosts, (ss->nr_hosts + 1) * sizeof(*hosts)) : NULL;
+	if (!hosts) {
+		free(dup);
+		ret = -ENOMEM;
+		goto out;
+	}
+	hosts[ss->nr_hosts++] = dup;
+	ss->hosts = hosts;
+out:
+	pthread_mutex_unlock(&ss->lock);
+	return ret;
+}
+
+int rblk_subsys_remove_host(struct rblk_subsystem *ss, const char *hostnqn)
+{
+	int i, ret = 0;
+
+	if (!hostnqn)
+		return -EINVAL;
+	pthread_mutex_lock(&ss->lock);
+	i = host_index(ss, hostnqn);
+	if (i < 0) {
+		ret = -ENOENT;
+	} else {
+		/* Existing controllers stay (as nvmet): the ACL gates new Connects. */
+		free(ss->hosts[i]);
+		ss->hosts[i] = ss->hosts[--ss->nr_hosts];
+	}
+	pthread_mutex_unlock(&ss->lock);
+	return ret;
+}
+
+void rblk_subsys_set_allow_any(struct rblk_subsystem *ss, bool allow)
+{
+	pthread_mutex_lock(&ss->lock);
+	ss->allow_any_host = allow || ss->type == RBLK_SUBSYS_DISCOVERY;
+	pthread_mutex_unlock(&ss->lock);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Controllers.                                                              */
+
+static bool cntlid_used(struct rblk_subsystem *ss, uint16_t id)
+{
+	for (struct rblk_ctrl *c = ss->ctrls; c; c = c->next)
+		if (c->cntlid == id)
+			return true;
+	return false;
+}
+
+int rblk_subsys_add_ctrl(struct rblk_subsystem *ss, struct rblk_ctrl *ctrl)
+{
+	const unsigned range = NVMF_CNTLID_MAX - NVMF_CNTLID_MIN + 1;
+	int ret = 0;
+
+	pthread_mutex_lock(&ss->lock);
+	if (ss->removing) {
+		ret = -ENODEV;
+		goto out;
+	}
+	if (ss->nr_ctrls >= range) {
+		ret = -EBUSY;
+		goto out;
+	}
+	/* Cyclic, so a reconnecting host does not get its old cntlid back at once. */
+	while (cntlid_used(ss, ss->next_cntlid))
+		ss->next_cntlid = ss->next_cntlid == NVMF_CNTLID_MAX ? NVMF_CNTLID_MIN
+								      : ss->next_cntlid + 1;
+	ctrl->cntlid = ss->next_cntlid;
+	ss->next_cntlid = ss->next_cntlid == NVMF_CNTLID_MAX ? NVMF_CNTLID_MIN
+							      : ss->next_cntlid + 1;
+	ctrl->next = ss->ctrls;
+	ss->ctrls = ctrl;
+	ss->nr_ctrls++;
+out:
+	pthread_mutex_unlock(&ss->lock);
+	return ret;
+}
+
+void rblk_subsys_remove_ctrl(struct rblk_subsystem *ss, struct rblk_ctrl *ctrl)
+{
+	pthread_mutex_lock(&ss->lock);
+	for (struct rblk_ctrl **p = &ss->ctrls; *p; p = &(*p)->next) {
+		if (*p == ctrl) {
+			*p = ctrl->next;
+			ss->nr_ctrls--;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&ss->lock);
+}
+
+struct rblk_ctrl *rblk_subsys_get_ctrl(struct rblk_subsystem *ss, uint16_t cntlid,
+				       const char *hostnqn)
+{
+	struct rblk_ctrl *found = NULL;
+
+	pthread_mutex_lock(&ss->lock);
+	for (struct rblk_ctrl *c = ss->ctrls; c; c = c->next) {
+		int r;
+
+		if (c->cntlid != cntlid || strcmp(c->hostnqn, hostnqn))
+			continue;
+		/* Skip one whose last reference is already gone. */
+		r = atomic_load(&c->refs);
+		while (r > 0 && !atomic_compare_exchange_weak(&c->refs, &r, r + 1))
+			;
+		if (r > 0)
+			found = c;
+		break;
+	}
+	pthread_mutex_unlock(&ss->lock);
+	return found;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Namespaces.                                                               */
+
+struct rblk_ns *rblk_subsys_get_ns(struct rblk_subsystem *ss, uint32_t nsid)
+{
+	struct rblk_ns *ns;
+
+	if (!nsid || nsid > ss->max_nsid)
+		return NULL;
+	pthread_rwlock_rdlock(&ss->ns_lock);
+	ns = ss->ns[nsid - 1];
+	if (ns)
+		rblk_ns_get(ns);
+	pthread_rwlock_unlock(&ss->ns_lock);
+	return ns;
+}
+
+unsigned rblk_subsys_active_list(struct rblk_subsystem *ss, uint32_t after, uint32_t *out,
+				 unsigned max)
+{
+	unsigned n = 0;
+
+	pthread_rwlock_rdlock(&ss->ns_lock);
+	for (uint32_t i = after; i < ss->max_nsid && n < max; i++)
+		if (ss->ns[i])
+			out[n++] = i + 1;
+	pthread_rwlock_unlock(&ss->ns_lock);
+	return n;
+}
+
+bool rblk_subsys_any_vwc(struct rblk_subsystem *ss)
+{
+	bool vwc = false;
+
+	pthread_rwlock_rdlock(&ss->ns_lock);
+	for (uint32_t i = 0; i < ss->max_nsid && !vwc; i++)
+		vwc = ss->ns[i] && ss->ns[i]->vwc;
+	pthread_rwlock_unlock(&ss->ns_lock);
+	return vwc;
+}
+
+void rblk_subsys_ns_changed(struct rblk_subsystem *ss, uint32_t nsid)
+{
+	/* ss->lock keeps every listed controller's memory alive (lock order ss -> ctrl). */
+	pthread_mutex_lock(&ss->lock);
+	for (struct rblk_ctrl *c = ss->ctrls; c; c = c->next)
+		rblk_ctrl_ns_changed(c, nsid);
+	pthread_mutex_unlock(&ss->lock);
+}
+
+int rblk_subsys_add_ns(struct rblk_subsystem *ss, const struct rblk_ns_opts *opts,
+		       uint32_t *nsid_out)
+{
+	struct rblk_ns *ns;
+	uint32_t nsid = opts->nsid;
+	int ret;
+
+	if (ss->type != RBLK_SUBSYS_NVM)
+		return -EINVAL;
+	if (nsid > ss->max_nsid) {
+		RBLK_ERR("subsystem %s: nsid %u above max_namespaces %u", ss->nqn, nsid,
+			 ss->max_nsid);
+		return -EINVAL;
+	}
+	/* Open outside the table lock: it can take a while (probes, O_DIRECT). */
+	ret = rblk_ns_create(ss, opts, nsid, &ns);
+	if (ret)
+		return ret;
+
+	pthread_rwlock_wrlock(&ss->ns_lock);
+	if (!nsid) {
+		for (uint32_t i = 0; i < ss->max_nsid; i++) {
+			if (!ss->ns[i]) {
+				nsid = i + 1;
+				break;
+			}
+		}
+		ret = nsid ? 0 : -ENOSPC;
+	} else if (ss->ns[nsid - 1]) {
+		ret = -EEXIST;
+	}
+	if (!ret) {
+		ns->nsid = nsid;
+		if (!opts->has_uuid)
+			rblk_gen_uuid(ss->nqn, nsid, ns->uuid);
+		if (!opts->has_nguid)
+			rblk_gen_nguid(ss->nqn, nsid, ns->nguid);
+		ss->ns[nsid - 1] = ns;
+		ss->nr_ns++;
+	}
+	pthread_rwlock_unlock(&ss->ns_lock);
+	if (ret) {
+		RBLK_ERR("subsystem %s: cannot add namespace %u: %s", ss->nqn, nsid,
+			 ret == -EEXIST ? "nsid in use" : "no free nsid");
+		rblk_ns_destroy(ns);
+		return ret;
+	}
+	RBLK_NOTICE("subsystem %s: namespace %u: %s, %llu blocks of %u bytes%s", ss->nqn, nsid,
+		    ns->path, (unsigned long long)ns->nlb, 1u << ns->lbads,
+		    ns->read_only ? ", read-only" : "");
+	rblk_subsys_ns_changed(ss, nsid);
+	if (nsid_out)
+		*nsid_out = nsid;
+	return 0;
+}
+
+int rblk_subsys_remove_ns(struct rblk_subsystem *ss, uint32_t nsid)
+{
+	struct rblk_ns *ns = NULL;
+	unsigned spins = 0;
+
+	if (!nsid || nsid > ss->max_nsid)
+		return -ENOENT;
+	pthread_rwlock_wrlock(&ss->ns_lock);
+	ns = ss->ns[nsid - 1];
+	if (ns) {
+		ss->ns[nsid - 1] = NULL;
+		ss->nr_ns--;
+	}
+	pthread_rwlock_unlock(&ss->ns_lock);
+	if (!ns)
+		return -ENOENT;
+	rblk_subsys_ns_changed(ss, nsid);
+
+	/* Drop the table's reference, then wait for the I/O in flight. */
+	rblk_ns_put(ns);
+	while (atomic_load_explicit(&ns->refs, memory_order_acquire)) {
+		if (++spins % 10000 == 0)
+			RBLK_WARN("subsystem %s: namespace %u still has %u request(s) in flight",
+				  ss->nqn, nsid, atomic_load(&ns->refs));
+		usleep(100);
+	}
+	pthread_mutex_lock(&ss->lock);
+	rblk_ns_stats_add(&ss->retired, &ns->stats);
+	pthread_mutex_unlock(&ss->lock);
+	RBLK_NOTICE("subsystem %s: namespace %u removed", ss->nqn, nsid);
+	rblk_ns_destroy(ns);
+	return 0;
+}
+
+void rblk_subsys_stats(struct rblk_subsystem *ss, struct rblk_ns_stats *out)
+{
+	memset(out, 0, sizeof(*out));
+	pthread_mutex_lock(&ss->lock);
+	rblk_ns_stats_add(out, &ss->retired);
+	pthread_mutex_unlock(&ss->lock);
+	pthread_rwlock_rdlock(&ss->ns_lock);
+	for (uint32_t i = 0; i < ss->max_nsid; i++)
+		if (ss->ns[i])
+			rblk_ns_stats_add(out, &ss->ns[i]->stats);
+	pthread_rwlock_unlock(&ss->ns_lock);
+}

@@ -1,0 +1,607 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The public target API (include/rblk/target.h): create/destroy, subsystems,
+ * hosts, namespaces, listeners, start/run/stop and statistics. Listening and
+ * running go through the transport entry points declared in target/core.h
+ * (target/rdma_*.c and target/poll_group.c). Every configuration change that
+ * a discovery host can see bumps the discovery generation counter.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <json-c/json.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "backend/backend.h"
+#include "common/log.h"
+#include "protocol/nqn.h"
+#include "target/core.h"
+
+/* Copies a caller's sized options struct over the defaults (ABI growth). */
+#define COPY_OPTS(dst, src)                                                    \
+	do {                                                                   \
+		size_t n_ = (src)->size < sizeof(*(dst)) ? (src)->size : sizeof(*(dst)); \
+		memcpy((dst), (src), n_);                                      \
+		(dst)->size = sizeof(*(dst));                                  \
+	} while (0)
+
+void rblk_target_opts_init(struct rblk_target_opts *opts)
+{
+	memset(opts, 0, sizeof(*opts));
+	opts->size = sizeof(*opts);
+	opts->max_queue_depth = 128;
+	opts->max_admin_queue_depth = 32;
+	opts->max_io_queues = 64;
+	opts->in_capsule_data_size = 8192;
+	opts->max_io_size = 131072;
+	opts->io_unit_size = 131072;
+	opts->poll_mode = RBLK_POLL_ADAPTIVE;
+	opts->kato_check_ms = 100;
+}
+
+void rblk_subsystem_opts_init(struct rblk_subsystem_opts *opts)
+{
+	memset(opts, 0, sizeof(*opts));
+	opts->size = sizeof(*opts);
+}
+
+void rblk_ns_opts_init(struct rblk_ns_opts *opts)
+{
+	memset(opts, 0, sizeof(*opts));
+	opts->size = sizeof(*opts);
+}
+
+void rblk_listen_opts_init(struct rblk_listen_opts *opts)
+{
+	memset(opts, 0, sizeof(*opts));
+	opts->size = sizeof(*opts);
+	opts->trsvcid = 4420;
+	opts->require_rdma = true;
+}
+
+static int validate_opts(const struct rblk_target_opts *o)
+{
+	const char *why = NULL;
+
+	if (o->max_queue_depth < 2 || o->max_queue_depth > 65536)
+		why = "max_queue_depth must be 2..65536";
+	else if (o->max_admin_queue_depth < 2 || o->max_admin_queue_depth > 32)
+		why = "max_admin_queue_depth must be 2..32";
+	else if (o->max_io_queues < 1 || o->max_io_queues > 0xFFFE)
+		why = "max_io_queues must be 1..65534";
+	else if (o->in_capsule_data_size % 16 || o->in_capsule_data_size > (1u << 20))
+		why = "in_capsule_data_size must be a multiple of 16, at most 1 MiB";
+	/* MDTS cannot express a single 4 KiB page (MDTS 0 means "no limit"). */
+	else if (o->max_io_size < 8192 || o->max_io_size % 4096)
+		why = "max_io_size must be a multiple of 4096, at least 8192";
+	else if (!o->io_unit_size ||
+		 (o->max_io_size + o->io_unit_size - 1) / o->io_unit_size > RBLK_REQ_MAX_IOV)
+		why = "io_unit_size too small for max_io_size (at most 16 units per I/O)";
+	else if (!o->kato_check_ms)
+		why = "kato_check_ms must not be 0";
+	else if (o->poll_mode > RBLK_POLL_EVENT)
+		why = "unknown poll_mode";
+	if (why) {
+		RBLK_ERR("target options: %s", why);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int rblk_target_create(const struct rblk_target_opts *opts, struct rblk_target **out)
+{
+	struct rblk_subsystem_opts dopts;
+	struct rblk_target *tgt;
+	int ret;
+
+	if (!out || (opts && opts->size < sizeof(opts->size)))
+		return -EINVAL;
+	tgt = calloc(1, sizeof(*tgt));
+	if (!tgt)
+		return -ENOMEM;
+	rblk_target_opts_init(&tgt->opts);
+	if (opts)
+		COPY_OPTS(&tgt->opts, opts);
+	ret = validate_opts(&tgt->opts);
+	if (ret)
+		goto out_free;
+
+	if (tgt->opts.backend) {
+		if (strcmp(tgt->opts.backend, "uring") && strcmp(tgt->opts.backend, "aio")) {
+			RBLK_ERR("target options: backend \"%s\" is not \"uring\" or \"aio\"",
+				 tgt->opts.backend);
+			ret = -EINVAL;
+			goto out_free;
+		}
+		snprintf(tgt->backend, sizeof(tgt->backend), "%s", tgt->opts.backend);
+	} else {
+		snprintf(tgt->backend, sizeof(tgt->backend), "%s", rblk_backend_auto_name(NULL, 0));
+	}
+	tgt->opts.backend = tgt->backend;
+	tgt->created_ms = rblk_now_ms();
+	tgt->next_portid = 1;
+	atomic_init(&tgt->genctr, 1);
+
+	ret = -pthread_mutex_init(&tgt->lock, NULL);
+	if (ret)
+		goto out_free;
+	tgt->stop_fd = eventfd(0, EFD_CLOEXEC);
+	if (tgt->stop_fd < 0) {
+		ret = -errno;
+		goto out_mutex;
+	}
+	rblk_subsystem_opts_init(&dopts);
+	dopts.nqn = NVME_DISC_SUBSYS_NAME;
+	dopts.allow_any_host = true;
+	ret = rblk_subsys_create(tgt, &dopts, RBLK_SUBSYS_DISCOVERY, &tgt->disc);
+	if (ret)
+		goto out_close;
+	ret = rblk_transport_create(tgt, &tgt->transport);
+	if (ret) {
+		RBLK_ERR("target: cannot create the transport: %s", strerror(-ret));
+		goto out_disc;
+	}
+	*out = tgt;
+	return 0;
+
+out_disc:
+	rblk_subsys_destroy(tgt->disc);
+out_close:
+	close(tgt->stop_fd);
+out_mutex:
+	pthread_mutex_destroy(&tgt->lock);
+out_free:
+	free(tgt);
+	return ret;
+}
+
+void rblk_target_destroy(struct rblk_target *tgt)
+{
+	if (!tgt)
+		return;
+	/* First the hosts and the threads, so no queue refers to anything below. */
+	rblk_transport_destroy(tgt->transport);
+	while (tgt->subsys) {
+		struct rblk_subsystem *ss = tgt->subsys;
+
+		tgt->subsys = ss->next;
+		rblk_subsys_destroy(ss);
+	}
+	rblk_subsys_destroy(tgt->disc);
+	for (unsigned i = 0; i < tgt->nr_listeners; i++)
+		free(tgt->listeners[i]);
+	free(tgt->listeners);
+	close(tgt->stop_fd);
+	pthread_mutex_destroy(&tgt->lock);
+	free(tgt);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Subsystems and hosts.                                                     */
+
+int rblk_target_add_subsystem(struct rblk_target *tgt, const struct rblk_subsystem_opts *opts,
+			      struct rblk_subsystem **out)
+{
+	struct rblk_subsystem_opts o;
+	struct rblk_subsystem *ss;
+	int ret;
+
+	if (!tgt || !opts || opts->size < sizeof(opts->size))
+		return -EINVAL;
+	rblk_subsystem_opts_init(&o);
+	COPY_OPTS(&o, opts);
+	if (rblk_nqn_is_discovery(o.nqn)) {
+		RBLK_ERR("the discovery NQN is built in; it cannot be added");
+		return -EINVAL;
+	}
+	ret = rblk_subsys_create(tgt, &o, RBLK_SUBSYS_NVM, &ss);
+	if (ret)
+		return ret;
+	pthread_mutex_lock(&tgt->lock);
+	if (rblk_subsys_find_locked(tgt, ss->nqn)) {
+		pthread_mutex_unlock(&tgt->lock);
+		rblk_subsys_destroy(ss);
+		return -EEXIST;
+	}
+	/* Appended: the discovery log lists subsystems in the order added. */
+	{
+		struct rblk_subsystem **p = &tgt->subsys;
+
+		while (*p)
+			p = &(*p)->next;
+		*p = ss;
+	}
+	pthread_mutex_unlock(&tgt->lock);
+	RBLK_NOTICE("subsystem %s added (serial %s%s)", ss->nqn, ss->serial,
+		    ss->allow_any_host ? ", any host" : "");
+	rblk_disc_changed(tgt);
+	if (out)
+		*out = ss;
+	return 0;
+}
+
+int rblk_target_remove_subsystem(struct rblk_target *tgt, const char *nqn)
+{
+	struct rblk_subsystem *ss = NULL;
+
+	if (!tgt || !nqn)
+		return -EINVAL;
+	pthread_mutex_lock(&tgt->lock);
+	for (struct rblk_subsystem **p = &tgt->subsys; *p; p = &(*p)->next) {
+		if (!strcmp((*p)->nqn, nqn)) {
+			ss = *p;
+			*p = ss->next;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&tgt->lock);
+	if (!ss)
+		return -ENOENT;
+	rblk_disc_changed(tgt);
+	rblk_subsys_destroy(ss);
+	RBLK_NOTICE("subsystem %s removed", nqn);
+	return 0;
+}
+
+struct rblk_subsystem *rblk_target_find_subsystem(struct rblk_target *tgt, const char *nqn)
+{
+	struct rblk_subsystem *ss;
+
+	if (!tgt || !nqn || rblk_nqn_is_discovery(nqn))
+		return NULL;
+	pthread_mutex_lock(&tgt->lock);
+	ss = rblk_subsys_find_locked(tgt, nqn);
+	pthread_mutex_unlock(&tgt->lock);
+	return ss;
+}
+
+int rblk_subsystem_allow_host(struct rblk_subsystem *ss, const char *hostnqn)
+{
+	int ret;
+
+	if (!ss)
+		return -EINVAL;
+	ret = rblk_subsys_add_host(ss, hostnqn);
+	if (!ret)
+		rblk_disc_changed(ss->tgt);
+	return ret;
+}
+
+int rblk_subsystem_disallow_host(struct rblk_subsystem *ss, const char *hostnqn)
+{
+	int ret;
+
+	if (!ss)
+		return -EINVAL;
+	ret = rblk_subsys_remove_host(ss, hostnqn);
+	if (!ret)
+		rblk_disc_changed(ss->tgt);
+	return ret;
+}
+
+int rblk_subsystem_set_allow_any_host(struct rblk_subsystem *ss, bool allow)
+{
+	if (!ss)
+		return -EINVAL;
+	rblk_subsys_set_allow_any(ss, allow);
+	rblk_disc_changed(ss->tgt);
+	return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Namespaces.                                                               */
+
+int rblk_subsystem_add_namespace(struct rblk_subsystem *ss, const struct rblk_ns_opts *opts,
+				 uint32_t *nsid)
+{
+	struct rblk_ns_opts o;
+	int ret;
+
+	if (!ss || !opts || opts->size < sizeof(opts->size))
+		return -EINVAL;
+	rblk_ns_opts_init(&o);
+	COPY_OPTS(&o, opts);
+	ret = rblk_subsys_add_ns(ss, &o, nsid);
+	if (!ret)
+		rblk_disc_changed(ss->tgt);
+	return ret;
+}
+
+int rblk_subsystem_remove_namespace(struct rblk_subsystem *ss, uint32_t nsid)
+{
+	int ret;
+
+	if (!ss)
+		return -EINVAL;
+	ret = rblk_subsys_remove_ns(ss, nsid);
+	if (!ret)
+		rblk_disc_changed(ss->tgt);
+	return ret;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Listeners and running.                                                    */
+
+static int parse_traddr(const char *s, struct rblk_listener *l)
+{
+	struct in6_addr a6;
+	struct in_addr a4;
+	char buf[RBLK_TRADDR_LEN];
+	size_t n;
+
+	if (!s || !*s)
+		s = "0.0.0.0";
+	/* "[fe80::1]" is accepted for IPv6. */
+	n = strlen(s);
+	if (s[0] == '[' && n > 2 && s[n - 1] == ']' && n - 2 < sizeof(buf)) {
+		memcpy(buf, s + 1, n - 2);
+		buf[n - 2] = 0;
+		s = buf;
+	}
+	if (inet_pton(AF_INET, s, &a4) == 1) {
+		l->adrfam = NVMF_ADRFAM_IPV4;
+		l->any = a4.s_addr == htonl(INADDR_ANY);
+		inet_ntop(AF_INET, &a4, l->traddr, sizeof(l->traddr));
+		return 0;
+	}
+	if (inet_pton(AF_INET6, s, &a6) == 1) {
+		l->adrfam = NVMF_ADRFAM_IPV6;
+		l->any = !memcmp(&a6, &in6addr_any, sizeof(a6));
+		inet_ntop(AF_INET6, &a6, l->traddr, sizeof(l->traddr));
+		return 0;
+	}
+	return -EINVAL;
+}
+
+int rblk_target_listen(struct rblk_target *tgt, const struct rblk_listen_opts *opts)
+{
+	struct rblk_listen_opts o;
+	struct rblk_listener *l, **arr;
+	int ret;
+
+	if (!tgt || !opts || opts->size < sizeof(opts->size))
+		return -EINVAL;
+	rblk_listen_opts_init(&o);
+	COPY_OPTS(&o, opts);
+	l = calloc(1, sizeof(*l));
+	if (!l)
+		return -ENOMEM;
+	l->tgt = tgt;
+	if (parse_traddr(o.traddr, l)) {
+		RBLK_ERR("listen: \"%s\" is not a numeric IPv4/IPv6 address", o.traddr);
+		free(l);
+		return -EINVAL;
+	}
+	l->port = o.trsvcid ? o.trsvcid : 4420;
+	snprintf(l->trsvcid, sizeof(l->trsvcid), "%u", l->port);
+	l->treq = o.treq;
+	l->require_rdma = o.require_rdma;
+
+	pthread_mutex_lock(&tgt->lock);
+	for (unsigned i = 0; i < tgt->nr_listeners; i++) {
+		const struct rblk_listener *x = tgt->listeners[i];
+
+		if (x->port == l->port && !strcmp(x->traddr, l->traddr)) {
+			pthread_mutex_unlock(&tgt->lock);
+			free(l);
+			return -EEXIST;
+		}
+	}
+	l->portid = o.portid;
+	if (!l->portid) {
+		/* The lowest id not taken by an explicit one. */
+		for (bool taken = true; taken;) {
+			taken = false;
+			for (unsigned i = 0; i < tgt->nr_listeners; i++)
+				taken |= tgt->listeners[i]->portid == tgt->next_portid;
+			if (taken)
+				tgt->next_portid++;
+		}
+		l->portid = tgt->next_portid++;
+	}
+	pthread_mutex_unlock(&tgt->lock);
+
+	ret = rblk_transport_listen(tgt->transport, l);
+	if (ret) {
+		RBLK_ERR("listen on %s port %u: %s", l->traddr, l->port, strerror(-ret));
+		free(l);
+		return ret;
+	}
+	pthread_mutex_lock(&tgt->lock);
+	arr = realloc(tgt->listeners, (tgt->nr_listeners + 1) * sizeof(*arr));
+	if (arr) {
+		arr[tgt->nr_listeners++] = l;
+		tgt->listeners = arr;
+	}
+	pthread_mutex_unlock(&tgt->lock);
+	if (!arr) {
+		/* The transport keeps listening; it frees its state at destroy. */
+		return -ENOMEM;
+	}
+	RBLK_NOTICE("listening on %s port %u (portid %u)", l->traddr, l->port, l->portid);
+	rblk_disc_changed(tgt);
+	return 0;
+}
+
+int rblk_target_start(struct rblk_target *tgt)
+{
+	int ret;
+
+	if (!tgt)
+		return -EINVAL;
+	if (tgt->started)
+		return 0;
+	ret = rblk_transport_start(tgt->transport);
+	if (ret)
+		return ret;
+	tgt->started = true;
+	return 0;
+}
+
+int rblk_target_run(struct rblk_target *tgt)
+{
+	uint64_t v;
+	int ret;
+
+	if (!tgt)
+		return -EINVAL;
+	ret = rblk_target_start(tgt);
+	if (ret)
+		return ret;
+	while (!atomic_load(&tgt->stop_requested)) {
+		if (read(tgt->stop_fd, &v, sizeof(v)) < 0 && errno != EINTR)
+			break;
+	}
+	rblk_transport_stop(tgt->transport);
+	tgt->started = false;
+	atomic_store(&tgt->stop_requested, false);
+	return 0;
+}
+
+void rblk_target_stop(struct rblk_target *tgt)
+{
+	uint64_t one = 1;
+	ssize_t r;
+
+	/* Async-signal-safe: an atomic store and write(2). */
+	if (!tgt)
+		return;
+	atomic_store(&tgt->stop_requested, true);
+	r = write(tgt->stop_fd, &one, sizeof(one));
+	(void)r;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Statistics.                                                               */
+
+static void add_u64(struct json_object *o, const char *k, uint64_t v)
+{
+	json_object_object_add(o, k, json_object_new_uint64(v));
+}
+
+static struct json_object *ctrl_json(struct rblk_ctrl *c)
+{
+	struct json_object *o = json_object_new_object();
+	struct json_object *queues = json_object_new_array();
+
+	pthread_mutex_lock(&c->lock);
+	add_u64(o, "cntlid", c->cntlid);
+	json_object_object_add(o, "hostnqn", json_object_new_string(c->hostnqn));
+	json_object_object_add(o, "subsystem", json_object_new_string(c->ss->nqn));
+	add_u64(o, "kato_ms", c->kato_ms);
+	json_object_object_add(o, "ready", json_object_new_boolean(c->csts & NVME_CSTS_RDY));
+	json_object_object_add(o, "failed", json_object_new_boolean(c->fatal));
+	add_u64(o, "errors_logged", c->err_count);
+	for (uint32_t i = 0; i <= c->max_qid; i++) {
+		struct rblk_sq *sq = c->sqs[i];
+		struct json_object *q;
+
+		if (!sq)
+			continue;
+		q = json_object_new_object();
+		add_u64(q, "qid", i);
+		add_u64(q, "depth", sq->size);
+		add_u64(q, "completed", rblk_stat_get(&sq->stats.completed));
+		add_u64(q, "errors", rblk_stat_get(&sq->stats.errors));
+		json_object_array_add(queues, q);
+	}
+	pthread_mutex_unlock(&c->lock);
+	json_object_object_add(o, "queues", queues);
+	return o;
+}
+
+static struct json_object *ns_json(struct rblk_ns *ns)
+{
+	struct json_object *o = json_object_new_object();
+	struct rblk_ns_stats *st = &ns->stats;
+
+	json_object_object_add(o, "subsystem", json_object_new_string(ns->ss->nqn));
+	add_u64(o, "nsid", ns->nsid);
+	json_object_object_add(o, "path", json_object_new_string(ns->path));
+	add_u64(o, "blocks", ns->nlb);
+	add_u64(o, "block_size", 1u << ns->lbads);
+	json_object_object_add(o, "read_only", json_object_new_boolean(ns->read_only));
+	add_u64(o, "read_cmds", rblk_stat_get(&st->read_cmds));
+	add_u64(o, "write_cmds", rblk_stat_get(&st->write_cmds));
+	add_u64(o, "read_bytes", rblk_stat_get(&st->read_bytes));
+	add_u64(o, "write_bytes", rblk_stat_get(&st->write_bytes));
+	add_u64(o, "other_cmds", rblk_stat_get(&st->other_cmds));
+	add_u64(o, "errors", rblk_stat_get(&st->errors));
+	add_u64(o, "media_errors", rblk_stat_get(&st->media_errors));
+	add_u64(o, "busy_ns", rblk_stat_get(&st->busy_ns));
+	return o;
+}
+
+static void subsys_json(struct rblk_subsystem *ss, struct json_object *ctrls,
+			struct json_object *nss)
+{
+	pthread_mutex_lock(&ss->lock);
+	for (struct rblk_ctrl *c = ss->ctrls; c; c = c->next)
+		json_object_array_add(ctrls, ctrl_json(c));
+	pthread_mutex_unlock(&ss->lock);
+	pthread_rwlock_rdlock(&ss->ns_lock);
+	for (uint32_t i = 0; i < ss->max_nsid; i++)
+		if (ss->ns[i])
+			json_object_array_add(nss, ns_json(ss->ns[i]));
+	pthread_rwlock_unlock(&ss->ns_lock);
+}
+
+int rblk_target_stats_json(struct rblk_target *tgt, char **out)
+{
+	struct json_object *root, *ctrls, *nss, *subs, *ls;
+	const char *s;
+	int ret = 0;
+
+	if (!tgt || !out)
+		return -EINVAL;
+	root = json_object_new_object();
+	ctrls = json_object_new_array();
+	nss = json_object_new_array();
+	subs = json_object_new_array();
+	ls = json_object_new_array();
+	if (!root || !ctrls || !nss || !subs || !ls) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	pthread_mutex_lock(&tgt->lock);
+	add_u64(root, "discovery_genctr", atomic_load(&tgt->genctr));
+	for (unsigned i = 0; i < tgt->nr_listeners; i++) {
+		struct json_object *l = json_object_new_object();
+
+		json_object_object_add(l, "traddr", json_object_new_string(tgt->listeners[i]->traddr));
+		json_object_object_add(l, "trsvcid",
+				       json_object_new_string(tgt->listeners[i]->trsvcid));
+		add_u64(l, "portid", tgt->listeners[i]->portid);
+		json_object_array_add(ls, l);
+	}
+	subsys_json(tgt->disc, ctrls, nss);
+	for (struct rblk_subsystem *ss = tgt->subsys; ss; ss = ss->next) {
+		struct json_object *so = json_object_new_object();
+
+		json_object_object_add(so, "nqn", json_object_new_string(ss->nqn));
+		json_object_object_add(so, "serial", json_object_new_string(ss->serial));
+		add_u64(so, "unsafe_shutdowns", atomic_load(&ss->unsafe_shutdowns));
+		json_object_array_add(subs, so);
+		subsys_json(ss, ctrls, nss);
+	}
+	pthread_mutex_unlock(&tgt->lock);
+	json_object_object_add(root, "listeners", ls);
+	json_object_object_add(root, "subsystems", subs);
+	json_object_object_add(root, "controllers", ctrls);
+	json_object_object_add(root, "namespaces", nss);
+	ls = subs = ctrls = nss = NULL;
+	s = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
+	*out = s ? strdup(s) : NULL;
+	if (!*out)
+		ret = -ENOMEM;
+out:
+	json_object_put(ls);
+	json_object_put(subs);
+	json_object_put(ctrls);
+	json_object_put(nss);
+	json_object_put(root);
+	return ret;
+}
