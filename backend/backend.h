@@ -1,0 +1,221 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Block backends: the storage behind a namespace, and the per-thread queues that
+ * move bytes to and from it.
+ *
+ *   rblk_bdev    an opened backing store (a file, a block device, a RAM disk, or
+ *                the null device). One per namespace, shared by every thread.
+ *   rblk_bqueue  one thread's submission/completion context (an io_uring ring, a
+ *                libaio context, or just a local completion list). A reactor owns
+ *                exactly one and sends the I/O of all its namespaces through it.
+ *   rblk_bio     one request, embedded by the caller in its own request object
+ *                (never allocated here); the callback finds that object with
+ *                container_of().
+ *
+ * Which engine serves what: file and block-device bdevs are served by "uring" or
+ * "aio" queues (either one; the bdev's engine names the one it was opened for).
+ * "mem" and "null" bdevs complete on any queue through the queue's local
+ * completion list, so the caller never needs to know which kind it talks to.
+ *
+ * The usual reactor loop:
+ *     rblk_bqueue_submit() for each new request   (-EAGAIN: park it, retry later)
+ *     rblk_bqueue_flush_submissions()             (one system call for the batch)
+ *     rblk_bqueue_poll(q, 32)                     (callbacks run from here)
+ * and to sleep: read the rblk_bqueue_eventfd() to reset it, poll until 0, then
+ * epoll_wait on it.
+ *
+ * Errors: setup functions return 0 or -errno. A bio's outcome is bio->res: 0 or
+ * the kernel's -errno unchanged (-EIO, -ENOSPC, -EDQUOT, -EROFS, ...), so the
+ * caller can map it to an NVMe status. A short transfer is resubmitted for the
+ * rest, and one that makes no progress becomes -EIO; never a silent short read.
+ */
+#ifndef RBLK_BACKEND_H
+#define RBLK_BACKEND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+struct rblk_backend_ops;
+struct rblk_bqueue;
+
+/* What the namespace can do; fixed at open. */
+struct rblk_bdev_caps {
+	bool can_flush;        /* Flush is accepted (a no-op when !write_cache) */
+	bool can_write_zeroes; /* always true: emulated by writing zeroes if need be */
+	bool can_discard;      /* discard really deallocates (else it is a no-op) */
+	bool discard_zeroes;   /* discarded blocks read back as zeroes */
+	bool write_cache;      /* volatile cache present: Flush matters (NVMe VWC) */
+};
+
+/* How hard to try O_DIRECT (files and block devices). */
+enum rblk_bdev_direct {
+	RBLK_DIRECT_AUTO = 0, /* O_DIRECT when the file system allows it, else buffered */
+	RBLK_DIRECT_OFF,      /* always through the page cache */
+	RBLK_DIRECT_REQUIRE,  /* O_DIRECT or fail with the open's -errno */
+};
+
+struct rblk_bdev_opts {
+	size_t size;            /* sizeof(struct rblk_bdev_opts): fields grow at the end */
+	const char *path;       /* file or block device; for mem/null only a label */
+	const char *engine;     /* "uring", "aio", "mem", "null"; NULL = auto (uring or aio) */
+	bool read_only;         /* open read-only; writes then fail with -EROFS */
+	uint32_t block_size;    /* logical block size; 0 = detect (512 for files) */
+	uint64_t capacity;      /* mem/null: size in bytes (multiple of the block size) */
+	enum rblk_bdev_direct direct;
+};
+
+struct rblk_bdev {
+	char *path;             /* as given (mem/null: the label, or the engine name) */
+	int fd;                 /* -1 for mem/null */
+	void *priv;             /* engine-private (mem: the RAM) */
+	uint64_t size;          /* bytes, a multiple of the block size */
+	uint32_t lba_shift;     /* log2(logical block size) */
+	uint32_t buf_align;     /* buffer addresses must be multiples of this (O_DIRECT) */
+	bool read_only;
+	bool direct;            /* O_DIRECT in use */
+	bool is_blockdev;
+	const char *engine;     /* name of the engine that opened it */
+	const struct rblk_backend_ops *ops;
+	struct rblk_bdev_caps caps;
+
+	/* Private to the backend. Shared by all threads: touched only atomically. */
+	unsigned id;            /* small process-unique number: fixed-file slot */
+	int zero_range_unsupported;
+	int discard_unsupported;
+	int refs;               /* 1 while open, +1 per queue holding a fixed-file slot */
+};
+
+static inline uint32_t rblk_bdev_block_size(const struct rblk_bdev *bdev)
+{
+	return 1u << bdev->lba_shift;
+}
+
+/* Opens a backing store. 0 or -errno (-ENOENT, -EACCES, -EROFS, -EINVAL, ...). */
+int rblk_bdev_open(const struct rblk_bdev_opts *opts, struct rblk_bdev **out);
+/* Closes it; no queue may have I/O on it. Queues should unregister it first;
+ * if one has not, the object (and its id) lives on until that queue lets go. */
+void rblk_bdev_close(struct rblk_bdev *bdev);
+
+enum rblk_bio_op {
+	RBLK_BIO_READ,
+	RBLK_BIO_WRITE,
+	RBLK_BIO_FLUSH,        /* fdatasync semantics; offset/len ignored */
+	RBLK_BIO_WRITE_ZEROES,
+	RBLK_BIO_DISCARD,      /* advisory, like NVMe deallocate */
+};
+
+const char *rblk_bio_op_str(enum rblk_bio_op op);
+
+/* Largest READ/WRITE (a single io_uring/AIO transfer is 32-bit). */
+#define RBLK_BIO_MAX_RW (1ull << 30)
+
+/* WRITE / WRITE_ZEROES: durable before completion (NVMe FUA). */
+#define RBLK_BIO_FUA (1u << 0)
+
+/* Progress of a bio inside the backend (logs and engines only). */
+enum rblk_bio_stage {
+	RBLK_STAGE_RW,          /* reading/writing data, priv.done bytes so far */
+	RBLK_STAGE_ZERO_RANGE,  /* fallocate(ZERO_RANGE) / BLKZEROOUT */
+	RBLK_STAGE_ZERO_WRITE,  /* writing zeroes from the zero buffer */
+	RBLK_STAGE_PUNCH,       /* fallocate(PUNCH_HOLE) on a file */
+	RBLK_STAGE_BLK_DISCARD, /* discard on a block device */
+	RBLK_STAGE_SYNC,        /* fdatasync: Flush, or the FUA tail of write zeroes */
+};
+
+struct rblk_bio {
+	/* Set by the caller before rblk_bqueue_submit(). */
+	enum rblk_bio_op op;
+	uint32_t flags;                /* RBLK_BIO_FUA */
+	struct rblk_bdev *bdev;
+	uint64_t offset;               /* bytes, multiple of the block size */
+	uint64_t len;                  /* bytes, multiple of the block size */
+	const struct iovec *iov;       /* READ/WRITE: must stay valid until cb */
+	int iovcnt;
+	int buf_index;                 /* registered buffer holding iov[0], or -1 */
+	void (*cb)(struct rblk_bio *bio);
+
+	/* Set by the backend before cb runs: 0 or -errno. */
+	int res;
+
+	/* Private to the backend. */
+	struct {
+		struct rblk_bio *next;     /* local completion list */
+		void *slot;                /* engine's per-request slot (aio iocb) */
+		uint64_t done;             /* bytes transferred in this stage */
+		struct iovec tail;         /* remainder of a partly transferred iovec */
+		enum rblk_bio_stage stage;
+	} priv;
+};
+
+/* Queue flags. */
+/* Only the creating thread ever calls into the queue (uring: SINGLE_ISSUER). */
+#define RBLK_BQUEUE_SINGLE_ISSUER (1u << 0)
+
+struct rblk_bqueue_opts {
+	size_t size;         /* sizeof(struct rblk_bqueue_opts) */
+	const char *engine;  /* "uring", "aio", "mem", "null"; NULL = auto */
+	unsigned depth;      /* max bios in flight; 0 = 128 */
+	unsigned flags;      /* RBLK_BQUEUE_* */
+};
+
+#define RBLK_BQUEUE_DEFAULT_DEPTH 128
+#define RBLK_BQUEUE_MAX_DEPTH 4096
+
+int rblk_bqueue_create(const struct rblk_bqueue_opts *opts, struct rblk_bqueue **out);
+/* Waits for (and completes) any bio still in flight, then frees the queue. */
+void rblk_bqueue_destroy(struct rblk_bqueue *q);
+const char *rblk_bqueue_engine(const struct rblk_bqueue *q);
+
+/*
+ * Validates and enqueues one bio; nothing reaches the kernel before
+ * rblk_bqueue_flush_submissions(). 0: the callback will run from
+ * rblk_bqueue_poll(), exactly once. Otherwise nothing happened and cb will not
+ * run: -EAGAIN (depth reached: poll, then retry), -EINVAL (misaligned offset,
+ * length or buffer, iovec total != len, READ/WRITE over RBLK_BIO_MAX_RW, bad
+ * buf_index, unknown op or flags), -ERANGE (past the end),
+ * -EROFS (write to a read-only bdev), -EXDEV (this queue's engine cannot serve
+ * the bdev, e.g. a file on a "mem" queue).
+ */
+int rblk_bqueue_submit(struct rblk_bqueue *q, struct rblk_bio *bio);
+/* Hands everything enqueued to the kernel in one call. Count or -errno;
+ * -EAGAIN/-EBUSY lose nothing (poll, then call again). */
+int rblk_bqueue_flush_submissions(struct rblk_bqueue *q);
+/* Reaps up to max completions and runs their callbacks. Count or -errno.
+ * Callbacks may submit; they must not poll or destroy the queue. */
+int rblk_bqueue_poll(struct rblk_bqueue *q, unsigned max);
+/*
+ * An eventfd (non-blocking) that becomes readable when completions are
+ * pending. Created on first call; the queue owns it. After waking, read it
+ * (8 bytes) to reset, then poll until a call returns fewer than max, and only
+ * then sleep again. -errno on failure.
+ */
+int rblk_bqueue_eventfd(struct rblk_bqueue *q);
+unsigned rblk_bqueue_inflight(const struct rblk_bqueue *q);
+unsigned rblk_bqueue_depth(const struct rblk_bqueue *q);
+/*
+ * Registers buffers so bios with buf_index >= 0 and iovcnt == 1 use
+ * READ_FIXED/WRITE_FIXED (uring); other engines accept and ignore them.
+ * Replaces any earlier registration; the queue must be idle. 0 or -errno
+ * (-ENOMEM usually means RLIMIT_MEMLOCK is too low).
+ */
+int rblk_bqueue_register_buffers(struct rblk_bqueue *q, const struct iovec *iov, unsigned n);
+/*
+ * Puts the bdev's file in a fixed-file slot of this queue (uring), saving a
+ * file reference per I/O. Optional: an unregistered bdev works the same. Undo
+ * with rblk_bqueue_unregister_bdev() (queue idle for that bdev) before
+ * rblk_bdev_close(). 0 or -errno; engines without fixed files return 0.
+ */
+int rblk_bqueue_register_bdev(struct rblk_bqueue *q, struct rblk_bdev *bdev);
+void rblk_bqueue_unregister_bdev(struct rblk_bqueue *q, struct rblk_bdev *bdev);
+
+/*
+ * The engine "auto" stands for: "uring" when io_uring_queue_init works here,
+ * else "aio" (containers often block io_uring with seccomp: ENOSYS/EPERM).
+ * Writes the reason into why (may be NULL). Probed once per process; the first
+ * call logs one NOTICE line saying which and why.
+ */
+const char *rblk_backend_auto_name(char *why, size_t whylen);
+
+#endif

@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The bio stage machine shared by the kernel engines (uring, aio): which
+ * system operation a bio needs first, what a result means, and what to issue
+ * next. Keeping this in one place means both engines turn short transfers,
+ * unsupported fallocate modes and the FUA tail of write zeroes into the same
+ * outcomes, and the logic can be tested without a kernel.
+ *
+ * Also owns the process-wide zero buffer used when a file system cannot
+ * fallocate(ZERO_RANGE).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/internal.h"
+#include "common/log.h"
+
+static const char *const op_names[] = {
+	[RBLK_BIO_READ] = "read",
+	[RBLK_BIO_WRITE] = "write",
+	[RBLK_BIO_FLUSH] = "flush",
+	[RBLK_BIO_WRITE_ZEROES] = "write-zeroes",
+	[RBLK_BIO_DISCARD] = "discard",
+};
+
+const char *rblk_bio_op_str(enum rblk_bio_op op)
+{
+	if ((unsigned)op >= sizeof(op_names) / sizeof(op_names[0]))
+		return "?";
+	return op_names[op];
+}
+
+static bool finish(struct rblk_bio *bio, int res)
+{
+	bio->res = res;
+	return false;
+}
+
+bool rblk_bio_start(struct rblk_bio *bio)
+{
+	bio->res = 0;
+	bio->priv.done = 0;
+	switch (bio->op) {
+	case RBLK_BIO_READ:
+	case RBLK_BIO_WRITE:
+		bio->priv.stage = RBLK_STAGE_RW;
+		break;
+	case RBLK_BIO_FLUSH:
+		bio->priv.stage = RBLK_STAGE_SYNC;
+		break;
+	case RBLK_BIO_WRITE_ZEROES:
+		/* Once a file system said no, stop asking it on every request. */
+		bio->priv.stage = rblk_bdev_flag(&bio->bdev->zero_range_unsupported) ?
+					  RBLK_STAGE_ZERO_WRITE :
+					  RBLK_STAGE_ZERO_RANGE;
+		break;
+	case RBLK_BIO_DISCARD:
+		if (rblk_bdev_flag(&bio->bdev->discard_unsupported))
+			return finish(bio, 0);
+		bio->priv.stage = bio->bdev->is_blockdev ? RBLK_STAGE_BLK_DISCARD :
+							   RBLK_STAGE_PUNCH;
+		break;
+	}
+	return true;
+}
+
+/* Bytes moved by one data transfer: true while some remain. */
+static bool advance(struct rblk_bio *bio, int res)
+{
+	struct rblk_bdev *bdev = bio->bdev;
+
+	if (res < 0)
+		return finish(bio, res);
+	/*
+	 * Zero bytes means end of file: the file shrank after we sized it.
+	 * Resubmitting could only spin, so the request fails.
+	 */
+	if (res == 0) {
+		RBLK_DEBUG("%s: %s at %llu: no progress after %llu bytes", bdev->path,
+			   rblk_bio_op_str(bio->op),
+			   (unsigned long long)bio->offset,
+			   (unsigned long long)bio->priv.done);
+		return finish(bio, -EIO);
+	}
+	/* O_DIRECT cannot continue from an unaligned point. */
+	if (bdev->direct && (res & (rblk_bdev_block_size(bdev) - 1)))
+		return finish(bio, -EIO);
+	bio->priv.done += (unsigned)res;
+	if (bio->priv.done > bio->len)
+		return finish(bio, -EIO);
+	return bio->priv.done < bio->len ? true : finish(bio, 0);
+}
+
+bool rblk_bio_step(struct rblk_bio *bio, int res)
+{
+	switch (bio->priv.stage) {
+	case RBLK_STAGE_RW:
+		return advance(bio, res);
+	case RBLK_STAGE_ZERO_RANGE:
+		if (res == -EOPNOTSUPP) {
+			rblk_file_note_no_zero_range(bio->bdev, res);
+			bio->priv.stage = RBLK_STAGE_ZERO_WRITE;
+			bio->priv.done = 0;
+			return true;
+		}
+		if (res < 0)
+			return finish(bio, res);
+		/* fallocate is not durable by itself: FUA needs a datasync. */
+		if (bio->flags & RBLK_BIO_FUA) {
+			bio->priv.stage = RBLK_STAGE_SYNC;
+			return true;
+		}
+		return finish(bio, 0);
+	case RBLK_STAGE_ZERO_WRITE:
+		/* FUA is carried by each write (RWF_DSYNC). */
+		return advance(bio, res);
+	case RBLK_STAGE_PUNCH:
+	case RBLK_STAGE_BLK_DISCARD:
+		/*
+		 * Deallocate is advisory in NVMe (the host may not rely on it
+		 * freeing anything), so "not supported here" is a successful no-op;
+		 * caps.can_discard tells the target whether to advertise it.
+		 */
+		if (res == -EOPNOTSUPP) {
+			rblk_file_note_no_discard(bio->bdev, res);
+			return finish(bio, 0);
+		}
+		return finish(bio, res < 0 ? res : 0);
+	case RBLK_STAGE_SYNC:
+		return finish(bio, res < 0 ? res : 0);
+	}
+	return finish(bio, -EINVAL);
+}
+
+int rblk_bio_rw_iov(struct rblk_bio *bio, const struct iovec **iov)
+{
+	uint64_t skip = bio->priv.done;
+
+	if (skip == 0) {
+		*iov = bio->iov;
+		return bio->iovcnt;
+	}
+	for (int i = 0; i < bio->iovcnt; i++) {
+		if (skip < bio->iov[i].iov_len) {
+			if (skip == 0) {
+				*iov = &bio->iov[i];
+				return bio->iovcnt - i;
+			}
+			/*
+			 * Mid-element: issue just the rest of this element from a
+			 * private copy (the caller's iovec array is const); the
+			 * following elements go in the next round.
+			 */
+			bio->priv.tail.iov_base = (char *)bio->iov[i].iov_base + skip;
+			bio->priv.tail.iov_len = bio->iov[i].iov_len - skip;
+			*iov = &bio->priv.tail;
+			return 1;
+		}
+		skip -= bio->iov[i].iov_len;
+	}
+	*iov = NULL;
+	return 0;
+}
+
+uint64_t rblk_bio_zero_chunk(const struct rblk_bio *bio)
+{
+	uint64_t left = bio->len - bio->priv.done;
+
+	return left < RBLK_ZERO_BUF_SIZE ? left : RBLK_ZERO_BUF_SIZE;
+}
+
+static pthread_once_t zero_once = PTHREAD_ONCE_INIT;
+static void *zero_buf;
+
+static void zero_alloc(void)
+{
+	/* Page-aligned so it satisfies any O_DIRECT buffer alignment. */
+	zero_buf = aligned_alloc(4096, RBLK_ZERO_BUF_SIZE);
+	if (zero_buf)
+		memset(zero_buf, 0, RBLK_ZERO_BUF_SIZE);
+}
+
+const void *rblk_zero_buf(void)
+{
+	pthread_once(&zero_once, zero_alloc);
+	return zero_buf;
+}

@@ -1,0 +1,300 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Files and block devices, for the kernel engines (uring, aio): opening with
+ * the right flags and learning size, block size, O_DIRECT alignment and
+ * capabilities; and the synchronous operations the engines fall back to
+ * (fdatasync, zero range, discard) when no asynchronous form exists.
+ *
+ * Write zeroes: fallocate(ZERO_RANGE|KEEP_SIZE) on files, BLKZEROOUT on block
+ * devices. Discard: fallocate(PUNCH_HOLE|KEEP_SIZE) on files, BLKDISCARD on
+ * block devices. Each engine decides whether these run synchronously here or
+ * asynchronously (uring: IORING_OP_FALLOCATE / the block discard command).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "backend/internal.h"
+#include "common/log.h"
+
+/* Reads /sys/dev/block/M:m/queue/<attr>, or the parent's for a partition. */
+static int sysfs_queue_attr(dev_t dev, const char *attr, char *buf, size_t len)
+{
+	static const char *const fmts[] = {
+		"/sys/dev/block/%u:%u/queue/%s",
+		"/sys/dev/block/%u:%u/../queue/%s",
+	};
+
+	for (size_t i = 0; i < 2; i++) {
+		char path[128];
+		FILE *f;
+
+		snprintf(path, sizeof(path), fmts[i], major(dev), minor(dev), attr);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		if (!fgets(buf, len, f)) {
+			fclose(f);
+			continue;
+		}
+		fclose(f);
+		buf[strcspn(buf, "\n")] = '\0';
+		return 0;
+	}
+	return -ENOENT;
+}
+
+static int open_path(const char *path, int flags, enum rblk_bdev_direct direct, bool *is_direct)
+{
+	static int fallback_logged;
+	int fd;
+
+	*is_direct = false;
+	if (direct == RBLK_DIRECT_OFF) {
+		fd = open(path, flags);
+		return fd < 0 ? -errno : fd;
+	}
+	fd = open(path, flags | O_DIRECT);
+	if (fd >= 0) {
+		*is_direct = true;
+		return fd;
+	}
+	if (errno != EINVAL || direct == RBLK_DIRECT_REQUIRE)
+		return -errno;
+	/* Some file systems (tmpfs before Linux 6.6, some FUSE) refuse O_DIRECT. */
+	fd = open(path, flags);
+	if (fd < 0)
+		return -errno;
+	if (!__atomic_exchange_n(&fallback_logged, 1, __ATOMIC_RELAXED))
+		RBLK_NOTICE("backend: %s: file system refuses O_DIRECT: using the page cache",
+			    path);
+	else
+		RBLK_INFO("backend: %s: no O_DIRECT: using the page cache", path);
+	return fd;
+}
+
+/* O_DIRECT alignment of an open file: 0 if the kernel does not say. */
+static void dio_align(int fd, uint32_t *mem, uint32_t *off)
+{
+	struct statx stx;
+
+	*mem = *off = 0;
+	if (statx(fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &stx) == 0 &&
+	    (stx.stx_mask & STATX_DIOALIGN)) {
+		*mem = stx.stx_dio_mem_align;
+		*off = stx.stx_dio_offset_align;
+	}
+}
+
+/*
+ * Whether punching holes works, asked beyond the end of file where it
+ * changes nothing. (ZERO_RANGE cannot be probed that way: past EOF it would
+ * allocate; it is learnt from the first request instead.)
+ */
+static bool file_can_punch(int fd, uint64_t size, uint32_t bs)
+{
+	uint64_t past = (size + bs - 1) / bs * bs + bs;
+
+	return fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, past, bs) == 0;
+}
+
+static void blockdev_caps(struct rblk_bdev *bdev, dev_t rdev)
+{
+	char buf[64];
+
+	bdev->caps.write_cache = true;
+	if (sysfs_queue_attr(rdev, "write_cache", buf, sizeof(buf)) == 0)
+		bdev->caps.write_cache = strcmp(buf, "write through") != 0;
+	if (!bdev->read_only && sysfs_queue_attr(rdev, "discard_max_bytes", buf, sizeof(buf)) == 0)
+		bdev->caps.can_discard = strtoull(buf, NULL, 10) > 0;
+	/* A device's discard promises nothing about what reads return. */
+	bdev->caps.discard_zeroes = false;
+}
+
+static int pick_block_size(struct rblk_bdev *bdev, const struct rblk_bdev_opts *opts,
+			   uint32_t dev_lbs, uint32_t off_align, uint32_t *bs)
+{
+	if (opts->block_size) {
+		*bs = opts->block_size;
+		/* Below the device's sector size every write is read-modify-write. */
+		if (bdev->is_blockdev && *bs < dev_lbs) {
+			RBLK_ERR("backend: %s: block size %u below the device's %u", bdev->path,
+				 *bs, dev_lbs);
+			return -EINVAL;
+		}
+	} else {
+		*bs = bdev->is_blockdev ? dev_lbs : 512;
+		if (bdev->direct && off_align > *bs)
+			*bs = off_align;
+	}
+	if (bdev->direct && off_align > *bs)
+		return -EOPNOTSUPP; /* O_DIRECT needs coarser offsets than asked */
+	return 0;
+}
+
+int rblk_file_bdev_open(struct rblk_bdev *bdev, const struct rblk_bdev_opts *opts)
+{
+	uint32_t dev_lbs = 512, mem_align, off_align, bs;
+	struct rblk_bdev_opts buffered;
+	int flags, fd, r;
+	struct stat st;
+	bool direct;
+
+	if (!opts->path || !opts->path[0])
+		return -EINVAL;
+	if (stat(opts->path, &st) < 0) {
+		r = -errno;
+		RBLK_ERR("backend: %s: %s", opts->path, strerror(-r));
+		return r;
+	}
+	if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode)) {
+		RBLK_ERR("backend: %s: not a regular file or block device", opts->path);
+		return -EINVAL;
+	}
+	bdev->is_blockdev = S_ISBLK(st.st_mode);
+	flags = (opts->read_only ? O_RDONLY : O_RDWR) | O_CLOEXEC;
+	/* Like nvmet: claim a writable block device so a mounted one is refused. */
+	if (bdev->is_blockdev && !opts->read_only)
+		flags |= O_EXCL;
+
+reopen:
+	fd = open_path(opts->path, flags, opts->direct, &direct);
+	if (fd < 0) {
+		/* EACCES/EROFS/EPERM for writes: never fall back to read-only. */
+		RBLK_ERR("backend: %s: open%s: %s", opts->path,
+			 opts->read_only ? "" : " for writing", strerror(-fd));
+		return fd;
+	}
+	bdev->fd = fd;
+	bdev->direct = direct;
+	if (fstat(fd, &st) < 0 || (bdev->is_blockdev != S_ISBLK(st.st_mode))) {
+		r = -EAGAIN; /* replaced between stat and open */
+		goto out_close;
+	}
+
+	if (bdev->is_blockdev) {
+		int lbs;
+
+		if (ioctl(fd, BLKGETSIZE64, &bdev->size) < 0 || ioctl(fd, BLKSSZGET, &lbs) < 0) {
+			r = -errno;
+			goto out_close;
+		}
+		dev_lbs = lbs;
+	} else {
+		bdev->size = st.st_size;
+	}
+
+	mem_align = off_align = 0;
+	if (direct) {
+		dio_align(fd, &mem_align, &off_align);
+		/*
+		 * Not reported (older kernels, tmpfs): assume the device's sector
+		 * size, 512 for files. A 4Kn disk under such a kernel shows up as
+		 * -EINVAL on the first I/O; set block_size to 4096 then.
+		 */
+		if (!mem_align)
+			mem_align = dev_lbs;
+		if (!off_align)
+			off_align = dev_lbs;
+	}
+	r = pick_block_size(bdev, opts, dev_lbs, off_align, &bs);
+	if (r == -EOPNOTSUPP && opts->direct == RBLK_DIRECT_AUTO) {
+		RBLK_NOTICE("backend: %s: O_DIRECT needs %u-byte alignment, block size is %u: "
+			    "using the page cache", opts->path, off_align, opts->block_size);
+		close(fd);
+		bdev->fd = -1;
+		buffered = *opts;
+		buffered.direct = RBLK_DIRECT_OFF;
+		opts = &buffered;
+		goto reopen;
+	}
+	if (r) {
+		r = -EINVAL;
+		goto out_close;
+	}
+	bdev->lba_shift = __builtin_ctz(bs);
+	bdev->buf_align = direct ? mem_align : 1;
+	bdev->size -= bdev->size % bs;
+	if (bdev->size == 0) {
+		RBLK_ERR("backend: %s: smaller than one %u-byte block", opts->path, bs);
+		r = -EINVAL;
+		goto out_close;
+	}
+
+	bdev->caps.can_flush = true;
+	bdev->caps.can_write_zeroes = true;
+	if (bdev->is_blockdev) {
+		blockdev_caps(bdev, st.st_rdev);
+	} else {
+		/* Page cache, or the disk's cache under O_DIRECT: flush matters. */
+		bdev->caps.write_cache = true;
+		bdev->caps.can_discard = !opts->read_only && file_can_punch(fd, bdev->size, bs);
+		bdev->caps.discard_zeroes = bdev->caps.can_discard;
+	}
+	return 0;
+
+out_close:
+	if (r != -EINVAL)
+		RBLK_ERR("backend: %s: %s", opts->path, strerror(-r));
+	close(fd);
+	bdev->fd = -1;
+	return r;
+}
+
+void rblk_file_bdev_close(struct rblk_bdev *bdev)
+{
+	if (bdev->fd >= 0)
+		close(bdev->fd);
+	bdev->fd = -1;
+}
+
+int rblk_file_datasync(struct rblk_bdev *bdev)
+{
+	return fdatasync(bdev->fd) < 0 ? -errno : 0;
+}
+
+int rblk_file_zero_range(struct rblk_bdev *bdev, uint64_t off, uint64_t len)
+{
+	if (bdev->is_blockdev) {
+		uint64_t range[2] = { off, len };
+
+		return ioctl(bdev->fd, BLKZEROOUT, range) < 0 ? -errno : 0;
+	}
+	return fallocate(bdev->fd, FALLOC_FL_ZERO_RANGE | FALLOC_FL_KEEP_SIZE, off, len) < 0 ?
+		       -errno :
+		       0;
+}
+
+int rblk_file_discard(struct rblk_bdev *bdev, uint64_t off, uint64_t len)
+{
+	if (bdev->is_blockdev) {
+		uint64_t range[2] = { off, len };
+
+		return ioctl(bdev->fd, BLKDISCARD, range) < 0 ? -errno : 0;
+	}
+	return fallocate(bdev->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off, len) < 0 ?
+		       -errno :
+		       0;
+}
+
+void rblk_file_note_no_zero_range(struct rblk_bdev *bdev, int err)
+{
+	if (!__atomic_exchange_n(&bdev->zero_range_unsupported, 1, __ATOMIC_RELAXED))
+		RBLK_INFO("backend: %s: no %s (%s): writing zeroes instead", bdev->path,
+			  bdev->is_blockdev ? "BLKZEROOUT" : "fallocate(ZERO_RANGE)",
+			  strerror(-err));
+}
+
+void rblk_file_note_no_discard(struct rblk_bdev *bdev, int err)
+{
+	if (!__atomic_exchange_n(&bdev->discard_unsupported, 1, __ATOMIC_RELAXED))
+		RBLK_INFO("backend: %s: discard not supported (%s): treated as a no-op",
+			  bdev->path, strerror(-err));
+}
