@@ -21,6 +21,7 @@
 
 /* Explicit registration: the order is the lookup order. */
 static const struct rblk_backend_ops *const engines[] = {
+	&rblk_uring_ops,
 	&rblk_mem_ops,
 	&rblk_null_ops,
 };
@@ -52,9 +53,15 @@ static char auto_why[256];
 
 static void auto_probe(void)
 {
-	/* The kernel engines come in the next commits. */
-	auto_name = "uring";
-	snprintf(auto_why, sizeof(auto_why), "not built yet");
+	char why[200] = "";
+
+	if (rblk_uring_ops.probe(why, sizeof(why)) == 0) {
+		auto_name = rblk_uring_ops.name;
+		snprintf(auto_why, sizeof(auto_why), "%s", why);
+	} else {
+		auto_name = "aio";
+		snprintf(auto_why, sizeof(auto_why), "io_uring unavailable (%s)", why);
+	}
 	RBLK_NOTICE("backend: engine %s: %s", auto_name, auto_why);
 }
 
