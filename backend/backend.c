@@ -22,6 +22,7 @@
 /* Explicit registration: the order is the lookup order. */
 static const struct rblk_backend_ops *const engines[] = {
 	&rblk_uring_ops,
+	&rblk_aio_ops,
 	&rblk_mem_ops,
 	&rblk_null_ops,
 };
@@ -59,7 +60,7 @@ static void auto_probe(void)
 		auto_name = rblk_uring_ops.name;
 		snprintf(auto_why, sizeof(auto_why), "%s", why);
 	} else {
-		auto_name = "aio";
+		auto_name = rblk_aio_ops.name;
 		snprintf(auto_why, sizeof(auto_why), "io_uring unavailable (%s)", why);
 	}
 	RBLK_NOTICE("backend: engine %s: %s", auto_name, auto_why);
