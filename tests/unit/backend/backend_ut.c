@@ -1,0 +1,440 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Tests for backend/backend.c: options ABI, engine lookup and the auto choice,
+ * request validation (every refusal with its -errno, before anything runs),
+ * depth accounting and -EAGAIN, the local completion list (poll budget,
+ * callbacks never from submit), the eventfd, and destroy with I/O in flight.
+ * Runs on the mem engine so it needs no kernel support beyond eventfd.
+ */
+#include <poll.h>
+
+#include "backend/internal.h"
+#include "bdev_helpers.h"
+#include "common/log.h"
+
+#define CAP (4u << 20)
+
+static int notices;
+
+static void count_notices(enum rblk_log_level level, const char *msg, void *arg)
+{
+	(void)arg;
+	if (level == RBLK_LOG_NOTICE && strstr(msg, "backend: engine"))
+		notices++;
+}
+
+static struct rblk_bdev *open_mem(bool ro, uint32_t bs)
+{
+	struct rblk_bdev_opts o = { .size = sizeof(o), .engine = "mem", .capacity = CAP,
+				    .read_only = ro, .block_size = bs };
+	struct rblk_bdev *bdev = NULL;
+
+	CU_ASSERT_EQUAL(rblk_bdev_open(&o, &bdev), 0);
+	return bdev;
+}
+
+static struct rblk_bqueue *open_queue(const char *engine, unsigned depth)
+{
+	struct rblk_bqueue_opts o = { .size = sizeof(o), .engine = engine, .depth = depth };
+	struct rblk_bqueue *q = NULL;
+
+	CU_ASSERT_EQUAL(rblk_bqueue_create(&o, &q), 0);
+	return q;
+}
+
+static void test_auto_name_probes_once_and_says_why(void)
+{
+	char why[256] = "";
+	const char *name;
+
+	rblk_log_set_handler(count_notices, NULL);
+	name = rblk_backend_auto_name(why, sizeof(why));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(name);
+	CU_ASSERT(strcmp(name, "uring") == 0 || strcmp(name, "aio") == 0);
+	CU_ASSERT(strlen(why) > 10);
+	CU_ASSERT_PTR_EQUAL(rblk_backend_auto_name(NULL, 0), name);
+	CU_ASSERT_EQUAL(notices, 1);
+	/* If io_uring works it is chosen, and the reason says so. */
+	if (rblk_uring_ops.probe(NULL, 0) == 0) {
+		CU_ASSERT_STRING_EQUAL(name, "uring");
+		CU_ASSERT_PTR_NOT_NULL(strstr(why, "io_uring_queue_init works"));
+	} else {
+		CU_ASSERT_STRING_EQUAL(name, "aio");
+		CU_ASSERT_PTR_NOT_NULL(strstr(why, "io_uring unavailable"));
+	}
+	rblk_log_set_handler(NULL, NULL);
+}
+
+static void test_engine_lookup(void)
+{
+	CU_ASSERT_PTR_EQUAL(rblk_backend_find("uring"), &rblk_uring_ops);
+	CU_ASSERT_PTR_EQUAL(rblk_backend_find("io_uring"), &rblk_uring_ops);
+	CU_ASSERT_PTR_EQUAL(rblk_backend_find("libaio"), &rblk_aio_ops);
+	CU_ASSERT_PTR_EQUAL(rblk_backend_find("mem"), &rblk_mem_ops);
+	CU_ASSERT_PTR_EQUAL(rblk_backend_find("null"), &rblk_null_ops);
+	CU_ASSERT_PTR_NULL(rblk_backend_find("spdk"));
+	CU_ASSERT_PTR_NULL(rblk_backend_find(NULL));
+}
+
+static void test_options_size_abi(void)
+{
+	struct {
+		struct rblk_bdev_opts o;
+		uint64_t future;
+	} big = { .o = { .engine = "mem", .capacity = CAP } };
+	struct rblk_bqueue_opts qo = { .size = 0 };
+	struct rblk_bdev *bdev = NULL;
+	struct rblk_bqueue *q = NULL;
+
+	big.o.size = 0;
+	CU_ASSERT_EQUAL(rblk_bdev_open(&big.o, &bdev), -EINVAL);
+	CU_ASSERT_EQUAL(rblk_bdev_open(NULL, &bdev), -EINVAL);
+	/* A newer caller's unknown field set: refused, not ignored. */
+	big.o.size = sizeof(big);
+	big.future = 1;
+	CU_ASSERT_EQUAL(rblk_bdev_open(&big.o, &bdev), -E2BIG);
+	big.future = 0;
+	CU_ASSERT_EQUAL(rblk_bdev_open(&big.o, &bdev), 0);
+	rblk_bdev_close(bdev);
+	/* An older caller's shorter struct: the missing fields are zero. */
+	big.o.size = offsetof(struct rblk_bdev_opts, capacity);
+	CU_ASSERT_EQUAL(rblk_bdev_open(&big.o, &bdev), -EINVAL); /* capacity 0 */
+
+	CU_ASSERT_EQUAL(rblk_bqueue_create(&qo, &q), -EINVAL);
+	qo = (struct rblk_bqueue_opts){ .size = sizeof(qo), .engine = "mem", .flags = 0x80 };
+	CU_ASSERT_EQUAL(rblk_bqueue_create(&qo, &q), -EINVAL);
+	qo.flags = 0;
+	qo.depth = RBLK_BQUEUE_MAX_DEPTH + 1;
+	CU_ASSERT_EQUAL(rblk_bqueue_create(&qo, &q), -EINVAL);
+	qo.depth = 0;
+	qo.engine = "floppy";
+	CU_ASSERT_EQUAL(rblk_bqueue_create(&qo, &q), -EINVAL);
+	qo.engine = "mem";
+	CU_ASSERT_EQUAL_FATAL(rblk_bqueue_create(&qo, &q), 0);
+	CU_ASSERT_EQUAL(rblk_bqueue_depth(q), RBLK_BQUEUE_DEFAULT_DEPTH);
+	CU_ASSERT_STRING_EQUAL(rblk_bqueue_engine(q), "mem");
+	rblk_bqueue_destroy(q);
+}
+
+static void test_block_size_option_checked(void)
+{
+	struct rblk_bdev_opts o = { .size = sizeof(o), .engine = "mem", .capacity = CAP };
+	struct rblk_bdev *bdev = NULL;
+
+	o.block_size = 1000;
+	CU_ASSERT_EQUAL(rblk_bdev_open(&o, &bdev), -EINVAL);
+	o.block_size = 256;
+	CU_ASSERT_EQUAL(rblk_bdev_open(&o, &bdev), -EINVAL);
+	o.block_size = 4096;
+	CU_ASSERT_EQUAL_FATAL(rblk_bdev_open(&o, &bdev), 0);
+	CU_ASSERT_EQUAL(rblk_bdev_block_size(bdev), 4096);
+	CU_ASSERT_EQUAL(bdev->lba_shift, 12);
+	rblk_bdev_close(bdev);
+}
+
+/* Each refusal: the right -errno, no callback, nothing in flight. */
+static void expect_refused(struct rblk_bqueue *q, struct ut_req *req, int err)
+{
+	req->calls = 0;
+	CU_ASSERT_EQUAL(rblk_bqueue_submit(q, &req->bio), err);
+	CU_ASSERT_EQUAL(rblk_bqueue_inflight(q), 0);
+	CU_ASSERT_EQUAL(rblk_bqueue_poll(q, 16), 0);
+	CU_ASSERT_EQUAL(req->calls, 0);
+}
+
+static void test_validation(void)
+{
+	struct rblk_bdev *bdev = open_mem(false, 4096);
+	struct rblk_bqueue *q = open_queue("mem", 8);
+	char *buf = ut_alloc(16384);
+	struct iovec iov[2] = { { buf, 8192 }, { buf + 8192, 8192 } };
+	struct ut_req req;
+
+	ut_bio_init(&req.bio, RBLK_BIO_READ, bdev, 4096, 16384, iov, 2);
+	CU_ASSERT_EQUAL(ut_bio_run(q, &req), 0); /* the baseline is fine */
+
+	req.bio.offset = 512;
+	expect_refused(q, &req, -EINVAL); /* offset not a block multiple */
+	req.bio.offset = 4096;
+	req.bio.len = 16384 - 512;
+	expect_refused(q, &req, -EINVAL); /* length not a block multiple */
+	req.bio.len = 8192;
+	expect_refused(q, &req, -EINVAL); /* iovecs add up to 16384 */
+	req.bio.len = 0;
+	expect_refused(q, &req, -EINVAL);
+	req.bio.len = 16384;
+	req.bio.offset = CAP - 8192;
+	expect_refused(q, &req, -ERANGE); /* runs past the end */
+	req.bio.offset = CAP;
+	expect_refused(q, &req, -ERANGE);
+	req.bio.offset = UINT64_MAX & ~4095ull;
+	expect_refused(q, &req, -ERANGE); /* offset + len wraps */
+	req.bio.offset = 0;
+	req.bio.flags = 0x10;
+	expect_refused(q, &req, -EINVAL); /* unknown flag */
+	req.bio.flags = 0;
+	req.bio.op = (enum rblk_bio_op)77;
+	expect_refused(q, &req, -EINVAL);
+	req.bio.op = RBLK_BIO_READ;
+	req.bio.iovcnt = 0;
+	expect_refused(q, &req, -EINVAL);
+	req.bio.iovcnt = 2;
+	req.bio.cb = NULL;
+	expect_refused(q, &req, -EINVAL);
+	req.bio.cb = ut_req_cb;
+	req.bio.bdev = NULL;
+	expect_refused(q, &req, -EINVAL);
+	req.bio.bdev = bdev;
+	req.bio.op = RBLK_BIO_WRITE_ZEROES;
+	req.bio.offset = CAP - 4096;
+	req.bio.len = 8192;
+	expect_refused(q, &req, -ERANGE);
+	req.bio.op = RBLK_BIO_DISCARD;
+	req.bio.len = 100;
+	expect_refused(q, &req, -EINVAL);
+	/* Flush ignores offset/len. */
+	ut_bio_init(&req.bio, RBLK_BIO_FLUSH, bdev, 123, 0, NULL, 0);
+	CU_ASSERT_EQUAL(ut_bio_run(q, &req), 0);
+
+	rblk_bqueue_destroy(q);
+	rblk_bdev_close(bdev);
+	free(buf);
+}
+
+static void test_read_only_refuses_writes(void)
+{
+	struct rblk_bdev *bdev = open_mem(true, 0);
+	struct rblk_bqueue *q = open_queue("mem", 8);
+	char *buf = ut_alloc(4096);
+	struct iovec iov = { buf, 4096 };
+	struct ut_req req;
+
+	CU_ASSERT_TRUE(bdev->read_only);
+	ut_bio_init(&req.bio, RBLK_BIO_WRITE, bdev, 0, 4096, &iov, 1);
+	expect_refused(q, &req, -EROFS);
+	req.bio.op = RBLK_BIO_WRITE_ZEROES;
+	expect_refused(q, &req, -EROFS);
+	req.bio.op = RBLK_BIO_DISCARD;
+	expect_refused(q, &req, -EROFS);
+	req.bio.op = RBLK_BIO_READ;
+	CU_ASSERT_EQUAL(ut_bio_run(q, &req), 0);
+	req.bio.op = RBLK_BIO_FLUSH;
+	CU_ASSERT_EQUAL(ut_bio_run(q, &req), 0);
+	rblk_bqueue_destroy(q);
+	rblk_bdev_close(bdev);
+	free(buf);
+}
+
+static void test_file_bdev_on_mem_queue_is_exdev(void)
+{
+	struct rblk_bdev_opts o = { .size = sizeof(o), .engine = "aio" };
+	struct rblk_bqueue *q = open_queue("mem", 8);
+	struct rblk_bdev *bdev = NULL;
+	char path[256], buf[512];
+	struct iovec iov = { buf, sizeof(buf) };
+	struct ut_req req;
+
+	CU_ASSERT_EQUAL_FATAL(ut_mkfile(ut_dir(), 1 << 20, path), 0);
+	o.path = path;
+	o.direct = RBLK_DIRECT_OFF;
+	CU_ASSERT_EQUAL_FATAL(rblk_bdev_open(&o, &bdev), 0);
+	ut_bio_init(&req.bio, RBLK_BIO_READ, bdev, 0, 512, &iov, 1);
+	expect_refused(q, &req, -EXDEV);
+	CU_ASSERT_EQUAL(rblk_bqueue_register_bdev(q, bdev), -EXDEV);
+	rblk_bdev_close(bdev);
+	rblk_bqueue_destroy(q);
+	unlink(path);
+}
+
+static void test_depth_limit_is_eagain_then_progress(void)
+{
+	struct rblk_bdev *bdev = open_mem(false, 0);
+	struct rblk_bqueue *q = open_queue("mem", 4);
+	struct ut_req reqs[5];
+
+	for (int i = 0; i < 5; i++) {
+		ut_bio_init(&reqs[i].bio, RBLK_BIO_FLUSH, bdev, 0, 0, NULL, 0);
+		reqs[i].calls = 0;
+	}
+	for (int i = 0; i < 4; i++)
+		CU_ASSERT_EQUAL(rblk_bqueue_submit(q, &reqs[i].bio), 0);
+	CU_ASSERT_EQUAL(rblk_bqueue_inflight(q), 4);
+	CU_ASSERT_EQUAL(rblk_bqueue_submit(q, &reqs[4].bio), -EAGAIN);
+	/* Callbacks never run inside submit. */
+	for (int i = 0; i < 4; i++)
+		CU_ASSERT_EQUAL(reqs[i].calls, 0);
+	/* The poll budget is respected, in submission order. */
+	CU_ASSERT_EQUAL(rblk_bqueue_poll(q, 1), 1);
+	CU_ASSERT_EQUAL(reqs[0].calls, 1);
+	CU_ASSERT_EQUAL(reqs[1].calls, 0);
+	CU_ASSERT_EQUAL(rblk_bqueue_inflight(q), 3);
+	CU_ASSERT_EQUAL(rblk_bqueue_submit(q, &reqs[4].bio), 0);
+	CU_ASSERT_EQUAL(rblk_bqueue_poll(q, 2), 2);
+	CU_ASSERT_EQUAL(reqs[2].calls, 1);
+	CU_ASSERT_EQUAL(reqs[3].calls, 0);
+	CU_ASSERT_EQUAL(rblk_bqueue_poll(q, 100), 2);
+	CU_ASSERT_EQUAL(reqs[4].calls, 1);
+	CU_ASSERT_EQUAL(rblk_bqueue_inflight(q), 0);
+	CU_ASSERT_EQUAL(rblk_bqueue_poll(q, 100), 0);
+	rblk_bqueue_destroy(q);
+	rblk_bdev_close(bdev);
+}
+
+/* A callback that submits again, the way a reactor restarts work. */
+static struct rblk_bqueue *resubmit_q;
+static int resubmits;
+
+static void resubmit_cb(struct rblk_bio *bio)
+{
+	struct ut_req *req = ut_container_of(bio, struct ut_req, bio);
+
+	req->calls++;
+	if (resubmits-- > 0)
+		CU_ASSERT_EQUAL(rblk_bqueue_submit(resubmit_q, bio), 0);
+}
+
+static void test_callbacks_may_submit_without_starving_poll(void)
+{
+	struct rblk_bdev *bdev = open_mem(false, 0);
+	struct ut_req req;
+
+	resubmit_q = open_queue("mem", 4);
+	ut_bio_init(&req.bio, RBLK_BIO_FLUSH, bdev, 0, 0, NULL, 0);
+	req.bio.cb = resubmit_cb;
+	req.calls = 0;
+	resubmits = 1000;
+	CU_ASSERT_EQUAL(rblk_bqueue_submit(resubmit_q, &req.bio), 0);
+	/* Each poll ends even though every callback queues a new completion. */
+	CU_ASSERT_EQUAL(rblk_bqueue_poll(resubmit_q, 8), 1);
+	CU_ASSERT_EQUAL(req.calls, 1);
+	CU_ASSERT_EQUAL(rblk_bqueue_inflight(resubmit_q), 1);
+	resubmits = 0;
+	CU_ASSERT_EQUAL(rblk_bqueue_poll(resubmit_q, 8), 1);
+	CU_ASSERT_EQUAL(rblk_bqueue_inflight(resubmit_q), 0);
+	rblk_bqueue_destroy(resubmit_q);
+	rblk_bdev_close(bdev);
+}
+
+static int readable(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	return poll(&p, 1, 0) == 1 && (p.revents & POLLIN);
+}
+
+static void test_eventfd_for_local_completions(void)
+{
+	struct rblk_bdev *bdev = open_mem(false, 0);
+	struct rblk_bqueue *q = open_queue("mem", 8);
+	struct ut_req reqs[3];
+	uint64_t v;
+	int efd;
+
+	efd = rblk_bqueue_eventfd(q);
+	CU_ASSERT_FATAL(efd >= 0);
+	CU_ASSERT_EQUAL(rblk_bqueue_eventfd(q), efd);
+	CU_ASSERT_FALSE(readable(efd));
+	for (int i = 0; i < 3; i++) {
+		ut_bio_init(&reqs[i].bio, RBLK_BIO_FLUSH, bdev, 0, 0, NULL, 0);
+		reqs[i].calls = 0;
+		CU_ASSERT_EQUAL(rblk_bqueue_submit(q, &reqs[i].bio), 0);
+	}
+	CU_ASSERT_TRUE(readable(efd));
+	CU_ASSERT_EQUAL(read(efd, &v, sizeof(v)), (ssize_t)sizeof(v));
+	CU_ASSERT_FALSE(readable(efd));
+	/* A poll that leaves completions behind re-arms it, so a sleeper wakes. */
+	CU_ASSERT_EQUAL(rblk_bqueue_poll(q, 1), 1);
+	CU_ASSERT_TRUE(readable(efd));
+	CU_ASSERT_EQUAL(read(efd, &v, sizeof(v)), (ssize_t)sizeof(v));
+	CU_ASSERT_EQUAL(rblk_bqueue_poll(q, 8), 2);
+	CU_ASSERT_FALSE(readable(efd));
+	rblk_bqueue_destroy(q);
+	rblk_bdev_close(bdev);
+}
+
+static void test_eventfd_created_with_completions_pending(void)
+{
+	struct rblk_bdev *bdev = open_mem(false, 0);
+	struct rblk_bqueue *q = open_queue("mem", 8);
+	struct ut_req req;
+	int efd;
+
+	ut_bio_init(&req.bio, RBLK_BIO_FLUSH, bdev, 0, 0, NULL, 0);
+	CU_ASSERT_EQUAL(rblk_bqueue_submit(q, &req.bio), 0);
+	efd = rblk_bqueue_eventfd(q);
+	CU_ASSERT_FATAL(efd >= 0);
+	CU_ASSERT_TRUE(readable(efd));
+	rblk_bqueue_destroy(q);
+	rblk_bdev_close(bdev);
+}
+
+static void test_destroy_completes_inflight(void)
+{
+	struct rblk_bdev *bdev = open_mem(false, 0);
+	struct rblk_bqueue *q = open_queue("mem", 8);
+	struct ut_req reqs[3];
+
+	for (int i = 0; i < 3; i++) {
+		ut_bio_init(&reqs[i].bio, RBLK_BIO_FLUSH, bdev, 0, 0, NULL, 0);
+		reqs[i].calls = 0;
+		CU_ASSERT_EQUAL(rblk_bqueue_submit(q, &reqs[i].bio), 0);
+	}
+	rblk_bqueue_destroy(q);
+	for (int i = 0; i < 3; i++)
+		CU_ASSERT_EQUAL(reqs[i].calls, 1);
+	rblk_bdev_close(bdev);
+}
+
+static void test_bdev_ids_are_reused(void)
+{
+	struct rblk_bdev *a = open_mem(false, 0), *b = open_mem(false, 0), *c;
+	unsigned ida;
+
+	CU_ASSERT_NOT_EQUAL(a->id, b->id);
+	ida = a->id;
+	rblk_bdev_close(a);
+	c = open_mem(false, 0);
+	CU_ASSERT_EQUAL(c->id, ida);
+	rblk_bdev_close(b);
+	rblk_bdev_close(c);
+}
+
+static void test_buffers_accepted_and_ignored_without_fixed_support(void)
+{
+	struct rblk_bdev *bdev = open_mem(false, 0);
+	struct rblk_bqueue *q = open_queue("mem", 8);
+	char *buf = ut_alloc(8192);
+	struct iovec reg = { buf, 4096 }, iov = { buf + 4096, 4096 };
+	struct ut_req req;
+
+	CU_ASSERT_EQUAL(rblk_bqueue_register_buffers(q, &reg, 1), 0);
+	/* Not registered anywhere: the index means nothing to mem. */
+	ut_bio_init(&req.bio, RBLK_BIO_READ, bdev, 0, 4096, &iov, 1);
+	req.bio.buf_index = 5;
+	CU_ASSERT_EQUAL(ut_bio_run(q, &req), 0);
+	CU_ASSERT_EQUAL(rblk_bqueue_register_bdev(q, bdev), 0);
+	rblk_bqueue_unregister_bdev(q, bdev);
+	rblk_bqueue_destroy(q);
+	rblk_bdev_close(bdev);
+	free(buf);
+}
+
+static const struct ut_case cases[] = {
+	UT_CASE(test_auto_name_probes_once_and_says_why),
+	UT_CASE(test_engine_lookup),
+	UT_CASE(test_options_size_abi),
+	UT_CASE(test_block_size_option_checked),
+	UT_CASE(test_validation),
+	UT_CASE(test_read_only_refuses_writes),
+	UT_CASE(test_file_bdev_on_mem_queue_is_exdev),
+	UT_CASE(test_depth_limit_is_eagain_then_progress),
+	UT_CASE(test_callbacks_may_submit_without_starving_poll),
+	UT_CASE(test_eventfd_for_local_completions),
+	UT_CASE(test_eventfd_created_with_completions_pending),
+	UT_CASE(test_destroy_completes_inflight),
+	UT_CASE(test_bdev_ids_are_reused),
+	UT_CASE(test_buffers_accepted_and_ignored_without_fixed_support),
+	UT_END,
+};
+
+UT_MAIN("backend/backend", cases)

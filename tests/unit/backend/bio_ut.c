@@ -1,0 +1,225 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Tests for backend/bio.c: the stage machine the kernel engines share, driven
+ * by hand with the results a kernel could return (short transfers, EOF,
+ * EOPNOTSUPP from fallocate, errors), without any I/O.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "backend/internal.h"
+#include "ut.h"
+
+static struct rblk_bdev bdev;
+static struct rblk_bio bio;
+static struct iovec iov[3];
+static char a[4096], b[8192], c[4096];
+
+static void setup(enum rblk_bio_op op, uint64_t len, bool direct)
+{
+	memset(&bdev, 0, sizeof(bdev));
+	bdev.path = "fake";
+	bdev.lba_shift = 9;
+	bdev.size = 1 << 20;
+	bdev.direct = direct;
+	memset(&bio, 0, sizeof(bio));
+	bio.op = op;
+	bio.bdev = &bdev;
+	bio.offset = 4096;
+	bio.len = len;
+	iov[0] = (struct iovec){ a, sizeof(a) };
+	iov[1] = (struct iovec){ b, sizeof(b) };
+	iov[2] = (struct iovec){ c, sizeof(c) };
+	bio.iov = iov;
+	bio.iovcnt = 3;
+}
+
+static void test_first_stage_per_op(void)
+{
+	setup(RBLK_BIO_READ, 16384, false);
+	CU_ASSERT_TRUE(rblk_bio_start(&bio));
+	CU_ASSERT_EQUAL(bio.priv.stage, RBLK_STAGE_RW);
+	bio.op = RBLK_BIO_FLUSH;
+	CU_ASSERT_TRUE(rblk_bio_start(&bio));
+	CU_ASSERT_EQUAL(bio.priv.stage, RBLK_STAGE_SYNC);
+	bio.op = RBLK_BIO_WRITE_ZEROES;
+	CU_ASSERT_TRUE(rblk_bio_start(&bio));
+	CU_ASSERT_EQUAL(bio.priv.stage, RBLK_STAGE_ZERO_RANGE);
+	bdev.zero_range_unsupported = 1;
+	CU_ASSERT_TRUE(rblk_bio_start(&bio));
+	CU_ASSERT_EQUAL(bio.priv.stage, RBLK_STAGE_ZERO_WRITE);
+	bio.op = RBLK_BIO_DISCARD;
+	CU_ASSERT_TRUE(rblk_bio_start(&bio));
+	CU_ASSERT_EQUAL(bio.priv.stage, RBLK_STAGE_PUNCH);
+	bdev.is_blockdev = true;
+	CU_ASSERT_TRUE(rblk_bio_start(&bio));
+	CU_ASSERT_EQUAL(bio.priv.stage, RBLK_STAGE_BLK_DISCARD);
+	/* Known unsupported: done at once, successfully. */
+	bdev.discard_unsupported = 1;
+	bio.res = -1;
+	CU_ASSERT_FALSE(rblk_bio_start(&bio));
+	CU_ASSERT_EQUAL(bio.res, 0);
+}
+
+static void test_full_transfer_finishes(void)
+{
+	setup(RBLK_BIO_READ, 16384, true);
+	rblk_bio_start(&bio);
+	CU_ASSERT_FALSE(rblk_bio_step(&bio, 16384));
+	CU_ASSERT_EQUAL(bio.res, 0);
+}
+
+static void test_short_transfer_continues_mid_iovec(void)
+{
+	const struct iovec *v;
+
+	setup(RBLK_BIO_READ, 16384, false);
+	rblk_bio_start(&bio);
+	CU_ASSERT_EQUAL(rblk_bio_rw_iov(&bio, &v), 3);
+	CU_ASSERT_PTR_EQUAL(v, iov);
+	/* 4096 + 1024: stops inside the second element. */
+	CU_ASSERT_TRUE(rblk_bio_step(&bio, 5120));
+	CU_ASSERT_EQUAL(bio.priv.done, 5120);
+	CU_ASSERT_EQUAL(rblk_bio_rw_iov(&bio, &v), 1);
+	CU_ASSERT_PTR_EQUAL(v->iov_base, b + 1024);
+	CU_ASSERT_EQUAL(v->iov_len, 8192 - 1024);
+	/* The rest of that element: now on a boundary, the tail is the caller's. */
+	CU_ASSERT_TRUE(rblk_bio_step(&bio, 7168));
+	CU_ASSERT_EQUAL(rblk_bio_rw_iov(&bio, &v), 1);
+	CU_ASSERT_PTR_EQUAL(v, &iov[2]);
+	CU_ASSERT_FALSE(rblk_bio_step(&bio, 4096));
+	CU_ASSERT_EQUAL(bio.res, 0);
+}
+
+static void test_short_transfer_on_boundary_uses_callers_iovecs(void)
+{
+	const struct iovec *v;
+
+	setup(RBLK_BIO_WRITE, 16384, false);
+	rblk_bio_start(&bio);
+	CU_ASSERT_TRUE(rblk_bio_step(&bio, 4096));
+	CU_ASSERT_EQUAL(rblk_bio_rw_iov(&bio, &v), 2);
+	CU_ASSERT_PTR_EQUAL(v, &iov[1]);
+}
+
+static void test_no_progress_is_eio(void)
+{
+	setup(RBLK_BIO_READ, 16384, false);
+	rblk_bio_start(&bio);
+	CU_ASSERT_TRUE(rblk_bio_step(&bio, 4096));
+	CU_ASSERT_FALSE(rblk_bio_step(&bio, 0));
+	CU_ASSERT_EQUAL(bio.res, -EIO);
+}
+
+static void test_unaligned_short_direct_is_eio(void)
+{
+	setup(RBLK_BIO_READ, 16384, true);
+	rblk_bio_start(&bio);
+	CU_ASSERT_FALSE(rblk_bio_step(&bio, 1000));
+	CU_ASSERT_EQUAL(bio.res, -EIO);
+	/* Buffered I/O may stop anywhere and continue. */
+	setup(RBLK_BIO_READ, 16384, false);
+	rblk_bio_start(&bio);
+	CU_ASSERT_TRUE(rblk_bio_step(&bio, 1000));
+}
+
+static void test_kernel_errors_pass_unchanged(void)
+{
+	static const int errs[] = { -EIO, -ENOSPC, -EDQUOT, -EROFS, -EBADF };
+
+	for (size_t i = 0; i < sizeof(errs) / sizeof(errs[0]); i++) {
+		setup(RBLK_BIO_WRITE, 16384, true);
+		rblk_bio_start(&bio);
+		CU_ASSERT_FALSE(rblk_bio_step(&bio, errs[i]));
+		CU_ASSERT_EQUAL(bio.res, errs[i]);
+	}
+	setup(RBLK_BIO_FLUSH, 0, true);
+	rblk_bio_start(&bio);
+	CU_ASSERT_FALSE(rblk_bio_step(&bio, -EIO));
+	CU_ASSERT_EQUAL(bio.res, -EIO);
+}
+
+static void test_zero_range_unsupported_falls_back_to_writes(void)
+{
+	setup(RBLK_BIO_WRITE_ZEROES, 3 * RBLK_ZERO_BUF_SIZE + 4096, true);
+	rblk_bio_start(&bio);
+	CU_ASSERT_TRUE(rblk_bio_step(&bio, -EOPNOTSUPP));
+	CU_ASSERT_EQUAL(bio.priv.stage, RBLK_STAGE_ZERO_WRITE);
+	CU_ASSERT_EQUAL(bdev.zero_range_unsupported, 1);
+	CU_ASSERT_EQUAL(rblk_bio_zero_chunk(&bio), RBLK_ZERO_BUF_SIZE);
+	for (int i = 0; i < 3; i++)
+		CU_ASSERT_TRUE(rblk_bio_step(&bio, RBLK_ZERO_BUF_SIZE));
+	CU_ASSERT_EQUAL(rblk_bio_zero_chunk(&bio), 4096);
+	CU_ASSERT_FALSE(rblk_bio_step(&bio, 4096));
+	CU_ASSERT_EQUAL(bio.res, 0);
+	/* Other errors are the answer. */
+	setup(RBLK_BIO_WRITE_ZEROES, 4096, true);
+	rblk_bio_start(&bio);
+	CU_ASSERT_FALSE(rblk_bio_step(&bio, -ENOSPC));
+	CU_ASSERT_EQUAL(bio.res, -ENOSPC);
+	CU_ASSERT_EQUAL(bdev.zero_range_unsupported, 0);
+}
+
+static void test_fua_zero_range_ends_with_sync(void)
+{
+	setup(RBLK_BIO_WRITE_ZEROES, 4096, true);
+	bio.flags = RBLK_BIO_FUA;
+	rblk_bio_start(&bio);
+	CU_ASSERT_TRUE(rblk_bio_step(&bio, 0));
+	CU_ASSERT_EQUAL(bio.priv.stage, RBLK_STAGE_SYNC);
+	CU_ASSERT_FALSE(rblk_bio_step(&bio, 0));
+	CU_ASSERT_EQUAL(bio.res, 0);
+	/* Without FUA the fallocate is the end. */
+	setup(RBLK_BIO_WRITE_ZEROES, 4096, true);
+	rblk_bio_start(&bio);
+	CU_ASSERT_FALSE(rblk_bio_step(&bio, 0));
+}
+
+static void test_discard_unsupported_is_a_noop(void)
+{
+	setup(RBLK_BIO_DISCARD, 4096, true);
+	rblk_bio_start(&bio);
+	CU_ASSERT_FALSE(rblk_bio_step(&bio, -EOPNOTSUPP));
+	CU_ASSERT_EQUAL(bio.res, 0);
+	CU_ASSERT_EQUAL(bdev.discard_unsupported, 1);
+	setup(RBLK_BIO_DISCARD, 4096, true);
+	rblk_bio_start(&bio);
+	CU_ASSERT_FALSE(rblk_bio_step(&bio, -EIO));
+	CU_ASSERT_EQUAL(bio.res, -EIO);
+}
+
+static void test_op_names(void)
+{
+	CU_ASSERT_STRING_EQUAL(rblk_bio_op_str(RBLK_BIO_READ), "read");
+	CU_ASSERT_STRING_EQUAL(rblk_bio_op_str(RBLK_BIO_WRITE_ZEROES), "write-zeroes");
+	CU_ASSERT_STRING_EQUAL(rblk_bio_op_str((enum rblk_bio_op)42), "?");
+}
+
+static void test_zero_buffer_is_zero_and_aligned(void)
+{
+	const unsigned char *z = rblk_zero_buf();
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(z);
+	CU_ASSERT_EQUAL((uintptr_t)z % 4096, 0);
+	CU_ASSERT_EQUAL(z[0], 0);
+	CU_ASSERT_EQUAL(z[RBLK_ZERO_BUF_SIZE - 1], 0);
+	CU_ASSERT_PTR_EQUAL(rblk_zero_buf(), z);
+}
+
+static const struct ut_case cases[] = {
+	UT_CASE(test_first_stage_per_op),
+	UT_CASE(test_full_transfer_finishes),
+	UT_CASE(test_short_transfer_continues_mid_iovec),
+	UT_CASE(test_short_transfer_on_boundary_uses_callers_iovecs),
+	UT_CASE(test_no_progress_is_eio),
+	UT_CASE(test_unaligned_short_direct_is_eio),
+	UT_CASE(test_kernel_errors_pass_unchanged),
+	UT_CASE(test_zero_range_unsupported_falls_back_to_writes),
+	UT_CASE(test_fua_zero_range_ends_with_sync),
+	UT_CASE(test_discard_unsupported_is_a_noop),
+	UT_CASE(test_op_names),
+	UT_CASE(test_zero_buffer_is_zero_and_aligned),
+	UT_END,
+};
+
+UT_MAIN("backend/bio", cases)
