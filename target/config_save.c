@@ -226,6 +226,33 @@ static struct json_object *tgt_json(const struct rblk_cfg_tgt *t)
 	return x;
 }
 
+/*
+ * json-c prints an empty array as "[" newline indent "]"; nvmetcli (Python's
+ * json.dumps) prints "[]". Raw newlines only occur between tokens (strings
+ * escape theirs), so collapsing them in place is safe.
+ */
+static void collapse_empty(char *s)
+{
+	char *w = s;
+
+	for (char *r = s; *r;) {
+		if (*r == '[' || *r == '{') {
+			char *q = r + 1;
+
+			while (*q == '\n' || *q == ' ')
+				q++;
+			if (q > r + 1 && *q == (*r == '[' ? ']' : '}')) {
+				*w++ = *r;
+				*w++ = *q;
+				r = q + 1;
+				continue;
+			}
+		}
+		*w++ = *r++;
+	}
+	*w = '\0';
+}
+
 int rblk_config_to_json(const struct rblk_config *cfg, char **out)
 {
 	struct json_object *root = json_object_new_object(), *hosts = json_object_new_array();
@@ -270,8 +297,10 @@ int rblk_config_to_json(const struct rblk_config *cfg, char **out)
 							JSON_C_TO_STRING_SPACED |
 							JSON_C_TO_STRING_NOSLASHESCAPE);
 	ret = -ENOMEM;
-	if (text && asprintf(out, "%s\n", text) >= 0)
+	if (text && asprintf(out, "%s\n", text) >= 0) {
+		collapse_empty(*out);
 		ret = 0;
+	}
 out:
 	json_object_put(x);
 	json_object_put(subs);

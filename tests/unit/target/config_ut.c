@@ -930,6 +930,7 @@ static void test_save_format(void)
 	CU_ASSERT(strstr(text, "\"hosts\"") < strstr(text, "\"ports\""));
 	CU_ASSERT(strstr(text, "\"ports\"") < strstr(text, "\"subsystems\""));
 	CU_ASSERT_PTR_NULL(strstr(text, "x-rblk")); /* nothing of ours to say */
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"referrals\": []")); /* as Python prints it */
 	CU_ASSERT_EQUAL(text[strlen(text) - 1], '\n');
 	free(text);
 	rblk_config_free(cfg);
