@@ -147,9 +147,9 @@ int rblk_config_dup(const struct rblk_config *cfg, struct rblk_config **out);
  */
 int rblk_config_validate(struct rblk_config *cfg, enum rblk_cfg_mode mode, unsigned *nerrors);
 
-/* NQN rules of NVMe Base 2.0 §4.5 (as SPDK applies them); @why gets the reason. */
+/* NQN rules as protocol/nqn.c applies them (NVMe Base §4.5); @why gets the reason. */
 bool rblk_cfg_nqn_valid(const char *nqn, char *why, size_t len);
-/* The stable identifiers used when a namespace has none: a function of (nqn, nsid). */
+/* The stable identifiers used when a namespace has none: the target core's, of (nqn, nsid). */
 void rblk_cfg_ns_gen_ids(const char *nqn, uint32_t nsid, uint8_t uuid[16], uint8_t nguid[16]);
 /* 36-char form (or 32 hex digits) -> 16 bytes; 0 or -EINVAL. */
 int rblk_cfg_uuid_parse(const char *s, uint8_t out[16]);

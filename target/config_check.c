@@ -22,10 +22,10 @@
 #include "common/log.h"
 #include "protocol/nqn.h"
 #include "target/config.h"
+#include "target/core.h"
 
 #define NQN_MAX_LEN 223
 #define NQN_UUID_PREFIX "nqn.2014-08.org.nvmexpress:uuid:"
-#define NQN_DISCOVERY "nqn.2014-08.org.nvmexpress.discovery"
 
 /* -------------------------------------------------------- value rules */
 
@@ -140,54 +140,16 @@ void rblk_cfg_uuid_format(const uint8_t u[16], char out[37])
 		 u[13], u[14], u[15]);
 }
 
-static uint64_t fnv1a(const void *p, size_t n, uint64_t h)
-{
-	const unsigned char *b = p;
-
-	for (size_t i = 0; i < n; i++) {
-		h ^= b[i];
-		h *= 0x100000001b3ULL;
-	}
-	return h;
-}
-
-static uint64_t fmix64(uint64_t z)
-{
-	z ^= z >> 33;
-	z *= 0xff51afd7ed558ccdULL;
-	z ^= z >> 33;
-	z *= 0xc4ceb9fe1a85ec53ULL;
-	z ^= z >> 33;
-	return z;
-}
-
-static void gen_id(const char *nqn, uint32_t nsid, const char *salt, uint8_t out[16])
-{
-	uint8_t le[4] = { nsid, nsid >> 8, nsid >> 16, nsid >> 24 };
-	uint64_t a = 0xcbf29ce484222325ULL, b = 0x84222325cbf29ce4ULL;
-
-	a = fnv1a(salt, strlen(salt), fnv1a(le, 4, fnv1a(nqn, strlen(nqn), a)));
-	b = fnv1a(nqn, strlen(nqn), fnv1a(le, 4, fnv1a(salt, strlen(salt), b)));
-	a = fmix64(a ^ (b << 29 | b >> 35));
-	b = fmix64(b + a);
-	for (int i = 0; i < 8; i++) {
-		out[i] = a >> (56 - 8 * i);
-		out[8 + i] = b >> (56 - 8 * i);
-	}
-}
-
 /*
- * Identifiers must not change across restarts (hosts key multipath and
- * udev names on them) and must differ between namespaces, so they are a
- * hash of (subsystem NQN, NSID) rather than random; the saved config keeps
- * them too. The UUID is marked RFC 9562 version 8 (vendor-specific).
+ * Identifiers must not change across restarts (hosts key multipath and udev
+ * names on them) and must differ between namespaces: the target core's
+ * functions of (subsystem NQN, NSID), so a namespace has the same IDs
+ * whether the daemon or an embedder of the library created it.
  */
 void rblk_cfg_ns_gen_ids(const char *nqn, uint32_t nsid, uint8_t uuid[16], uint8_t nguid[16])
 {
-	gen_id(nqn, nsid, "rblk-uuid", uuid);
-	uuid[6] = (uuid[6] & 0x0f) | 0x80;
-	uuid[8] = (uuid[8] & 0x3f) | 0x80;
-	gen_id(nqn, nsid, "rblk-nguid", nguid);
+	rblk_gen_uuid(nqn, nsid, uuid);
+	rblk_gen_nguid(nqn, nsid, nguid);
 }
 
 static const char *const poll_modes[] = {
@@ -306,7 +268,7 @@ static bool check_subsys(struct vctx *v, struct rblk_config *cfg, size_t i)
 		verr(v, "subsystem", "%s: \"%s\" is not a valid NQN: it %s", w, ss->nqn, why);
 		return true;
 	}
-	if (strcmp(ss->nqn, NQN_DISCOVERY) == 0) {
+	if (rblk_nqn_is_discovery(ss->nqn)) {
 		verr(v, "subsystem", "%s: \"%s\" is the discovery subsystem, which rblk provides itself",
 		     w, ss->nqn);
 		return true;

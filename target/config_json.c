@@ -5,6 +5,7 @@
  * both mean the same. Also JSON text -> json-c tree with positions in errors.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -243,3 +244,12 @@ struct json_object *rblk_cj_parse_text(const char *json, const char *source)
 	return root;
 }
 
+
+void rblk_cj_path(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+}

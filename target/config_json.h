@@ -63,5 +63,11 @@ bool rblk_cj_value_is(struct json_object *v, const char *dflt);
 void rblk_cj_other_key(const char *path, const char *key, struct json_object *v,
 		       const struct rblk_cj_known *known);
 bool rblk_cj_key_is(const char *key, const char *const *names);
+/*
+ * Formats a key path for messages. Paths of absurd depth are cut short,
+ * which is harmless, so callers need not check (unlike snprintf's result).
+ */
+void rblk_cj_path(char *buf, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 #endif

@@ -64,8 +64,8 @@ static int parse_hosts(struct rblk_cj_ctx *c, struct json_object *arr, struct rb
 		char path[64], p2[80], why[160];
 		const char *nqn;
 
-		snprintf(path, sizeof(path), "hosts[%zu]", i);
-		snprintf(p2, sizeof(p2), "%s.nqn", path);
+		rblk_cj_path(path, sizeof(path), "hosts[%zu]", i);
+		rblk_cj_path(p2, sizeof(p2), "%s.nqn", path);
 		if (!rblk_cj_get_obj(c, path, h, "host"))
 			continue;
 		if (!json_object_object_get_ex(h, "nqn", &v)) {
@@ -107,7 +107,7 @@ static bool parse_ns_xrblk(struct rblk_cj_ctx *c, const char *path, struct json_
 	if (!rblk_cj_get_obj(c, path, x, "namespace"))
 		return false;
 	json_object_object_foreach(x, key, v) {
-		snprintf(p, sizeof(p), "%s.%s", path, key);
+		rblk_cj_path(p, sizeof(p), "%s.%s", path, key);
 		if (strcmp(key, "read_only") == 0) {
 			ok &= rblk_cj_get_bool(c, p, v, "namespace", &ns->read_only);
 		} else if (strcmp(key, "backend") == 0) {
@@ -166,12 +166,12 @@ static bool parse_ns(struct rblk_cj_ctx *c, const char *path, struct json_object
 		perr(c, "namespace", "%s.nsid: missing", path);
 		return false;
 	}
-	snprintf(p, sizeof(p), "%s.nsid", path);
+	rblk_cj_path(p, sizeof(p), "%s.nsid", path);
 	if (!rblk_cj_get_u32(c, p, v, 1, RBLK_CFG_NSID_MAX,
 		     "a valid namespace id (1..4294967294)", "namespace", &ns->nsid))
 		return false;
 	json_object_object_foreach(n, key, val) {
-		snprintf(p, sizeof(p), "%s.%s", path, key);
+		rblk_cj_path(p, sizeof(p), "%s.%s", path, key);
 		if (strcmp(key, "nsid") == 0)
 			continue;
 		if (strcmp(key, "enable") == 0) {
@@ -185,7 +185,7 @@ static bool parse_ns(struct rblk_cj_ctx *c, const char *path, struct json_object
 				char dp[300];
 				const char *s;
 
-				snprintf(dp, sizeof(dp), "%s.%s", p, dk);
+				rblk_cj_path(dp, sizeof(dp), "%s.%s", p, dk);
 				if (strcmp(dk, "path") == 0) {
 					if (!rblk_cj_get_str(c, dp, dv, "namespace", &s)) {
 						ok = false;
@@ -249,7 +249,7 @@ static int parse_attr(struct rblk_cj_ctx *c, const char *path, struct json_objec
 	if (!rblk_cj_get_obj(c, path, a, "attributes"))
 		return 0;
 	json_object_object_foreach(a, key, v) {
-		snprintf(p, sizeof(p), "%s.%s", path, key);
+		rblk_cj_path(p, sizeof(p), "%s.%s", path, key);
 		if (strcmp(key, "allow_any_host") == 0) {
 			rblk_cj_get_bool(c, p, v, "attribute", &ss->allow_any_host);
 		} else if (strcmp(key, "serial") == 0 || strcmp(key, "model") == 0) {
@@ -280,7 +280,7 @@ static int parse_namespaces(struct rblk_cj_ctx *c, const char *path, struct json
 		char p[160];
 		int ret;
 
-		snprintf(p, sizeof(p), "%s[%zu]", path, i);
+		rblk_cj_path(p, sizeof(p), "%s[%zu]", path, i);
 		if (!rblk_cj_get_obj(c, p, n, "namespace"))
 			continue;
 		ret = rblk_cfg_subsys_add_ns(ss, p, &ns);
@@ -302,10 +302,10 @@ static int parse_subsys(struct rblk_cj_ctx *c, size_t idx, struct json_object *s
 	char path[64], p[128];
 	int ret;
 
-	snprintf(path, sizeof(path), "subsystems[%zu]", idx);
+	rblk_cj_path(path, sizeof(path), "subsystems[%zu]", idx);
 	if (!rblk_cj_get_obj(c, path, s, "subsystem"))
 		return 0;
-	snprintf(p, sizeof(p), "%s.nqn", path);
+	rblk_cj_path(p, sizeof(p), "%s.nqn", path);
 	if (!json_object_object_get_ex(s, "nqn", &v)) {
 		perr(c, "subsystem", "%s: missing", p);
 		return 0;
@@ -316,7 +316,7 @@ static int parse_subsys(struct rblk_cj_ctx *c, size_t idx, struct json_object *s
 	if (ret)
 		return ret;
 	json_object_object_foreach(s, key, val) {
-		snprintf(p, sizeof(p), "%s.%s", path, key);
+		rblk_cj_path(p, sizeof(p), "%s.%s", path, key);
 		if (strcmp(key, "nqn") == 0) {
 			continue;
 		} else if (strcmp(key, "attr") == 0) {
@@ -331,7 +331,7 @@ static int parse_subsys(struct rblk_cj_ctx *c, size_t idx, struct json_object *s
 				char hp[160];
 				const char *hn;
 
-				snprintf(hp, sizeof(hp), "%s[%zu]", p, i);
+				rblk_cj_path(hp, sizeof(hp), "%s[%zu]", p, i);
 				if (rblk_cj_get_str(c, hp, h, "allowed host", &hn))
 					ret = rblk_cfg_subsys_allow_host(ss, hn);
 			}
@@ -341,7 +341,7 @@ static int parse_subsys(struct rblk_cj_ctx *c, size_t idx, struct json_object *s
 			json_object_object_foreach(val, xk, xv) {
 				char xp[200];
 
-				snprintf(xp, sizeof(xp), "%s.%s", p, xk);
+				rblk_cj_path(xp, sizeof(xp), "%s.%s", p, xk);
 				if (strcmp(xk, "max_namespaces") == 0)
 					rblk_cj_get_u32(c, xp, xv, 1, RBLK_CFG_NSID_MAX, "a namespace count",
 						"x-rblk option", &ss->max_namespaces);
@@ -375,7 +375,7 @@ static bool parse_addr(struct rblk_cj_ctx *c, const char *path, struct json_obje
 
 	if (!rblk_cj_get_obj(c, path, a, "port"))
 		return false;
-	snprintf(p, sizeof(p), "%s.trtype", path);
+	rblk_cj_path(p, sizeof(p), "%s.trtype", path);
 	if (!json_object_object_get_ex(a, "trtype", &v)) {
 		perr(c, "port", "%s: missing (rblk-target serves \"rdma\")", p);
 		return false;
@@ -388,7 +388,7 @@ static bool parse_addr(struct rblk_cj_ctx *c, const char *path, struct json_obje
 		return false;
 	}
 	json_object_object_foreach(a, key, val) {
-		snprintf(p, sizeof(p), "%s.%s", path, key);
+		rblk_cj_path(p, sizeof(p), "%s.%s", path, key);
 		if (strcmp(key, "trtype") == 0) {
 			continue;
 		} else if (strcmp(key, "adrfam") == 0) {
@@ -422,7 +422,7 @@ static bool parse_addr(struct rblk_cj_ctx *c, const char *path, struct json_obje
 			rblk_cj_other_key(path, key, val, addr_keys);
 		}
 	}
-	snprintf(p, sizeof(p), "%s.traddr", path);
+	rblk_cj_path(p, sizeof(p), "%s.traddr", path);
 	if (!traddr || !traddr[0]) {
 		perr(c, "port", "%s: missing (an IPv4 or IPv6 address; 0.0.0.0 or :: for all)", p);
 		return false;
@@ -452,7 +452,7 @@ static bool parse_param(struct rblk_cj_ctx *c, const char *path, struct json_obj
 	if (!rblk_cj_get_obj(c, path, a, "port"))
 		return false;
 	json_object_object_foreach(a, key, v) {
-		snprintf(p, sizeof(p), "%s.%s", path, key);
+		rblk_cj_path(p, sizeof(p), "%s.%s", path, key);
 		if (strcmp(key, "inline_data_size") == 0) {
 			uint32_t n;
 
@@ -480,7 +480,7 @@ static bool parse_port(struct rblk_cj_ctx *c, const char *path, struct json_obje
 	char p[256];
 	uint32_t portid;
 
-	snprintf(p, sizeof(p), "%s.portid", path);
+	rblk_cj_path(p, sizeof(p), "%s.portid", path);
 	if (!json_object_object_get_ex(o, "portid", &v)) {
 		perr(c, "port", "%s: missing", p);
 		return false;
@@ -488,7 +488,7 @@ static bool parse_port(struct rblk_cj_ctx *c, const char *path, struct json_obje
 	if (!rblk_cj_get_u32(c, p, v, 1, 65535, "a port id (1..65535)", "port", &portid))
 		return false;
 	port->portid = portid;
-	snprintf(p, sizeof(p), "%s.addr", path);
+	rblk_cj_path(p, sizeof(p), "%s.addr", path);
 	if (!json_object_object_get_ex(o, "addr", &v)) {
 		perr(c, "port", "%s: missing", p);
 		return false;
@@ -496,7 +496,7 @@ static bool parse_port(struct rblk_cj_ctx *c, const char *path, struct json_obje
 	if (!parse_addr(c, p, v, port))
 		return false;
 	json_object_object_foreach(o, key, val) {
-		snprintf(p, sizeof(p), "%s.%s", path, key);
+		rblk_cj_path(p, sizeof(p), "%s.%s", path, key);
 		if (strcmp(key, "portid") == 0 || strcmp(key, "addr") == 0) {
 			continue;
 		} else if (strcmp(key, "param") == 0) {
@@ -510,7 +510,7 @@ static bool parse_port(struct rblk_cj_ctx *c, const char *path, struct json_obje
 				char sp[300];
 				const char *nqn;
 
-				snprintf(sp, sizeof(sp), "%s[%zu]", p, i);
+				rblk_cj_path(sp, sizeof(sp), "%s[%zu]", p, i);
 				if (!rblk_cj_get_str(c, sp, s, "port link", &nqn))
 					continue;
 				if (rblk_cfg_port_link(port, nqn))
@@ -545,7 +545,7 @@ static int parse_ports(struct rblk_cj_ctx *c, struct json_object *arr, struct rb
 		char path[64];
 		int ret;
 
-		snprintf(path, sizeof(path), "ports[%zu]", i);
+		rblk_cj_path(path, sizeof(path), "ports[%zu]", i);
 		if (!rblk_cj_get_obj(c, path, o, "port"))
 			continue;
 		ret = rblk_config_add_port(cfg, path, &port);
@@ -581,7 +581,7 @@ static int parse_tgt(struct rblk_cj_ctx *c, struct json_object *x, struct rblk_c
 		bool done = false;
 		const char *s;
 
-		snprintf(p, sizeof(p), "x-rblk.%s", key);
+		rblk_cj_path(p, sizeof(p), "x-rblk.%s", key);
 		for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++) {
 			if (strcmp(key, nums[i].key))
 				continue;
