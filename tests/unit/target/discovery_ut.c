@@ -1,0 +1,337 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Tests for target/discovery.c: the discovery log with two subsystems, three
+ * listeners (one on the wildcard address, one IPv6) and a host ACL; windows
+ * of any size and offset; GENCTR on every change; the change event; and what
+ * a discovery controller refuses.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "test_transport.h"
+#include "ut.h"
+
+static struct tt_env *env;
+static struct tt_queue *dq;
+static struct rblk_subsystem *s1, *s2;
+
+static void listen_on(const char *addr, uint16_t port, uint16_t portid, uint8_t treq)
+{
+	struct rblk_listen_opts o;
+
+	rblk_listen_opts_init(&o);
+	o.traddr = addr;
+	o.trsvcid = port;
+	o.portid = portid;
+	o.treq = treq;
+	CU_ASSERT_EQUAL_FATAL(rblk_target_listen(env->tgt, &o), 0);
+}
+
+static void setup(const char *hostnqn)
+{
+	env = tt_env_create(NULL, 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(env);
+	s1 = tt_add_subsys(env, TT_SUBNQN, "mem:64K", NULL);
+	s2 = tt_add_subsys(env, TT_SUBNQN2, "mem:64K", NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s2);
+	CU_ASSERT_EQUAL(rblk_subsystem_set_allow_any_host(s2, false), 0);
+	CU_ASSERT_EQUAL(rblk_subsystem_allow_host(s2, TT_HOSTNQN2), 0);
+	listen_on("10.99.0.1", 4420, 1, 0);
+	listen_on(NULL, 4421, 0, NVMF_TREQ_DISABLE_SQFLOW);
+	dq = tt_queue_create(env, 0, 32);
+	dq->sq.listener = env->tgt->listeners[0];
+	strcpy(dq->sq.local_traddr, "10.99.0.1");
+	CU_ASSERT_NOT_EQUAL_FATAL(tt_admin_bringup(dq, NVME_DISC_SUBSYS_NAME, hostnqn, 0), 0);
+}
+
+static void teardown(void)
+{
+	tt_queue_destroy(dq);
+	dq = NULL;
+	tt_env_destroy(env);
+	env = NULL;
+}
+
+/* The log as libnvme reads it: header first, then the whole in 4 KiB chunks. */
+static uint8_t *read_log(struct tt_queue *q, uint64_t *numrec, uint64_t *genctr)
+{
+	struct nvmf_disc_log_hdr hdr;
+	size_t len;
+	uint8_t *buf;
+
+	CU_ASSERT_EQUAL_FATAL(tt_get_log(q, NVME_LOG_DISC, 0, 0, sizeof(hdr), true, &hdr), 0);
+	*numrec = rblk_le64(hdr.numrec);
+	*genctr = rblk_le64(hdr.genctr);
+	len = NVMF_DISC_LOG_HDR_SIZE + *numrec * NVMF_DISC_ENTRY_SIZE;
+	buf = calloc(1, len + 4096);
+	for (size_t off = 0; off < len; off += 4096) {
+		size_t n = len - off < 4096 ? len - off : 4096;
+
+		CU_ASSERT_EQUAL(tt_get_log(q, NVME_LOG_DISC, 0, off, (uint32_t)n, off + n < len,
+					   buf + off), 0);
+	}
+	return buf;
+}
+
+static const struct nvmf_disc_log_entry *entry(const uint8_t *log, unsigned i)
+{
+	return (const struct nvmf_disc_log_entry *)(log + NVMF_DISC_LOG_HDR_SIZE +
+						    i * NVMF_DISC_ENTRY_SIZE);
+}
+
+static void check_entry(const struct nvmf_disc_log_entry *e, uint8_t subtype, const char *subnqn,
+			const char *traddr, const char *trsvcid, uint16_t portid, uint8_t treq)
+{
+	CU_ASSERT_EQUAL(e->trtype, NVMF_TRTYPE_RDMA);
+	CU_ASSERT_EQUAL(e->adrfam, NVMF_ADRFAM_IPV4);
+	CU_ASSERT_EQUAL(e->subtype, subtype);
+	CU_ASSERT_EQUAL(e->treq, treq);
+	CU_ASSERT_EQUAL(rblk_le16(e->portid), portid);
+	CU_ASSERT_EQUAL(rblk_le16(e->cntlid), 0xFFFF);
+	CU_ASSERT_EQUAL(rblk_le16(e->asqsz), 32);
+	CU_ASSERT_STRING_EQUAL(e->subnqn, subnqn);
+	CU_ASSERT_STRING_EQUAL(e->traddr, traddr);
+	CU_ASSERT_STRING_EQUAL(e->trsvcid, trsvcid);
+	CU_ASSERT_EQUAL(e->tsas.rdma.qptype, NVMF_RDMA_QPTYPE_CONNECTED);
+	CU_ASSERT_EQUAL(e->tsas.rdma.prtype, NVMF_RDMA_PRTYPE_NOT_SPECIFIED);
+	CU_ASSERT_EQUAL(e->tsas.rdma.cms, NVMF_RDMA_CMS_RDMA_CM);
+	CU_ASSERT_EQUAL(rblk_le16(e->tsas.rdma.pkey), 0);
+}
+
+static void test_log_content(void)
+{
+	uint64_t numrec, genctr;
+	uint8_t *log;
+	const struct nvmf_disc_log_entry *e;
+
+	setup(TT_HOSTNQN);
+	log = read_log(dq, &numrec, &genctr);
+	/* Self entry + the open subsystem on both listeners; the ACL hides s2. */
+	CU_ASSERT_EQUAL_FATAL(numrec, 3);
+	CU_ASSERT(genctr > 0);
+	CU_ASSERT_EQUAL(rblk_le16(((struct nvmf_disc_log_hdr *)log)->recfmt), 0);
+	e = entry(log, 0);
+	check_entry(e, NVMF_SUBTYPE_CURRENT_DISCOVERY, NVME_DISC_SUBSYS_NAME, "10.99.0.1", "4420",
+		    1, 0);
+	CU_ASSERT_EQUAL(rblk_le16(e->eflags), NVMF_DISC_EFLAGS_DUPRETINFO | NVMF_DISC_EFLAGS_EPCSD);
+	check_entry(entry(log, 1), NVMF_SUBTYPE_NVME, TT_SUBNQN, "10.99.0.1", "4420", 1, 0);
+	CU_ASSERT_EQUAL(rblk_le16(entry(log, 1)->eflags), 0);
+	/* The wildcard listener shows the address the host reached us on, never 0.0.0.0. */
+	check_entry(entry(log, 2), NVMF_SUBTYPE_NVME, TT_SUBNQN, "10.99.0.1", "4421", 2,
+		    NVMF_TREQ_DISABLE_SQFLOW);
+	free(log);
+	teardown();
+}
+
+static void test_log_acl_admits_host(void)
+{
+	uint64_t numrec, genctr;
+	uint8_t *log;
+
+	setup(TT_HOSTNQN2);
+	log = read_log(dq, &numrec, &genctr);
+	CU_ASSERT_EQUAL_FATAL(numrec, 5);
+	check_entry(entry(log, 3), NVMF_SUBTYPE_NVME, TT_SUBNQN2, "10.99.0.1", "4420", 1, 0);
+	check_entry(entry(log, 4), NVMF_SUBTYPE_NVME, TT_SUBNQN2, "10.99.0.1", "4421", 2,
+		    NVMF_TREQ_DISABLE_SQFLOW);
+	free(log);
+	teardown();
+}
+
+static void test_log_unknown_local_address(void)
+{
+	uint64_t numrec, genctr;
+	uint8_t *log;
+
+	setup(TT_HOSTNQN);
+	/* Without our local address a wildcard listener cannot be described: left out. */
+	dq->sq.local_traddr[0] = 0;
+	listen_on("::1", 4420, 9, 0);
+	log = read_log(dq, &numrec, &genctr);
+	CU_ASSERT_EQUAL_FATAL(numrec, 3);
+	CU_ASSERT_STRING_EQUAL(entry(log, 1)->trsvcid, "4420");
+	CU_ASSERT_STRING_EQUAL(entry(log, 2)->traddr, "::1");
+	CU_ASSERT_EQUAL(entry(log, 2)->adrfam, NVMF_ADRFAM_IPV6);
+	CU_ASSERT_EQUAL(rblk_le16(entry(log, 2)->portid), 9);
+	free(log);
+	teardown();
+}
+
+static void test_log_windows(void)
+{
+	uint64_t numrec, genctr;
+	uint8_t *log, *w = malloc(8192);
+	size_t len;
+
+	setup(TT_HOSTNQN2);
+	log = read_log(dq, &numrec, &genctr);
+	len = NVMF_DISC_LOG_HDR_SIZE + numrec * NVMF_DISC_ENTRY_SIZE;
+	/* Odd-sized windows across the header/entry and entry/entry boundaries. */
+	static const struct { uint64_t lpo; uint32_t len; } win[] = {
+		{ 0, 4 }, { 1020, 8 }, { 1024, 1024 }, { 2044, 12 }, { 3000, 3000 }, { 4096, 4 },
+	};
+	for (unsigned i = 0; i < sizeof(win) / sizeof(win[0]); i++) {
+		memset(w, 0xAB, 8192);
+		CU_ASSERT_EQUAL(tt_get_log(dq, NVME_LOG_DISC, 0, win[i].lpo, win[i].len, true, w), 0);
+		CU_ASSERT_EQUAL(memcmp(w, log + win[i].lpo, win[i].len), 0);
+	}
+	/* Past the end: zero-filled. At the end: all zero. Beyond: refused. */
+	memset(w, 0xAB, 8192);
+	CU_ASSERT_EQUAL(tt_get_log(dq, NVME_LOG_DISC, 0, len - 8, 16, true, w), 0);
+	CU_ASSERT_EQUAL(memcmp(w, log + len - 8, 8), 0);
+	CU_ASSERT_EQUAL(rblk_get_le64(w + 8), 0);
+	CU_ASSERT_EQUAL(tt_get_log(dq, NVME_LOG_DISC, 0, len, 8, true, w), 0);
+	CU_ASSERT_EQUAL(rblk_get_le64(w), 0);
+	CU_ASSERT_EQUAL(TT_SC(tt_get_log(dq, NVME_LOG_DISC, 0, len + 4, 8, true, w)),
+			NVME_SC_INVALID_FIELD | NVME_SC_DNR);
+	CU_ASSERT_EQUAL(TT_SC(tt_get_log(dq, NVME_LOG_DISC, 0, 6, 8, true, w)),
+			NVME_SC_INVALID_FIELD | NVME_SC_DNR);
+	free(w);
+	free(log);
+	teardown();
+}
+
+static uint64_t genctr_now(void)
+{
+	struct nvmf_disc_log_hdr hdr;
+
+	CU_ASSERT_EQUAL(tt_get_log(dq, NVME_LOG_DISC, 0, 0, sizeof(hdr), true, &hdr), 0);
+	return rblk_le64(hdr.genctr);
+}
+
+static void test_genctr_changes(void)
+{
+	struct rblk_subsystem_opts so;
+	struct rblk_ns_opts no;
+	uint64_t g;
+
+	setup(TT_HOSTNQN);
+	g = genctr_now();
+	CU_ASSERT_EQUAL(genctr_now(), g); /* stable without changes */
+	rblk_subsystem_opts_init(&so);
+	so.nqn = "nqn.2024-01.org.example:disk9";
+	CU_ASSERT_EQUAL(rblk_target_add_subsystem(env->tgt, &so, NULL), 0);
+	CU_ASSERT(genctr_now() > g);
+	g = genctr_now();
+	rblk_ns_opts_init(&no);
+	no.path = "mem:64K";
+	CU_ASSERT_EQUAL(rblk_subsystem_add_namespace(s1, &no, NULL), 0);
+	CU_ASSERT(genctr_now() > g);
+	g = genctr_now();
+	CU_ASSERT_EQUAL(rblk_subsystem_allow_host(s2, TT_HOSTNQN), 0);
+	CU_ASSERT(genctr_now() > g);
+	g = genctr_now();
+	listen_on("10.99.0.2", 4420, 0, 0);
+	CU_ASSERT(genctr_now() > g);
+	g = genctr_now();
+	CU_ASSERT_EQUAL(rblk_target_remove_subsystem(env->tgt, "nqn.2024-01.org.example:disk9"), 0);
+	CU_ASSERT(genctr_now() > g);
+	teardown();
+}
+
+static void test_change_event(void)
+{
+	struct rblk_subsystem_opts so;
+	struct nvme_sqe sqe;
+	struct tt_req *tr;
+	uint8_t hdr[1024];
+
+	setup(TT_HOSTNQN);
+	CU_ASSERT_EQUAL(tt_set_features(dq, NVME_FEAT_ASYNC_EVENT, NVME_AEN_CFG_DISC_CHANGE, NULL), 0);
+	tt_sqe(&sqe, NVME_ADMIN_ASYNC_EVENT, 31, 0);
+	tr = tt_send(dq, &sqe, NULL, 0);
+	tt_pump(env);
+	CU_ASSERT_FALSE(tr->done);
+	rblk_subsystem_opts_init(&so);
+	so.nqn = "nqn.2024-01.org.example:disk9";
+	CU_ASSERT_EQUAL(rblk_target_add_subsystem(env->tgt, &so, NULL), 0);
+	tt_pump(env);
+	CU_ASSERT_TRUE_FATAL(tr->done);
+	CU_ASSERT_EQUAL(rblk_le32(tr->cqe.dw0), 0x0070F002);
+	tt_req_release(tr);
+	/* Masked until a log read without RAE. */
+	tr = tt_send(dq, &sqe, NULL, 0);
+	CU_ASSERT_EQUAL(rblk_target_remove_subsystem(env->tgt, "nqn.2024-01.org.example:disk9"), 0);
+	tt_pump(env);
+	CU_ASSERT_FALSE(tr->done);
+	CU_ASSERT_EQUAL(tt_get_log(dq, NVME_LOG_DISC, 0, 0, 1024, false, hdr), 0);
+	CU_ASSERT_EQUAL(rblk_subsystem_allow_host(s2, TT_HOSTNQN), 0);
+	tt_pump(env);
+	CU_ASSERT_TRUE(tr->done);
+	teardown();
+}
+
+static void test_discovery_commands(void)
+{
+	struct nvme_id_ctrl id;
+	struct nvme_sqe sqe;
+	uint8_t buf[4096];
+	uint32_t dw0;
+
+	setup(TT_HOSTNQN);
+	CU_ASSERT_EQUAL_FATAL(tt_identify(dq, NVME_ID_CNS_CTRL, 0, 0, &id), 0);
+	CU_ASSERT_EQUAL(id.cntrltype, 2);
+	CU_ASSERT_STRING_EQUAL(id.subnqn, NVME_DISC_SUBSYS_NAME);
+	CU_ASSERT_EQUAL(rblk_le32(id.oaes), NVME_CTRL_OAES_DISC_CHANGE);
+	CU_ASSERT_EQUAL(id.lpa, NVME_CTRL_LPA_EXT_DATA);
+	CU_ASSERT_EQUAL(rblk_le32(id.sgls) & NVME_CTRL_SGLS_KEYED, NVME_CTRL_SGLS_KEYED);
+	CU_ASSERT_EQUAL(rblk_le16(id.icdoff), 0);
+	CU_ASSERT_EQUAL(rblk_le16(id.kas), 10);
+	CU_ASSERT_EQUAL(rblk_le32(id.nn), 0);
+	CU_ASSERT_EQUAL(rblk_le16(id.oncs), 0);
+	CU_ASSERT_EQUAL(rblk_le16(id.cntlid), dq->sq.ctrl->cntlid);
+	/* Identify: CNS 01h only. Logs: 70h only. Features: 0Bh and 0Fh only. */
+	CU_ASSERT_EQUAL(TT_SC(tt_identify(dq, NVME_ID_CNS_NS, 1, 0, buf)),
+			NVME_SC_INVALID_FIELD | NVME_SC_DNR);
+	CU_ASSERT_EQUAL(TT_SC(tt_get_log(dq, NVME_LOG_SMART, 0, 0, 512, false, buf)),
+			NVME_SC_INVALID_FIELD | NVME_SC_DNR);
+	CU_ASSERT_EQUAL(TT_SC(tt_set_features(dq, NVME_FEAT_NUM_QUEUES, 0, NULL)),
+			NVME_SC_INVALID_FIELD | NVME_SC_DNR);
+	CU_ASSERT_EQUAL(TT_SC(tt_get_features(dq, NVME_FEAT_HOST_ID, 0, 1, NULL, buf, 16)),
+			NVME_SC_INVALID_FIELD | NVME_SC_DNR);
+	CU_ASSERT_EQUAL(tt_set_features(dq, NVME_FEAT_KATO, 30000, NULL), 0);
+	CU_ASSERT_EQUAL(tt_get_features(dq, NVME_FEAT_KATO, 0, 0, &dw0, NULL, 0), 0);
+	CU_ASSERT_EQUAL(dw0, 30000);
+	/* KATO 0 means 120 s here, so Keep Alive always succeeds. */
+	CU_ASSERT_EQUAL(tt_set_features(dq, NVME_FEAT_KATO, 0, NULL), 0);
+	tt_sqe(&sqe, NVME_ADMIN_KEEP_ALIVE, 1, 0);
+	CU_ASSERT_EQUAL(tt_cmd(dq, &sqe, NULL, 0, NULL, NULL, 0), 0);
+	/* Everything else is an invalid opcode. */
+	tt_sqe(&sqe, NVME_ADMIN_ABORT, 2, 0);
+	CU_ASSERT_EQUAL(TT_SC(tt_cmd(dq, &sqe, NULL, 0, NULL, NULL, 0)),
+			NVME_SC_INVALID_OPCODE | NVME_SC_DNR);
+	teardown();
+}
+
+static void test_build_log_direct(void)
+{
+	void *log;
+	size_t len;
+	struct rblk_sq sq;
+
+	/* No listener at all: an empty log, still with a header. */
+	env = tt_env_create(NULL, 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(env);
+	CU_ASSERT_PTR_NOT_NULL(tt_add_subsys(env, TT_SUBNQN, NULL, NULL));
+	memset(&sq, 0, sizeof(sq));
+	CU_ASSERT_EQUAL_FATAL(rblk_disc_build_log(env->tgt, &sq, TT_HOSTNQN, &log, &len), 0);
+	CU_ASSERT_EQUAL(len, 1024);
+	CU_ASSERT_EQUAL(rblk_le64(((struct nvmf_disc_log_hdr *)log)->numrec), 0);
+	free(log);
+	tt_env_destroy(env);
+	env = NULL;
+}
+
+static const struct ut_case cases[] = {
+	UT_CASE(test_log_content),
+	UT_CASE(test_log_acl_admits_host),
+	UT_CASE(test_log_unknown_local_address),
+	UT_CASE(test_log_windows),
+	UT_CASE(test_genctr_changes),
+	UT_CASE(test_change_event),
+	UT_CASE(test_discovery_commands),
+	UT_CASE(test_build_log_direct),
+	UT_END,
+};
+
+UT_MAIN("target/discovery", cases)

@@ -1,0 +1,198 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Tests for target/target.c: option defaults and validation, sized option
+ * structs, listeners, start/run/stop through the transport entry points, and
+ * the statistics JSON.
+ */
+#include <json-c/json.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "test_transport.h"
+#include "ut.h"
+
+static void test_opts_defaults_and_validation(void)
+{
+	struct rblk_target_opts o;
+	struct rblk_target *tgt;
+
+	rblk_target_opts_init(&o);
+	CU_ASSERT_EQUAL(o.size, sizeof(o));
+	CU_ASSERT_EQUAL(o.max_queue_depth, 128);
+	CU_ASSERT_EQUAL(o.max_admin_queue_depth, 32);
+	CU_ASSERT_EQUAL(o.max_io_queues, 64);
+	CU_ASSERT_EQUAL(o.in_capsule_data_size, 8192);
+	CU_ASSERT_EQUAL(o.max_io_size, 131072);
+	CU_ASSERT_EQUAL(o.kato_check_ms, 100);
+
+	o.max_io_size = 4096;
+	CU_ASSERT_EQUAL(rblk_target_create(&o, &tgt), -EINVAL);
+	rblk_target_opts_init(&o);
+	o.io_unit_size = 4096; /* 32 units per I/O > RBLK_REQ_MAX_IOV */
+	CU_ASSERT_EQUAL(rblk_target_create(&o, &tgt), -EINVAL);
+	rblk_target_opts_init(&o);
+	o.max_admin_queue_depth = 64;
+	CU_ASSERT_EQUAL(rblk_target_create(&o, &tgt), -EINVAL);
+	rblk_target_opts_init(&o);
+	o.in_capsule_data_size = 100;
+	CU_ASSERT_EQUAL(rblk_target_create(&o, &tgt), -EINVAL);
+	rblk_target_opts_init(&o);
+	o.backend = "spdk";
+	CU_ASSERT_EQUAL(rblk_target_create(&o, &tgt), -EINVAL);
+	CU_ASSERT_EQUAL(rblk_target_create(NULL, NULL), -EINVAL);
+
+	/* An older, shorter struct: the fields it lacks keep their defaults. */
+	rblk_target_opts_init(&o);
+	o.max_queue_depth = 64;
+	o.size = offsetof(struct rblk_target_opts, max_admin_queue_depth);
+	CU_ASSERT_EQUAL_FATAL(rblk_target_create(&o, &tgt), 0);
+	CU_ASSERT_EQUAL(tgt->opts.max_queue_depth, 64);
+	CU_ASSERT_EQUAL(tgt->opts.max_io_size, 131072);
+	CU_ASSERT(!strcmp(tgt->backend, "uring") || !strcmp(tgt->backend, "aio"));
+	rblk_target_destroy(tgt);
+	rblk_target_destroy(NULL);
+}
+
+static void test_listen(void)
+{
+	struct tt_env *env = tt_env_create(NULL, 0);
+	struct rblk_listen_opts o;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(env);
+	rblk_listen_opts_init(&o);
+	CU_ASSERT_EQUAL(o.trsvcid, 4420);
+	CU_ASSERT_TRUE(o.require_rdma);
+	o.traddr = "10.99.0.300";
+	CU_ASSERT_EQUAL(rblk_target_listen(env->tgt, &o), -EINVAL);
+	o.traddr = "localhost"; /* numeric only: no resolver on a storage path */
+	CU_ASSERT_EQUAL(rblk_target_listen(env->tgt, &o), -EINVAL);
+	o.traddr = "10.99.0.1";
+	CU_ASSERT_EQUAL(rblk_target_listen(env->tgt, &o), 0);
+	CU_ASSERT_EQUAL(rblk_target_listen(env->tgt, &o), -EEXIST);
+	o.traddr = "[fe80::1]";
+	o.trsvcid = 0;
+	CU_ASSERT_EQUAL(rblk_target_listen(env->tgt, &o), 0);
+	o.traddr = "::";
+	CU_ASSERT_EQUAL(rblk_target_listen(env->tgt, &o), 0);
+	CU_ASSERT_EQUAL(env->tgt->transport->listens, 3);
+	CU_ASSERT_EQUAL_FATAL(env->tgt->nr_listeners, 3);
+	CU_ASSERT_STRING_EQUAL(env->tgt->listeners[1]->traddr, "fe80::1");
+	CU_ASSERT_STRING_EQUAL(env->tgt->listeners[1]->trsvcid, "4420");
+	CU_ASSERT_EQUAL(env->tgt->listeners[1]->adrfam, NVMF_ADRFAM_IPV6);
+	CU_ASSERT_FALSE(env->tgt->listeners[1]->any);
+	CU_ASSERT_TRUE(env->tgt->listeners[2]->any);
+	CU_ASSERT_EQUAL(env->tgt->listeners[0]->portid, 1);
+	CU_ASSERT_EQUAL(env->tgt->listeners[2]->portid, 3);
+	/* The transport's refusal is the caller's answer, and nothing is recorded. */
+	env->tgt->transport->listen_result = -EADDRNOTAVAIL;
+	o.traddr = "10.99.0.9";
+	CU_ASSERT_EQUAL(rblk_target_listen(env->tgt, &o), -EADDRNOTAVAIL);
+	CU_ASSERT_EQUAL(env->tgt->nr_listeners, 3);
+	tt_env_destroy(env);
+}
+
+static void *run_thread(void *arg)
+{
+	return (void *)(intptr_t)rblk_target_run(arg);
+}
+
+static void test_start_run_stop(void)
+{
+	struct tt_env *env = tt_env_create(NULL, 0);
+	struct rblk_transport *t;
+	pthread_t th;
+	void *ret;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(env);
+	t = env->tgt->transport;
+	CU_ASSERT_EQUAL(rblk_target_start(env->tgt), 0);
+	CU_ASSERT_TRUE(t->started);
+	CU_ASSERT_EQUAL(rblk_target_start(env->tgt), 0);
+	pthread_create(&th, NULL, run_thread, env->tgt);
+	usleep(10000);
+	CU_ASSERT_EQUAL(t->stops, 0);
+	rblk_target_stop(env->tgt);
+	pthread_join(th, &ret);
+	CU_ASSERT_EQUAL((intptr_t)ret, 0);
+	CU_ASSERT_EQUAL(t->stops, 1);
+	CU_ASSERT_FALSE(t->started);
+	/* A stop before run makes run return at once. */
+	rblk_target_stop(env->tgt);
+	CU_ASSERT_EQUAL(rblk_target_run(env->tgt), 0);
+	CU_ASSERT_EQUAL(t->stops, 2);
+	tt_env_destroy(env);
+}
+
+static struct json_object *get(struct json_object *o, const char *k)
+{
+	struct json_object *v = NULL;
+
+	CU_ASSERT_TRUE(json_object_object_get_ex(o, k, &v));
+	return v;
+}
+
+static void test_stats_json(void)
+{
+	struct tt_env *env = tt_env_create(NULL, 0);
+	struct json_object *root, *ctrls, *c, *queues, *nss, *ns;
+	struct tt_queue *aq, *iq;
+	uint8_t *b = aligned_alloc(4096, 4096);
+	uint16_t cntlid;
+	char *s = NULL;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(env);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(tt_add_subsys(env, TT_SUBNQN, "mem:64K", NULL));
+	aq = tt_queue_create(env, 0, 32);
+	cntlid = tt_admin_bringup(aq, TT_SUBNQN, TT_HOSTNQN, 5000);
+	iq = tt_queue_create(env, 1, 0);
+	CU_ASSERT_EQUAL_FATAL(tt_connect(iq, TT_SUBNQN, TT_HOSTNQN, 1, 31, cntlid, 0, 0, NULL), 0);
+	memset(b, 1, 4096);
+	CU_ASSERT_EQUAL(tt_rw(iq, NVME_IO_WRITE, 1, 0, 8, 0, b, 4096), 0);
+	CU_ASSERT_EQUAL(tt_rw(iq, NVME_IO_WRITE, 1, 8, 8, 0, b, 4096), 0);
+	CU_ASSERT_EQUAL(TT_SC(tt_rw(iq, NVME_IO_READ, 2, 0, 8, 0, b, 4096)),
+			NVME_SC_INVALID_NS | NVME_SC_DNR);
+
+	CU_ASSERT_EQUAL_FATAL(rblk_target_stats_json(env->tgt, &s), 0);
+	root = json_tokener_parse(s);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(root);
+	ctrls = get(root, "controllers");
+	CU_ASSERT_EQUAL_FATAL(json_object_array_length(ctrls), 1);
+	c = json_object_array_get_idx(ctrls, 0);
+	CU_ASSERT_EQUAL(json_object_get_int(get(c, "cntlid")), cntlid);
+	CU_ASSERT_STRING_EQUAL(json_object_get_string(get(c, "hostnqn")), TT_HOSTNQN);
+	CU_ASSERT_STRING_EQUAL(json_object_get_string(get(c, "subsystem")), TT_SUBNQN);
+	queues = get(c, "queues");
+	CU_ASSERT_EQUAL_FATAL(json_object_array_length(queues), 2);
+	CU_ASSERT_EQUAL(json_object_get_int(get(json_object_array_get_idx(queues, 0), "qid")), 0);
+	CU_ASSERT_EQUAL(json_object_get_int(get(json_object_array_get_idx(queues, 0), "depth")), 32);
+	CU_ASSERT_EQUAL(json_object_get_int(get(json_object_array_get_idx(queues, 1), "qid")), 1);
+	CU_ASSERT_EQUAL(json_object_get_int(get(json_object_array_get_idx(queues, 1), "completed")),
+			4);
+	CU_ASSERT_EQUAL(json_object_get_int(get(json_object_array_get_idx(queues, 1), "errors")), 1);
+	nss = get(root, "namespaces");
+	CU_ASSERT_EQUAL_FATAL(json_object_array_length(nss), 1);
+	ns = json_object_array_get_idx(nss, 0);
+	CU_ASSERT_EQUAL(json_object_get_int(get(ns, "nsid")), 1);
+	CU_ASSERT_EQUAL(json_object_get_int(get(ns, "write_cmds")), 2);
+	CU_ASSERT_EQUAL(json_object_get_int(get(ns, "write_bytes")), 8192);
+	CU_ASSERT_EQUAL(json_object_get_int(get(ns, "blocks")), 128);
+	CU_ASSERT_EQUAL(json_object_array_length(get(root, "subsystems")), 1);
+	json_object_put(root);
+	free(s);
+	free(b);
+	tt_queue_destroy(iq);
+	tt_queue_destroy(aq);
+	tt_env_destroy(env);
+}
+
+static const struct ut_case cases[] = {
+	UT_CASE(test_opts_defaults_and_validation),
+	UT_CASE(test_listen),
+	UT_CASE(test_start_run_stop),
+	UT_CASE(test_stats_json),
+	UT_END,
+};
+
+UT_MAIN("target/target", cases)
