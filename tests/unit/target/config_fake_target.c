@@ -129,9 +129,18 @@ int rblk_target_create(const struct rblk_target_opts *o, struct rblk_target **ou
 			 o->max_queue_depth, o->in_capsule_data_size, o->poll_mode,
 			 o->backend ? o->backend : "auto");
 
+	const char *env = getenv("RBLK_FAKE_FAIL");
+
 	if (ret)
 		return ret;
 	fake_reset();
+	/* "PREFIX:ERRNO" arms a failure for the daemon test (rblk-target-fake). */
+	if (env && strchr(env, ':')) {
+		char prefix[128];
+
+		snprintf(prefix, sizeof(prefix), "%.*s", (int)(strchr(env, ':') - env), env);
+		fake_fail(prefix, -atoi(strchr(env, ':') + 1));
+	}
 	*out = &the_target;
 	return 0;
 }

@@ -3,7 +3,8 @@
  * A stand-in for the target library (include/rblk/target.h) for the config
  * and daemon tests: it keeps subsystems, namespaces, hosts and listeners in
  * plain arrays, records every call as one line in fake_log, and fails a
- * chosen call on request. No RDMA, no threads, no files.
+ * chosen call on request (fake_fail(), or RBLK_FAKE_FAIL=PREFIX:ERRNO in the
+ * environment of rblk-target-fake). No RDMA, no threads, no files.
  */
 #ifndef RBLK_TEST_CONFIG_FAKE_TARGET_H
 #define RBLK_TEST_CONFIG_FAKE_TARGET_H

@@ -1,0 +1,76 @@
+#!/bin/bash
+# The rblk-target daemon end to end over the fake target API (no RDMA):
+# exit codes, --check, strict vs best-effort, SIGHUP reload (applied and
+# refused), SIGUSR1 statistics, SIGTERM shutdown and the pidfile.
+#   main_daemon_test.sh PATH/TO/rblk-target-fake
+set -u
+bin=$1
+dir=$(mktemp -d /tmp/rblk-daemon-test.XXXXXX)
+trap 'kill $pid 2>/dev/null; rm -rf "$dir"' EXIT
+fail=0
+pid=
+check() { # check DESCRIPTION COMMAND...
+	if "${@:2}"; then echo "ok   $1"; else echo "FAIL $1"; fail=1; fi
+}
+has() { grep -qF -- "$2" "$1" || { echo "  '$2' not in $1:"; sed 's/^/    /' "$1"; return 1; }; }
+
+H=nqn.2014-08.org.nvmexpress:uuid:5b0c1d7e-0000-4000-8000-000000000001
+S=nqn.2024-01.io.rblk:disk0
+config() { # config PATH_OF_NS2 -> the config on stdout
+	cat <<JSON
+{ "hosts": [ { "nqn": "$H" } ],
+  "subsystems": [ { "nqn": "$S", "allowed_hosts": [ "$H" ],
+    "namespaces": [ { "nsid": 1, "device": { "path": "/srv/a.img" } },
+                    { "nsid": 2, "device": { "path": "$1" } } ] } ],
+  "ports": [ { "portid": 1, "subsystems": [ "$S" ],
+    "addr": { "trtype": "rdma", "traddr": "10.99.0.1", "trsvcid": "4420" } } ] }
+JSON
+}
+
+# Usage and config errors: exit 2, message names the flag or key path.
+"$bin" --listen 10.0.0.1:44x0 --subsystem $S 2>"$dir/e"; rc=$?
+check "bad flag exits 2" [ $rc = 2 ]
+check "bad flag message" has "$dir/e" '--listen 10.0.0.1:44x0: "44x0" is not a port number'
+config /srv/b.img | sed 's/"nsid": 2/"nsid": 0/' >"$dir/bad.json"
+"$bin" --config "$dir/bad.json" 2>"$dir/e"; rc=$?
+check "bad config exits 2" [ $rc = 2 ]
+check "bad config message" has "$dir/e" 'subsystems[0].namespaces[1].nsid: 0 is not a valid namespace id'
+"$bin" --config "$dir/bad.json" --best-effort --check >"$dir/o" 2>"$dir/e"; rc=$?
+check "best effort skips" [ $rc = 0 ]
+check "best effort says skipped" has "$dir/e" 'namespace skipped'
+check "--check prints JSON" has "$dir/o" '"path": "/srv/a.img"'
+
+# No RDMA device for the address: exit 1 and what to check.
+config /srv/b.img >"$dir/c.json"
+RBLK_FAKE_FAIL=listen:19 "$bin" --config "$dir/c.json" 2>"$dir/e"; rc=$?
+check "listen ENODEV exits 1" [ $rc = 1 ]
+check "listen ENODEV message" has "$dir/e" 'no RDMA device serves 10.99.0.1'
+
+# A running daemon: reload, refused reload, statistics, stop.
+"$bin" --config "$dir/c.json" --pidfile "$dir/pid" --save "$dir/saved.json" \
+	>"$dir/out" 2>"$dir/err" &
+pid=$!
+for _ in $(seq 50); do grep -q "notice: ready" "$dir/err" 2>/dev/null && break; sleep 0.1; done
+check "pidfile written" [ "$(cat "$dir/pid" 2>/dev/null)" = "$pid" ]
+check "ready logged" has "$dir/err" 'notice: ready'
+check "saved at start" has "$dir/saved.json" '"uuid": "'
+config /srv/c.img >"$dir/c.json"
+kill -HUP $pid
+for _ in $(seq 50); do grep -q 'reload: 2 changes' "$dir/err" && break; sleep 0.1; done
+check "reload replaces ns 2" has "$dir/err" 'remove namespace 2 (/srv/b.img) (path /srv/b.img -> /srv/c.img)'
+check "reload keeps ns 1" bash -c "! grep -q 'namespace 1' <(sed -n '/SIGHUP/,\$p' '$dir/err')"
+check "saved after reload" has "$dir/saved.json" '/srv/c.img'
+echo '{ "hosts": [' >"$dir/c.json"
+kill -HUP $pid
+for _ in $(seq 50); do grep -q 'reload refused' "$dir/err" && break; sleep 0.1; done
+check "bad reload refused" has "$dir/err" 'previous configuration keeps running'
+kill -USR1 $pid
+for _ in $(seq 50); do grep -q controllers "$dir/err" && break; sleep 0.1; done
+check "SIGUSR1 statistics" has "$dir/err" '{"controllers": []}'
+kill -TERM $pid
+wait $pid; rc=$?
+pid=
+check "SIGTERM exits 0" [ $rc = 0 ]
+check "stopped logged" has "$dir/err" 'notice: stopped'
+check "pidfile removed" [ ! -e "$dir/pid" ]
+exit $fail
