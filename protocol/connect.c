@@ -23,11 +23,21 @@ static uint16_t invalid_param(uint32_t *dw0_out, uint8_t iattr, uint16_t ipo)
 }
 
 /* Copy a wire NQN field into dst and check it, without reading past the field. */
+/*
+ * On the wire an NQN must be terminated and 1..223 bytes long, nothing more:
+ * nvmet accepts names such as "testnqn" or "blktests-subsystem-1" that do not
+ * follow the nqn.yyyy-mm.domain form, and hosts configured for it must be able
+ * to reach us too. The form is checked (and warned about) where a name is
+ * configured, not here.
+ */
 static int take_nqn(char dst[NVMF_NQN_FIELD_LEN], const char field[NVMF_NQN_FIELD_LEN])
 {
 	int ret = rblk_nqn_from_field(dst, NVMF_NQN_FIELD_LEN, (const uint8_t *)field);
+	size_t len = strlen(dst);
 
-	return ret ? ret : rblk_nqn_validate(dst);
+	if (ret)
+		return ret;
+	return len == 0 || len > NVMF_NQN_SIZE ? -EINVAL : 0;
 }
 
 uint16_t rblk_connect_decode(const struct nvmf_connect_cmd *cmd,

@@ -134,8 +134,16 @@ static void test_subnqn(void)
 	CU_ASSERT_EQUAL(rblk_connect_decode(&cmd, &data, &info, &dw0), 0x4182);
 	CU_ASSERT_EQUAL(dw0, 0x00010100);
 
+	/* Not of the nqn.yyyy-mm form, but nvmet accepts it and so do we. */
 	make(0, 31, 0xFFFF);
-	rblk_nqn_copy_field(data.subnqn, "testnqn"); /* not an NQN */
+	strcpy(data.subnqn, "testnqn");
+	CU_ASSERT_EQUAL(rblk_connect_decode(&cmd, &data, &info, &dw0), NVME_SC_SUCCESS);
+	CU_ASSERT_STRING_EQUAL(info.subnqn, "testnqn");
+
+	/* 224 bytes, terminated: longer than any NQN may be. */
+	make(0, 31, 0xFFFF);
+	memset(data.subnqn, 's', 224);
+	data.subnqn[224] = 0;
 	CU_ASSERT_EQUAL(rblk_connect_decode(&cmd, &data, &info, &dw0), 0x4182);
 	CU_ASSERT_EQUAL(dw0, 0x00010100);
 
@@ -162,9 +170,13 @@ static void test_hostnqn(void)
 	CU_ASSERT_EQUAL(dw0, 0x00010200);
 
 	make(0, 31, 0xFFFF);
-	rblk_nqn_copy_field(data.hostnqn, "nqn.2014-13.com.example");
+	memset(data.hostnqn, 0, sizeof(data.hostnqn)); /* empty */
 	CU_ASSERT_EQUAL(rblk_connect_decode(&cmd, &data, &info, &dw0), 0x4182);
 	CU_ASSERT_EQUAL(dw0, 0x00010200);
+
+	make(0, 31, 0xFFFF);
+	strcpy(data.hostnqn, "testhost");
+	CU_ASSERT_EQUAL(rblk_connect_decode(&cmd, &data, &info, &dw0), NVME_SC_SUCCESS);
 }
 
 static void test_sqsize_zero(void)
