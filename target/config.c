@@ -313,6 +313,32 @@ static int port_copy(struct rblk_cfg_port *d, const struct rblk_cfg_port *s)
 	return 0;
 }
 
+int rblk_config_add_port_copy(struct rblk_config *cfg, const struct rblk_cfg_port *src)
+{
+	struct rblk_cfg_port *p = push(&cfg->ports, &cfg->nr_ports, sizeof(*p));
+
+	if (!p)
+		return -ENOMEM;
+	if (port_copy(p, src)) {
+		port_clear(p);
+		cfg->nr_ports--;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+int rblk_config_set_tgt(struct rblk_config *cfg, const struct rblk_cfg_tgt *t)
+{
+	char *backend = NULL;
+
+	if (str_dup(&backend, t->backend))
+		return -ENOMEM;
+	free(cfg->tgt.backend);
+	cfg->tgt = *t;
+	cfg->tgt.backend = backend;
+	return 0;
+}
+
 int rblk_config_dup(const struct rblk_config *cfg, struct rblk_config **out)
 {
 	struct rblk_config *c;

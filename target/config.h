@@ -134,6 +134,9 @@ void rblk_cfg_error(enum rblk_cfg_mode mode, unsigned *count, const char *skippe
 		    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 /* Moves every object of @src into @dst (target options of @src override); frees @src. */
 int rblk_config_merge(struct rblk_config *dst, struct rblk_config *src);
+/* Deep copies of one port and of the target options into @cfg. */
+int rblk_config_add_port_copy(struct rblk_config *cfg, const struct rblk_cfg_port *src);
+int rblk_config_set_tgt(struct rblk_config *cfg, const struct rblk_cfg_tgt *t);
 /* Deep copy (the daemon keeps the running config while it parses a new one). */
 int rblk_config_dup(const struct rblk_config *cfg, struct rblk_config **out);
 
@@ -228,5 +231,18 @@ int rblk_config_apply(struct rblk_target *tgt, struct rblk_config_diff *d, bool 
  * describes what actually runs (and a later reload retries it).
  */
 void rblk_config_drop_failed(struct rblk_config *new, const struct rblk_config_diff *d);
+/*
+ * After a reload: what needed a restart still runs as in @old, so @new gets
+ * @old's target options and listeners back (a changed listener replaces its
+ * new version). Then @new describes the running target and the next reload
+ * reports the pending change again. Call after rblk_config_drop_failed();
+ * -ENOMEM leaves @new partly updated.
+ *
+ * The daemon saves the configuration (--save) before these two steps: the
+ * file keeps what was asked for, so a restart applies it, and a namespace
+ * that failed to open is not dropped from it.
+ */
+int rblk_config_keep_unapplied(struct rblk_config *new, const struct rblk_config *old,
+			       const struct rblk_config_diff *d);
 
 #endif

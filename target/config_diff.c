@@ -570,3 +570,32 @@ void rblk_config_drop_failed(struct rblk_config *new, const struct rblk_config_d
 	}
 	free(drops);
 }
+
+int rblk_config_keep_unapplied(struct rblk_config *new, const struct rblk_config *old,
+			       const struct rblk_config_diff *d)
+{
+	bool tgt_changed = false;
+	int ret;
+
+	/* RESTART_NEEDED ops point into @old only, so @new may change under them. */
+	for (size_t i = 0; i < d->nr; i++) {
+		const struct rblk_cfg_op *op = &d->ops[i];
+
+		if (op->type != RBLK_CFG_OP_RESTART_NEEDED)
+			continue;
+		if (!op->port) {
+			tgt_changed = true;
+			continue;
+		}
+		for (size_t j = 0; j < new->nr_ports;) {
+			if (rblk_cfg_port_same_listen(&new->ports[j], op->port))
+				rblk_config_del_port(new, j);
+			else
+				j++;
+		}
+		ret = rblk_config_add_port_copy(new, op->port);
+		if (ret)
+			return ret;
+	}
+	return tgt_changed ? rblk_config_set_tgt(new, &old->tgt) : 0;
+}

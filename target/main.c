@@ -132,12 +132,13 @@ static size_t count_ns(const struct rblk_config *cfg)
 	return n;
 }
 
-static void save_running(struct daemon *d)
+/* --save: the configuration as asked for (with generated IDs), not minus what failed. */
+static void save_config(struct daemon *d, const struct rblk_config *cfg)
 {
 	if (!d->args.save_path)
 		return;
-	if (rblk_config_save(d->running, d->args.save_path) == 0)
-		RBLK_INFO("saved the running configuration to %s", d->args.save_path);
+	if (rblk_config_save(cfg, d->args.save_path) == 0)
+		RBLK_INFO("saved the configuration to %s", d->args.save_path);
 }
 
 /* ------------------------------------------------------------- memlock */
@@ -237,7 +238,11 @@ static void reload(struct daemon *d)
 	for (size_t i = 0; i < diff.nr; i++)
 		failed += diff.ops[i].result != 0;
 	changes = diff.nr;
+	/* Save what was asked for; then make @next describe what actually runs. */
+	save_config(d, next);
 	rblk_config_drop_failed(next, &diff);
+	if (rblk_config_keep_unapplied(next, d->running, &diff))
+		RBLK_WARN("reload: out of memory; the next reload may repeat some changes");
 	rblk_config_diff_free(&diff); /* points into running and next: free it first */
 	rblk_config_free(d->running);
 	d->running = next;
@@ -246,7 +251,6 @@ static void reload(struct daemon *d)
 	else
 		RBLK_NOTICE("reload: %zu change%s applied, %u failed", changes - failed,
 			    changes - failed == 1 ? "" : "s", failed);
-	save_running(d);
 ready:
 	rblk_notifyf("READY=1\nSTATUS=serving %zu subsystems, %zu namespaces, %zu listeners",
 		     d->running->nr_subsys, count_ns(d->running), d->running->nr_ports);
@@ -359,6 +363,7 @@ static int start(struct daemon *d)
 		rblk_cfg_op_describe(op, what, sizeof(what));
 		RBLK_NOTICE("%s", what);
 	}
+	save_config(d, d->running);
 	rblk_config_drop_failed(d->running, &diff);
 	rblk_config_diff_free(&diff);
 	if (!d->running->nr_ports) {
@@ -454,7 +459,6 @@ int main(int argc, char **argv)
 			RBLK_WARN("%s: cannot write the pidfile: %s", d.args.pidfile, strerror(-ret));
 		d.pidfile_written = ret == 0;
 	}
-	save_running(&d);
 	rblk_notifyf("READY=1\nMAINPID=%ld\nSTATUS=serving %zu subsystems, %zu namespaces, "
 		     "%zu listeners", (long)getpid(), d.running->nr_subsys, count_ns(d.running),
 		     d.running->nr_ports);

@@ -908,6 +908,42 @@ static void test_apply_failures(void)
 	rblk_config_free(a);
 }
 
+static void test_keep_unapplied(void)
+{
+	struct rblk_config *a, *b;
+	struct rblk_config_diff d;
+	char *json = edit("\"traddr\": \"10.0.0.1\"", "\"traddr\": \"10.0.0.3\"");
+	char *json2;
+
+	/* The listener moved and the poll groups changed: neither happens live. */
+	CU_ASSERT_EQUAL_FATAL(asprintf(&json2, "{\"x-rblk\": {\"poll_groups\": 3}, %s", json + 1) > 0, 1);
+	log_reset();
+	a = parse_ok(base_json);
+	b = parse_ok(json2);
+	CU_ASSERT_EQUAL_FATAL(rblk_config_diff(a, b, &d), 0);
+	CU_ASSERT_EQUAL(rblk_config_keep_unapplied(b, a, &d), 0);
+	rblk_config_diff_free(&d);
+	/* b now runs both listeners (the old one is still open) and the old options. */
+	CU_ASSERT_EQUAL_FATAL(b->nr_ports, 2);
+	CU_ASSERT_STRING_EQUAL(b->ports[0].traddr, "10.0.0.3");
+	CU_ASSERT_STRING_EQUAL(b->ports[1].traddr, "10.0.0.1");
+	CU_ASSERT_EQUAL(b->tgt.num_poll_groups, 0);
+	/* The same request again: the restart is still pending, nothing else to do. */
+	rblk_config_free(a);
+	a = b;
+	b = parse_ok(json2);
+	CU_ASSERT_EQUAL_FATAL(rblk_config_diff(a, b, &d), 0);
+	CU_ASSERT_EQUAL_FATAL(d.nr, 2);
+	CU_ASSERT_EQUAL(d.ops[0].type, RBLK_CFG_OP_RESTART_NEEDED);
+	CU_ASSERT_PTR_NOT_NULL(strstr(d.ops[0].why, "listener 10.0.0.1 port 4420 removed"));
+	CU_ASSERT_EQUAL(d.ops[1].type, RBLK_CFG_OP_RESTART_NEEDED);
+	rblk_config_diff_free(&d);
+	rblk_config_free(a);
+	rblk_config_free(b);
+	free(json2);
+	free(json);
+}
+
 /* ------------------------------------------------------------------ save */
 
 static void test_save_format(void)
@@ -1064,6 +1100,7 @@ static const struct ut_case cases[] = {
 	UT_CASE(test_diff_from_nothing_is_ordered),
 	UT_CASE(test_apply_start_and_reload),
 	UT_CASE(test_apply_failures),
+	UT_CASE(test_keep_unapplied),
 	UT_CASE(test_save_format),
 	UT_CASE(test_save_load_round_trip),
 	UT_CASE(test_dup_and_merge),
