@@ -143,7 +143,10 @@ struct rblk_sq_stats {
 };
 
 struct rblk_sq {
-	/* Set by rblk_sq_init() and the transport; read-only for the core. */
+	/*
+	 * Set by rblk_sq_init(); then the transport fills bq, waitq, listener
+	 * and local_traddr before the first request. Read-only for the core.
+	 */
 	struct rblk_target *tgt;
 	const struct rblk_transport_ops *ops;
 	struct rblk_bqueue *bq;          /* the poll group's backend queue */

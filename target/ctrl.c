@@ -376,7 +376,7 @@ void rblk_ctrl_add_event(struct rblk_ctrl *ctrl, uint32_t aec_bit, uint32_t dw0)
 	ctrl->aen_masked |= aec_bit;
 	ctrl->aen_pending[ctrl->nr_aen_pending++] = dw0;
 	admin = ctrl->sqs[0];
-	if (ctrl->nr_aer && admin && admin->state == RBLK_SQ_LIVE && ctrl_tryget(ctrl)) {
+	if (ctrl->nr_aer && admin && ctrl_tryget(ctrl)) {
 		/* The AER belongs to the admin queue's thread: complete it there. */
 		if (admin->ops->run_on(admin, aen_work, ctrl)) {
 			RBLK_WARN("ctrl %u: cannot reach the admin queue for an event", ctrl->cntlid);
