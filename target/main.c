@@ -317,9 +317,8 @@ static void log_backend(const struct rblk_tgt_args *a, const struct rblk_config 
 		RBLK_NOTICE("backend: %s (--backend)", cfg->tgt.backend);
 	else if (cfg->tgt.backend)
 		RBLK_NOTICE("backend: %s (x-rblk.backend in %s)", cfg->tgt.backend, a->config_path);
-	else
-		RBLK_NOTICE("backend: automatic (io_uring when this kernel allows it, else libaio; "
-			    "--backend chooses)");
+	/* Automatic: the backend's probe logs which engine and why (NOTICE) when
+	 * the target is created. */
 }
 
 static int start(struct daemon *d)
