@@ -944,6 +944,29 @@ static void test_keep_unapplied(void)
 	free(json);
 }
 
+/* The shipped examples (docs/examples) load cleanly: no error, no warning. */
+static void test_shipped_examples(void)
+{
+#ifdef RBLK_SOURCE_DIR
+	static const char *const files[] = { "rdma-minimal.json", "rdma-full.json" };
+
+	for (size_t i = 0; i < 2; i++) {
+		struct rblk_config *cfg = NULL;
+		char path[512];
+
+		snprintf(path, sizeof(path), "%s/docs/examples/%s", RBLK_SOURCE_DIR, files[i]);
+		log_reset();
+		CU_ASSERT_EQUAL(rblk_config_load(path, RBLK_CFG_STRICT, &cfg, NULL), 0);
+		CU_ASSERT_EQUAL(nr_warn + nr_err, 0);
+		if (nr_warn + nr_err)
+			fprintf(stderr, "\n%s:\n%s", files[i], logbuf);
+		CU_ASSERT_PTR_NOT_NULL(cfg);
+		CU_ASSERT(cfg && cfg->nr_subsys >= 1 && cfg->nr_ports >= 1);
+		rblk_config_free(cfg);
+	}
+#endif
+}
+
 /* ------------------------------------------------------------------ save */
 
 static void test_save_format(void)
@@ -1101,6 +1124,7 @@ static const struct ut_case cases[] = {
 	UT_CASE(test_apply_start_and_reload),
 	UT_CASE(test_apply_failures),
 	UT_CASE(test_keep_unapplied),
+	UT_CASE(test_shipped_examples),
 	UT_CASE(test_save_format),
 	UT_CASE(test_save_load_round_trip),
 	UT_CASE(test_dup_and_merge),
