@@ -390,7 +390,7 @@ static void test_parking_queue(void)
 struct remover {
 	struct rblk_subsystem *ss;
 	int ret;
-	volatile bool done;
+	_Atomic bool done;
 };
 
 static void *remove_thread(void *arg)

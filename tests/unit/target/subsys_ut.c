@@ -186,7 +186,7 @@ static void test_namespace_table(void)
 struct remover {
 	struct rblk_target *tgt;
 	int ret;
-	volatile bool done;
+	_Atomic bool done;
 };
 
 static void *remove_thread(void *arg)

@@ -53,7 +53,7 @@ struct tt_queue {
 	struct rblk_sq sq;
 	struct tt_env *env;
 	struct tt_req reqs[TT_MAX_REQS];
-	unsigned disconnects;  /* times the core asked to disconnect */
+	_Atomic unsigned disconnects; /* times the core asked to disconnect (any thread) */
 };
 
 struct tt_work {
