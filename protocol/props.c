@@ -23,9 +23,12 @@ unsigned rblk_prop_size(uint32_t ofst)
 	return 0;
 }
 
-static uint16_t check(uint8_t attrib, uint32_t ofst, unsigned *size, uint16_t *err_loc)
+/*
+ * want: the size the command may use for ofst, 0 when it may not touch ofst
+ * at all (an unknown offset, or one nvmet does not serve for this command).
+ */
+static uint16_t check(uint8_t attrib, unsigned want, unsigned *size, uint16_t *err_loc)
 {
-	unsigned want = rblk_prop_size(ofst);
 	unsigned got;
 
 	switch (attrib & NVMF_PROP_SIZE_MASK) {
@@ -52,12 +55,21 @@ static uint16_t check(uint8_t attrib, uint32_t ofst, unsigned *size, uint16_t *e
 	return NVME_SC_SUCCESS;
 }
 
+/*
+ * nvmet reads CAP, VS, CC and CSTS only (nvmf-interop.md §2.5, §7): NSSR
+ * and CRTO exist in the register map but Get of them is Invalid Field.
+ */
+static unsigned get_size(uint32_t ofst)
+{
+	return ofst == NVME_REG_NSSR || ofst == NVME_REG_CRTO ? 0 : rblk_prop_size(ofst);
+}
+
 uint16_t rblk_prop_get_decode(const struct nvmf_property_get_cmd *cmd, uint32_t *ofst,
 			      unsigned *size, uint16_t *err_loc)
 {
 	*ofst = rblk_le32(cmd->ofst);
 	*size = 0;
-	return check(cmd->attrib, *ofst, size, err_loc);
+	return check(cmd->attrib, get_size(*ofst), size, err_loc);
 }
 
 uint16_t rblk_prop_set_decode(const struct nvmf_property_set_cmd *cmd, uint32_t *ofst,
@@ -68,13 +80,10 @@ uint16_t rblk_prop_set_decode(const struct nvmf_property_set_cmd *cmd, uint32_t 
 
 	*ofst = rblk_le32(cmd->ofst);
 	*value = 0;
-	status = check(cmd->attrib, *ofst, &size, err_loc);
+	/* Only CC is writable, as 4 bytes (nvmet; NSSR resets are not offered). */
+	status = check(cmd->attrib, *ofst == NVME_REG_CC ? 4 : 0, &size, err_loc);
 	if (status)
 		return status;
-	if (*ofst != NVME_REG_CC && *ofst != NVME_REG_NSSR) {
-		*err_loc = LOC_OFST;
-		return NVME_SC_INVALID_FIELD | NVME_SC_DNR;
-	}
 	*value = (uint32_t)rblk_le64(cmd->value);
 	return NVME_SC_SUCCESS;
 }

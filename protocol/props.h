@@ -18,15 +18,16 @@
 unsigned rblk_prop_size(uint32_t ofst);
 
 /*
- * Property Get: *ofst and *size (4 or 8) of a valid request. Invalid Field |
- * DNR with *err_loc = 40 (ATTRIB) when the size field is neither 4 nor 8
- * bytes or does not match the property, or 44 (OFST) for an unknown offset.
+ * Property Get: *ofst and *size (4 or 8) of a valid request: CAP as 8 bytes,
+ * VS, CC and CSTS as 4 (what nvmet serves). Invalid Field | DNR with
+ * *err_loc = 40 (ATTRIB) when the size field is neither 4 nor 8 bytes or
+ * does not match the property, or 44 (OFST) for any other offset.
  */
 uint16_t rblk_prop_get_decode(const struct nvmf_property_get_cmd *cmd, uint32_t *ofst,
 			      unsigned *size, uint16_t *err_loc);
 
 /*
- * Property Set: only 4-byte CC and NSSR are writable. *value is the 4-byte
+ * Property Set: only 4-byte CC is writable (nvmet). *value is the 4-byte
  * value (the upper half of VALUE is ignored, as nvmet does). Invalid Field |
  * DNR with *err_loc as for Get.
  */

@@ -71,6 +71,17 @@ static void test_get(void)
 	get_cmd(&c, NVMF_PROP_SIZE_4, 0x50);
 	CU_ASSERT_EQUAL(rblk_prop_get_decode(&c, &ofst, &size, &loc), IF_DNR);
 	CU_ASSERT_EQUAL(loc, 44);
+	/* NSSR and CRTO exist, but nvmet reads CAP, VS, CC and CSTS only (§2.5). */
+	get_cmd(&c, NVMF_PROP_SIZE_4, NVME_REG_NSSR);
+	CU_ASSERT_EQUAL(rblk_prop_get_decode(&c, &ofst, &size, &loc), IF_DNR);
+	CU_ASSERT_EQUAL(loc, 44);
+	get_cmd(&c, NVMF_PROP_SIZE_4, NVME_REG_CRTO);
+	CU_ASSERT_EQUAL(rblk_prop_get_decode(&c, &ofst, &size, &loc), IF_DNR);
+	CU_ASSERT_EQUAL(loc, 44);
+	get_cmd(&c, NVMF_PROP_SIZE_4, NVME_REG_CC);
+	CU_ASSERT_EQUAL(rblk_prop_get_decode(&c, &ofst, &size, &loc), NVME_SC_SUCCESS);
+	get_cmd(&c, NVMF_PROP_SIZE_4, NVME_REG_VS);
+	CU_ASSERT_EQUAL(rblk_prop_get_decode(&c, &ofst, &size, &loc), NVME_SC_SUCCESS);
 }
 
 static void test_set(void)
@@ -94,6 +105,11 @@ static void test_set(void)
 	set_cmd(&c, NVMF_PROP_SIZE_8, NVME_REG_CC, 1);
 	CU_ASSERT_EQUAL(rblk_prop_set_decode(&c, &ofst, &value, &loc), IF_DNR);
 	CU_ASSERT_EQUAL(loc, 40);
+	/* Only CC: nvmet offers no NSSR reset (§2.5, §7). */
+	set_cmd(&c, NVMF_PROP_SIZE_4, NVME_REG_NSSR, 0x4E564D65);
+	CU_ASSERT_EQUAL(rblk_prop_set_decode(&c, &ofst, &value, &loc), IF_DNR);
+	CU_ASSERT_EQUAL(loc, 44);
+	CU_ASSERT_EQUAL(value, 0);
 }
 
 static void test_cap(void)
