@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Poll groups: the target's reactors. One thread each, owning
+ *   - per RDMA device it serves: a PD, one CQ shared by all its QPs (with a
+ *     completion channel for sleeping) and one registered buffer pool, whose
+ *     memory is also registered with the backend queue (io_uring fixed
+ *     buffers: disk <-> pool <-> NIC without a copy);
+ *   - one backend queue (rblk_bqueue) and its parking queue;
+ *   - a mailbox (eventfd + list) through which other threads reach it;
+ *   - its NVMe/RDMA queues, and their keep-alive ticks.
+ * Polling is adaptive (rdma-engine.md): busy while work arrives, then arm the
+ * CQs and the backend eventfd and sleep in epoll_wait; an idle group costs
+ * no CPU. RBLK_POLL_BUSY never sleeps; RBLK_POLL_EVENT sleeps whenever an
+ * iteration found nothing.
+ */
+#ifndef RBLK_TARGET_POLL_GROUP_H
+#define RBLK_TARGET_POLL_GROUP_H
+
+#include <pthread.h>
+#include <semaphore.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/queue.h>
+
+#include <rblk/target.h>
+
+#include "target/core.h"
+#include "transport/rdma.h"
+
+#define RBLK_PG_MAX_DEVS 8
+#define RBLK_PG_WC_BATCH 32
+#define RBLK_PG_BQ_BATCH 32
+/* Adaptive mode: idle this long (µs) before arming and sleeping. */
+#define RBLK_PG_ADAPTIVE_IDLE_US 200
+/* CQ entries per device context (bounded by the device's max_cqe). */
+#define RBLK_PG_CQ_SIZE 32768
+
+struct rblk_poll_group;
+struct rblk_rdma_queue;
+struct rblk_rdma_req;
+struct rblk_transport;
+
+/* A FIFO of requests waiting for one resource. */
+TAILQ_HEAD(rblk_rdma_reqq, rblk_rdma_req);
+
+/*
+ * A message for a poll group's thread. Embedded in its owner (no allocation
+ * on the way) or allocated by rblk_poll_group_run_on().
+ */
+struct rblk_pg_msg {
+	void (*fn)(struct rblk_pg_msg *msg);
+	struct rblk_pg_msg *next;
+};
+
+/* One RDMA device as seen by one poll group. */
+struct rblk_pg_dev {
+	struct rblk_poll_group *pg;
+	struct rblk_device *device;
+	struct rblk_device_attr attr;
+	struct rblk_pd *pd;
+	struct rblk_cq *cq;
+	struct rblk_mr_pool *pool;        /* I/O buffer units (LOCAL_WRITE) */
+	uint32_t cq_free;                 /* CQ entries no queue has reserved */
+	bool fixed_bufs;                  /* pool units are the bqueue's fixed buffers */
+	struct rblk_rdma_reqq pending_buf; /* requests waiting for units, FIFO */
+};
+
+struct rblk_pg_opts {
+	unsigned id;
+	enum rblk_poll_mode mode;
+	const char *backend;              /* bqueue engine ("uring", "aio", ...) */
+	unsigned bq_depth;
+	uint32_t io_unit_size;            /* pool unit */
+	uint32_t num_units;               /* pool units per device */
+	uint32_t tick_ms;                 /* keep-alive tick period */
+};
+
+struct rblk_pg_stats {
+	_Atomic uint64_t iterations;
+	_Atomic uint64_t sleeps;          /* times it went to epoll_wait */
+	_Atomic uint64_t wcs;             /* work completions handled */
+	_Atomic uint64_t msgs;            /* mailbox messages run */
+	_Atomic uint64_t ticks;
+};
+
+struct rblk_poll_group {
+	struct rblk_pg_opts opts;
+	struct rblk_transport *t;         /* NULL in unit tests */
+	pthread_t thread;
+	bool running;
+	sem_t ready;                      /* thread start-up finished (start_ret) */
+	int start_ret;
+	atomic_bool stop;
+
+	int epfd;
+	int mbox_fd;                      /* eventfd: the mailbox has messages */
+	pthread_mutex_t mbox_lock;
+	struct rblk_pg_msg *mbox_head;
+	struct rblk_pg_msg **mbox_tail;
+	atomic_bool mbox_pending;
+
+	struct rblk_bqueue *bq;
+	int bq_fd;                        /* its eventfd, -1 if none */
+	struct rblk_io_waitq waitq;
+
+	struct rblk_pg_dev *devs[RBLK_PG_MAX_DEVS];
+	unsigned ndevs;
+
+	TAILQ_HEAD(, rblk_rdma_queue) queues;
+	unsigned nqueues;
+	uint64_t next_tick_ms;
+	struct rblk_pg_stats stats;
+};
+
+/* Allocates a group (no thread yet). */
+int rblk_poll_group_create(const struct rblk_pg_opts *opts, struct rblk_transport *t,
+			   struct rblk_poll_group **out);
+/* Starts its thread; returns the thread's set-up result (backend queue). */
+int rblk_poll_group_start(struct rblk_poll_group *pg);
+/*
+ * Stops the thread (its queues must be gone: see rblk_transport_stop), runs
+ * the remaining messages, frees the device contexts. Idempotent.
+ */
+void rblk_poll_group_stop(struct rblk_poll_group *pg);
+/* Stops if needed and frees. NULL is fine. */
+void rblk_poll_group_destroy(struct rblk_poll_group *pg);
+
+/* Any thread: queue msg for the group's thread (runs in order, exactly once). */
+void rblk_poll_group_post(struct rblk_poll_group *pg, struct rblk_pg_msg *msg);
+/* Any thread: run fn(arg) on the group's thread. 0 or -ENOMEM. */
+int rblk_poll_group_run_on(struct rblk_poll_group *pg, void (*fn)(void *arg), void *arg);
+
+/*
+ * Group thread: the context for device (created on first use: PD, CQ and
+ * pool; the pool becomes the backend queue's fixed buffers when that is the
+ * group's first device and the queue is idle).
+ */
+int rblk_pg_dev_get(struct rblk_poll_group *pg, struct rblk_device *device,
+		    struct rblk_pg_dev **out);
+/* Group thread: reserve / give back CQ entries for a QP. */
+int rblk_pg_dev_reserve_cq(struct rblk_pg_dev *dev, uint32_t n);
+void rblk_pg_dev_release_cq(struct rblk_pg_dev *dev, uint32_t n);
+
+/* Group thread: add / remove a queue (ticks, flushes, stop). */
+void rblk_poll_group_add_queue(struct rblk_poll_group *pg, struct rblk_rdma_queue *q);
+void rblk_poll_group_remove_queue(struct rblk_poll_group *pg, struct rblk_rdma_queue *q);
+
+/*
+ * One iteration of the loop (tests and the thread): completions, mailbox,
+ * backend, waiting work, flushes, ticks. Returns the work done (0 = idle).
+ */
+unsigned rblk_poll_group_poll(struct rblk_poll_group *pg);
+
+#endif
