@@ -233,6 +233,16 @@ static inline void rblk_req_set_dw1(struct rblk_req *req, uint32_t v)
 }
 
 /*
+ * Step 3's transfer-length rule for rblk_sgl_check_len(): the SGL describes
+ * exactly data_len bytes, or at least data_len for Dataset Management on an
+ * I/O queue (the Linux host always sends 4 KiB of ranges; §5.5).
+ */
+static inline bool rblk_req_sgl_at_least(const struct rblk_req *req)
+{
+	return req->sq->qid && req->cmd->opc == NVME_IO_DSM;
+}
+
+/*
  * Data buffer access for handlers: byte range [off, off + len) of the
  * command's data as laid out over iov. 0, or NVME_SC_SGL_INVALID_DATA | DNR
  * when the range exceeds the buffers the transport provided.
@@ -389,6 +399,12 @@ struct rblk_ctrl {
 	struct nvme_error_log_entry errlog[RBLK_ERR_LOG_ENTRIES];
 	uint64_t err_count;
 };
+
+/* FCTYPE of a fabrics command (opcode 0x7F): byte 4 of the SQE. */
+static inline uint8_t rblk_req_fctype(const struct rblk_req *req)
+{
+	return ((const uint8_t *)req->cmd)[NVME_SQE_FCTYPE_OFFSET];
+}
 
 static inline bool rblk_ctrl_is_disc(const struct rblk_ctrl *ctrl)
 {

@@ -9,15 +9,20 @@
 #include <string.h>
 
 #include "common/log.h"
-#include "protocol/nqn.h"
+#include "protocol/connect.h"
+#include "protocol/props.h"
 #include "target/core.h"
 
-static uint8_t fctype_of(const struct rblk_req *req)
-{
-	return ((const uint8_t *)req->cmd)[NVME_SQE_FCTYPE_OFFSET];
-}
+#define IPO_DATA_CNTLID offsetof(struct nvmf_connect_data, cntlid)
+#define IPO_DATA_HOSTID offsetof(struct nvmf_connect_data, hostid)
+#define IPO_DATA_SUBNQN offsetof(struct nvmf_connect_data, subnqn)
+#define IPO_SQE_QID offsetof(struct nvmf_connect_cmd, qid)
+#define IPO_SQE_SQSIZE offsetof(struct nvmf_connect_cmd, sqsize)
 
-/* Connect Invalid Parameters with the offending field in DW0 (IATTR/IPO). */
+/*
+ * Connect Invalid Parameters with the offending field in DW0 (IATTR/IPO);
+ * a field of the SQE is also the error log's location.
+ */
 static uint16_t invalid_param(struct rblk_req *req, uint8_t iattr, uint16_t ipo)
 {
 	rblk_req_set_dw0(req, nvmf_connect_ipo_dw0(iattr, ipo));
@@ -26,69 +31,54 @@ static uint16_t invalid_param(struct rblk_req *req, uint8_t iattr, uint16_t ipo)
 	return NVME_SC_CONNECT_INVALID_PARAM | NVME_SC_DNR;
 }
 
-static bool hostid_equal(const uint8_t a[16], const uint8_t b[16])
-{
-	return !memcmp(a, b, 16);
-}
-
+/* The stateless checks are rblk_connect_decode()'s; what they leave is MQES and the CM depth. */
 static uint16_t check_sqsize(struct rblk_req *req, uint16_t sqsize, uint16_t max)
 {
-	/* 0-based SQSIZE: 0 is a one-entry queue, which NVMe forbids. */
-	if (!sqsize || sqsize > max ||
-	    (req->sq->depth && (uint32_t)sqsize + 1 > req->sq->depth))
-		return invalid_param(req, NVMF_IATTR_SQE, offsetof(struct nvmf_connect_cmd, sqsize));
+	if (sqsize > max || (req->sq->depth && (uint32_t)sqsize + 1 > req->sq->depth))
+		return invalid_param(req, NVMF_IATTR_SQE, IPO_SQE_SQSIZE);
 	return 0;
 }
 
-static uint16_t admin_connect(struct rblk_req *req, const struct nvmf_connect_cmd *c,
-			      const struct nvmf_connect_data *d, const char *subnqn,
-			      const char *hostnqn)
+static uint16_t admin_connect(struct rblk_req *req, const struct rblk_connect_info *ci)
 {
 	struct rblk_target *tgt = req->sq->tgt;
-	uint16_t sqsize = rblk_le16(c->sqsize);
 	struct rblk_subsystem *ss;
 	struct rblk_ctrl *ctrl;
 	uint16_t status;
 	int ret;
 
-	if (rblk_le16(d->cntlid) != NVMF_CNTLID_DYNAMIC)
-		return invalid_param(req, NVMF_IATTR_DATA,
-				     offsetof(struct nvmf_connect_data, cntlid));
-
 	/* tgt->lock keeps ss listed (so alive) until the controller is on it. */
 	pthread_mutex_lock(&tgt->lock);
-	ss = rblk_subsys_find_locked(tgt, subnqn);
+	ss = rblk_subsys_find_locked(tgt, ci->subnqn);
 	if (!ss) {
 		pthread_mutex_unlock(&tgt->lock);
-		RBLK_INFO("connect from %s: unknown subsystem %s", hostnqn, subnqn);
-		return invalid_param(req, NVMF_IATTR_DATA,
-				     offsetof(struct nvmf_connect_data, subnqn));
+		RBLK_INFO("connect from %s: unknown subsystem %s", ci->hostnqn, ci->subnqn);
+		return invalid_param(req, NVMF_IATTR_DATA, IPO_DATA_SUBNQN);
 	}
-	if (!rblk_subsys_host_allowed(ss, hostnqn)) {
+	if (!rblk_subsys_host_allowed(ss, ci->hostnqn)) {
 		pthread_mutex_unlock(&tgt->lock);
-		RBLK_NOTICE("connect from %s to %s: host not allowed", hostnqn, subnqn);
+		RBLK_NOTICE("connect from %s to %s: host not allowed", ci->hostnqn, ci->subnqn);
 		rblk_req_set_dw0(req, nvmf_connect_ipo_dw0(NVMF_IATTR_DATA,
 					offsetof(struct nvmf_connect_data, hostnqn)));
 		return NVME_SC_CONNECT_INVALID_HOST | NVME_SC_DNR;
 	}
-	status = check_sqsize(req, sqsize, (uint16_t)(tgt->opts.max_admin_queue_depth - 1));
+	status = check_sqsize(req, ci->sqsize, (uint16_t)(tgt->opts.max_admin_queue_depth - 1));
 	if (status) {
 		pthread_mutex_unlock(&tgt->lock);
 		return status;
 	}
-	ret = rblk_ctrl_create(ss, hostnqn, d->hostid, rblk_le32(c->kato), &ctrl);
+	ret = rblk_ctrl_create(ss, ci->hostnqn, ci->hostid, ci->kato_ms, &ctrl);
 	pthread_mutex_unlock(&tgt->lock);
 	if (ret == -EBUSY) {
 		return NVME_SC_CONNECT_CTRL_BUSY | NVME_SC_DNR;
 	} else if (ret == -ENODEV) {
-		return invalid_param(req, NVMF_IATTR_DATA,
-				     offsetof(struct nvmf_connect_data, subnqn));
+		return invalid_param(req, NVMF_IATTR_DATA, IPO_DATA_SUBNQN);
 	} else if (ret) {
 		return NVME_SC_INTERNAL;
 	}
 
-	status = rblk_ctrl_install_sq(ctrl, req->sq, 0, sqsize,
-				      c->cattr & NVMF_CATTR_DISABLE_SQFLOW);
+	status = rblk_ctrl_install_sq(ctrl, req->sq, 0, ci->sqsize,
+				      ci->cattr & NVMF_CATTR_DISABLE_SQFLOW);
 	if (status) {
 		rblk_ctrl_put(ctrl);
 		return status;
@@ -98,56 +88,49 @@ static uint16_t admin_connect(struct rblk_req *req, const struct nvmf_connect_cm
 	return 0;
 }
 
-static uint16_t io_connect(struct rblk_req *req, const struct nvmf_connect_cmd *c,
-			   const struct nvmf_connect_data *d, const char *subnqn,
-			   const char *hostnqn)
+static uint16_t io_connect(struct rblk_req *req, const struct rblk_connect_info *ci)
 {
 	struct rblk_target *tgt = req->sq->tgt;
-	uint16_t qid = rblk_le16(c->qid);
-	uint16_t sqsize = rblk_le16(c->sqsize);
 	struct rblk_subsystem *ss;
 	struct rblk_ctrl *ctrl = NULL;
 	uint16_t status;
 
 	pthread_mutex_lock(&tgt->lock);
-	ss = rblk_subsys_find_locked(tgt, subnqn);
+	ss = rblk_subsys_find_locked(tgt, ci->subnqn);
 	if (ss)
-		ctrl = rblk_subsys_get_ctrl(ss, rblk_le16(d->cntlid), hostnqn);
+		ctrl = rblk_subsys_get_ctrl(ss, ci->cntlid, ci->hostnqn);
 	pthread_mutex_unlock(&tgt->lock);
 	if (!ss)
-		return invalid_param(req, NVMF_IATTR_DATA,
-				     offsetof(struct nvmf_connect_data, subnqn));
+		return invalid_param(req, NVMF_IATTR_DATA, IPO_DATA_SUBNQN);
 	if (!ctrl) {
-		RBLK_INFO("I/O connect from %s: no controller %u on %s", hostnqn,
-			  rblk_le16(d->cntlid), subnqn);
-		return invalid_param(req, NVMF_IATTR_DATA,
-				     offsetof(struct nvmf_connect_data, cntlid));
+		RBLK_INFO("I/O connect from %s: no controller %u on %s", ci->hostnqn, ci->cntlid,
+			  ci->subnqn);
+		return invalid_param(req, NVMF_IATTR_DATA, IPO_DATA_CNTLID);
 	}
-	if (!hostid_equal(d->hostid, ctrl->hostid)) {
-		status = invalid_param(req, NVMF_IATTR_DATA,
-				       offsetof(struct nvmf_connect_data, hostid));
+	if (memcmp(ci->hostid, ctrl->hostid, sizeof(ctrl->hostid))) {
+		status = invalid_param(req, NVMF_IATTR_DATA, IPO_DATA_HOSTID);
 		goto out_put;
 	}
 	if (!rblk_ctrl_ready(ctrl)) {
-		req->error_loc = offsetof(struct nvmf_connect_cmd, qid);
+		req->error_loc = IPO_SQE_QID;
 		status = NVME_SC_CMD_SEQ_ERROR | NVME_SC_DNR;
 		goto out_put;
 	}
 	pthread_mutex_lock(&ctrl->lock);
-	status = qid > ctrl->nr_io_queues;
+	status = ci->qid > ctrl->nr_io_queues;
 	pthread_mutex_unlock(&ctrl->lock);
 	if (status) {
-		status = invalid_param(req, NVMF_IATTR_SQE, offsetof(struct nvmf_connect_cmd, qid));
+		status = invalid_param(req, NVMF_IATTR_SQE, IPO_SQE_QID);
 		goto out_put;
 	}
-	status = check_sqsize(req, sqsize, (uint16_t)(tgt->opts.max_queue_depth - 1));
+	status = check_sqsize(req, ci->sqsize, (uint16_t)(tgt->opts.max_queue_depth - 1));
 	if (status)
 		goto out_put;
-	status = rblk_ctrl_install_sq(ctrl, req->sq, qid, sqsize,
-				      c->cattr & NVMF_CATTR_DISABLE_SQFLOW);
+	status = rblk_ctrl_install_sq(ctrl, req->sq, ci->qid, ci->sqsize,
+				      ci->cattr & NVMF_CATTR_DISABLE_SQFLOW);
 	if (status) {
-		RBLK_INFO("ctrl %u: qid %u connected twice", ctrl->cntlid, qid);
-		req->error_loc = offsetof(struct nvmf_connect_cmd, qid);
+		RBLK_INFO("ctrl %u: qid %u connected twice", ctrl->cntlid, ci->qid);
+		req->error_loc = IPO_SQE_QID;
 		goto out_put;
 	}
 	/* The reference now belongs to the queue. */
@@ -159,44 +142,48 @@ out_put:
 	return status;
 }
 
+/* Where the error log points for a status of rblk_connect_decode(). */
+static uint16_t decode_error_loc(uint16_t status, uint32_t dw0)
+{
+	switch (status & NVME_STATUS_CODE_MASK) {
+	case NVME_SC_CONNECT_FORMAT:
+		return offsetof(struct nvmf_connect_cmd, recfmt);
+	case NVME_SC_CONNECT_INVALID_PARAM:
+		if ((dw0 >> 16) == NVMF_IATTR_SQE)
+			return (uint16_t)dw0;
+		break;
+	}
+	return RBLK_NO_ERROR_LOC;
+}
+
 static void execute_connect(struct rblk_req *req)
 {
 	const struct nvmf_connect_cmd *c = (const struct nvmf_connect_cmd *)req->cmd;
 	struct nvmf_connect_data d;
-	char subnqn[NVMF_NQN_FIELD_LEN], hostnqn[NVMF_NQN_FIELD_LEN];
-	uint16_t qid = rblk_le16(c->qid);
+	struct rblk_connect_info ci;
+	uint32_t dw0;
 	uint16_t status;
 
 	status = rblk_req_copy_from(req, 0, &d, sizeof(d));
 	if (status)
 		goto out;
-	if (rblk_le16(c->recfmt) != NVMF_RECFMT_1_0) {
-		req->error_loc = offsetof(struct nvmf_connect_cmd, recfmt);
-		status = NVME_SC_CONNECT_FORMAT | NVME_SC_DNR;
-		goto out;
-	}
-	/* An NQN field without its NUL is malformed, never silently truncated. */
-	if (rblk_nqn_from_field(subnqn, sizeof(subnqn), (const uint8_t *)d.subnqn)) {
-		status = invalid_param(req, NVMF_IATTR_DATA,
-				       offsetof(struct nvmf_connect_data, subnqn));
-		goto out;
-	}
-	if (rblk_nqn_from_field(hostnqn, sizeof(hostnqn), (const uint8_t *)d.hostnqn) ||
-	    !hostnqn[0]) {
-		status = invalid_param(req, NVMF_IATTR_DATA,
-				       offsetof(struct nvmf_connect_data, hostnqn));
+	/* Format, CNTLID of an admin Connect, NQNs, SQSIZE 0: the rules of protocol/. */
+	status = rblk_connect_decode(c, &d, &ci, &dw0);
+	if (status) {
+		rblk_req_set_dw0(req, dw0);
+		req->error_loc = decode_error_loc(status, dw0);
 		goto out;
 	}
 	/* nvmet sizes the queue from the CM QID: the two must agree. */
-	if (req->sq->cm_qid != RBLK_QID_UNKNOWN && qid != req->sq->cm_qid) {
-		status = invalid_param(req, NVMF_IATTR_SQE, offsetof(struct nvmf_connect_cmd, qid));
+	if (req->sq->cm_qid != RBLK_QID_UNKNOWN && ci.qid != req->sq->cm_qid) {
+		status = invalid_param(req, NVMF_IATTR_SQE, IPO_SQE_QID);
 		goto out;
 	}
-	if (qid == 0)
-		status = admin_connect(req, c, &d, subnqn, hostnqn);
+	if (ci.qid == 0)
+		status = admin_connect(req, &ci);
 	else
-		status = io_connect(req, c, &d, subnqn, hostnqn);
-	if (!status && (c->cattr & NVMF_CATTR_DISABLE_SQFLOW))
+		status = io_connect(req, &ci);
+	if (!status && (ci.cattr & NVMF_CATTR_DISABLE_SQFLOW))
 		req->cqe.sqhd = rblk_cpu_to_le16(0xFFFF);
 out:
 	rblk_req_complete(req, status);
@@ -209,7 +196,7 @@ uint16_t rblk_fabrics_parse_connect(struct rblk_req *req)
 		req->error_loc = offsetof(struct nvme_sqe, opc);
 		return NVME_SC_INVALID_OPCODE | NVME_SC_DNR;
 	}
-	if (fctype_of(req) != NVMF_FCTYPE_CONNECT) {
+	if (rblk_req_fctype(req) != NVMF_FCTYPE_CONNECT) {
 		req->error_loc = NVME_SQE_FCTYPE_OFFSET;
 		return NVME_SC_INVALID_OPCODE | NVME_SC_DNR;
 	}
@@ -224,64 +211,51 @@ uint16_t rblk_fabrics_parse_connect(struct rblk_req *req)
 
 static void execute_prop_get(struct rblk_req *req)
 {
-	const struct nvmf_property_get_cmd *c = (const struct nvmf_property_get_cmd *)req->cmd;
 	struct rblk_ctrl *ctrl = req->sq->ctrl;
-	uint32_t ofst = rblk_le32(c->ofst);
-	uint8_t size = c->attrib & NVMF_PROP_SIZE_MASK;
+	uint32_t ofst;
+	unsigned size;
 	uint64_t val = 0;
-	uint16_t status = 0;
+	uint16_t status;
 
+	/* Which offsets are readable, and with which size, is protocol/props.c's rule. */
+	status = rblk_prop_get_decode((const struct nvmf_property_get_cmd *)req->cmd, &ofst, &size,
+				      &req->error_loc);
+	if (status)
+		goto out;
 	pthread_mutex_lock(&ctrl->lock);
-	if (size == NVMF_PROP_SIZE_8) {
-		if (ofst == NVME_REG_CAP)
-			val = rblk_ctrl_cap(ctrl);
-		else
-			status = NVME_SC_INVALID_FIELD | NVME_SC_DNR;
-	} else if (size == NVMF_PROP_SIZE_4) {
-		switch (ofst) {
-		case NVME_REG_VS:
-			val = NVME_VS(1, 3, 0);
-			break;
-		case NVME_REG_CC:
-			val = ctrl->cc;
-			break;
-		case NVME_REG_CSTS:
-			val = ctrl->csts;
-			break;
-		default:
-			status = NVME_SC_INVALID_FIELD | NVME_SC_DNR;
-			break;
-		}
-	} else {
-		status = NVME_SC_INVALID_FIELD | NVME_SC_DNR;
+	switch (ofst) {
+	case NVME_REG_CAP:
+		val = rblk_ctrl_cap(ctrl);
+		break;
+	case NVME_REG_VS:
+		val = NVME_VS(1, 3, 0);
+		break;
+	case NVME_REG_CC:
+		val = ctrl->cc;
+		break;
+	case NVME_REG_CSTS:
+		val = ctrl->csts;
+		break;
 	}
 	pthread_mutex_unlock(&ctrl->lock);
-	if (status) {
-		req->error_loc = size > NVMF_PROP_SIZE_8 ? offsetof(struct nvmf_property_get_cmd, attrib)
-							 : offsetof(struct nvmf_property_get_cmd, ofst);
-	} else {
-		rblk_req_set_dw0(req, (uint32_t)val);
-		rblk_req_set_dw1(req, (uint32_t)(val >> 32));
-	}
+	rblk_req_set_dw0(req, (uint32_t)val);
+	rblk_req_set_dw1(req, (uint32_t)(val >> 32));
+out:
 	rblk_req_complete(req, status);
 }
 
 static void execute_prop_set(struct rblk_req *req)
 {
-	const struct nvmf_property_set_cmd *c = (const struct nvmf_property_set_cmd *)req->cmd;
 	struct rblk_ctrl *ctrl = req->sq->ctrl;
-	uint16_t status = 0;
+	uint32_t ofst, value;
+	uint16_t status;
 
-	/* Only CC is writable, and only as a 4-byte property (nvmet). */
-	if ((c->attrib & NVMF_PROP_SIZE_MASK) != NVMF_PROP_SIZE_4) {
-		req->error_loc = offsetof(struct nvmf_property_set_cmd, attrib);
-		status = NVME_SC_INVALID_FIELD | NVME_SC_DNR;
-	} else if (rblk_le32(c->ofst) != NVME_REG_CC) {
-		req->error_loc = offsetof(struct nvmf_property_set_cmd, ofst);
-		status = NVME_SC_INVALID_FIELD | NVME_SC_DNR;
-	} else {
+	/* CC only (the decoder refuses anything else). */
+	status = rblk_prop_set_decode((const struct nvmf_property_set_cmd *)req->cmd, &ofst, &value,
+				      &req->error_loc);
+	if (!status) {
 		pthread_mutex_lock(&ctrl->lock);
-		rblk_ctrl_update_cc_locked(ctrl, (uint32_t)rblk_le64(c->value));
+		rblk_ctrl_update_cc_locked(ctrl, value);
 		pthread_mutex_unlock(&ctrl->lock);
 	}
 	rblk_req_complete(req, status);
@@ -289,7 +263,7 @@ static void execute_prop_set(struct rblk_req *req)
 
 uint16_t rblk_fabrics_parse_admin(struct rblk_req *req)
 {
-	switch (fctype_of(req)) {
+	switch (rblk_req_fctype(req)) {
 	case NVMF_FCTYPE_PROP_GET:
 		req->execute = execute_prop_get;
 		return 0;

@@ -62,7 +62,7 @@ uint16_t rblk_req_parse(struct rblk_req *req)
 		break;
 	case RBLK_SQ_LIVE:
 		if (req->cmd->opc == NVME_ADMIN_FABRICS &&
-		    ((const uint8_t *)req->cmd)[NVME_SQE_FCTYPE_OFFSET] == NVMF_FCTYPE_CONNECT) {
+		    rblk_req_fctype(req) == NVMF_FCTYPE_CONNECT) {
 			/* The queue already has an association (NVMe-oF 1.1 §3.3). */
 			req->error_loc = offsetof(struct nvmf_connect_cmd, qid);
 			status = NVME_SC_CMD_SEQ_ERROR | NVME_SC_DNR;

@@ -154,6 +154,27 @@ static void test_connect_admin_static_cntlid(void)
 	teardown();
 }
 
+/* With several faults, the one nvmet checks first: format, CNTLID, then the NQNs. */
+static void test_connect_fault_order(void)
+{
+	struct nvmf_connect_cmd c;
+	struct nvmf_connect_data d;
+	struct nvme_cqe cqe;
+
+	setup();
+	default_connect(aq, &c, &d, 0, 5);
+	memset(d.hostnqn, 'a', sizeof(d.hostnqn));
+	CU_ASSERT_EQUAL(connect_raw(aq, &c, &d, sizeof(d), &cqe),
+			NVME_SC_CONNECT_INVALID_PARAM | NVME_SC_DNR);
+	CU_ASSERT_EQUAL(rblk_le32(cqe.dw0), 0x00010010);
+	c.recfmt = rblk_cpu_to_le16(1);
+	CU_ASSERT_EQUAL(connect_raw(aq, &c, &d, sizeof(d), &cqe),
+			NVME_SC_CONNECT_FORMAT | NVME_SC_DNR);
+	CU_ASSERT_EQUAL(rblk_le32(cqe.dw0), 0);
+	CU_ASSERT_EQUAL(aq->sq.state, RBLK_SQ_NEW);
+	teardown();
+}
+
 static void test_connect_unknown_subnqn(void)
 {
 	struct nvme_cqe cqe;
@@ -352,6 +373,13 @@ static void test_connect_bad_data(void)
 	CU_ASSERT_EQUAL(connect_raw(aq, &c, &d, sizeof(d), &cqe),
 			NVME_SC_CONNECT_INVALID_PARAM | NVME_SC_DNR);
 	CU_ASSERT_EQUAL(rblk_le32(cqe.dw0), 0x00010200);
+	/* Terminated but 224 bytes: longer than any NQN (protocol/connect.c's rule). */
+	d.hostnqn[224] = '\0';
+	CU_ASSERT_EQUAL(connect_raw(aq, &c, &d, sizeof(d), &cqe),
+			NVME_SC_CONNECT_INVALID_PARAM | NVME_SC_DNR);
+	CU_ASSERT_EQUAL(rblk_le32(cqe.dw0), 0x00010200);
+	d.hostnqn[223] = '\0';
+	CU_ASSERT_EQUAL(connect_raw(aq, &c, &d, sizeof(d), &cqe), 0);
 	teardown();
 }
 
@@ -576,6 +604,7 @@ static const struct ut_case cases[] = {
 	UT_CASE(test_sqhd_wraps),
 	UT_CASE(test_connect_recfmt),
 	UT_CASE(test_connect_admin_static_cntlid),
+	UT_CASE(test_connect_fault_order),
 	UT_CASE(test_connect_unknown_subnqn),
 	UT_CASE(test_connect_host_acl),
 	UT_CASE(test_connect_sqsize),
