@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "common/log.h"
+#include "protocol/props.h"
 #include "target/core.h"
 
 /* CC.EN / CSTS are read by other threads without the lock (ready checks). */
@@ -128,15 +129,6 @@ bool rblk_ctrl_ready(struct rblk_ctrl *ctrl)
 	return csts_load(ctrl) & NVME_CSTS_RDY;
 }
 
-static bool cc_valid(const struct rblk_ctrl *ctrl, uint32_t cc)
-{
-	/* nvmet_start_ctrl: discovery controllers skip the queue entry sizes. */
-	if (!rblk_ctrl_is_disc(ctrl) &&
-	    (NVME_CC_IOSQES(cc) != NVME_SQE_SHIFT || NVME_CC_IOCQES(cc) != NVME_CQE_SHIFT))
-		return false;
-	return NVME_CC_MPS(cc) == 0 && NVME_CC_AMS(cc) == 0 && NVME_CC_CSS(cc) == NVME_CC_CSS_NVM;
-}
-
 /*
  * Transitions as nvmet_update_cc(), so both Linux 6.1.y enable sequences
  * work: one write with EN = 1, or a write with EN = 0, reads, then EN = 1.
@@ -148,7 +140,8 @@ void rblk_ctrl_update_cc_locked(struct rblk_ctrl *ctrl, uint32_t cc)
 
 	ctrl->cc = cc;
 	if ((cc & NVME_CC_EN) && !(old & NVME_CC_EN)) {
-		if (cc_valid(ctrl, cc)) {
+		/* nvmet_start_ctrl: discovery controllers skip the queue entry sizes. */
+		if (!rblk_cc_validate(cc, rblk_ctrl_cap(ctrl), !rblk_ctrl_is_disc(ctrl))) {
 			csts = NVME_CSTS_RDY;
 		} else {
 			RBLK_WARN("ctrl %u: CC %#x not supported (IOSQES %u IOCQES %u MPS %u AMS %u CSS %u)",
@@ -309,6 +302,16 @@ void rblk_sq_tick(struct rblk_sq *sq, uint64_t now_ms)
 /* ------------------------------------------------------------------------ */
 /* Asynchronous events.                                                      */
 
+/* The oldest pending event's DW0 (ctrl->lock held, nr_aen_pending > 0). */
+static uint32_t pop_event_locked(struct rblk_ctrl *ctrl)
+{
+	uint32_t dw0 = ctrl->aen_pending[0];
+
+	memmove(ctrl->aen_pending, ctrl->aen_pending + 1,
+		--ctrl->nr_aen_pending * sizeof(ctrl->aen_pending[0]));
+	return dw0;
+}
+
 /* Pairs held AERs with pending events; runs on the admin queue's thread. */
 static void aen_work(void *arg)
 {
@@ -325,9 +328,7 @@ static void aen_work(void *arg)
 		}
 		req = ctrl->aer[0];
 		memmove(ctrl->aer, ctrl->aer + 1, --ctrl->nr_aer * sizeof(ctrl->aer[0]));
-		dw0 = ctrl->aen_pending[0];
-		memmove(ctrl->aen_pending, ctrl->aen_pending + 1,
-			--ctrl->nr_aen_pending * sizeof(ctrl->aen_pending[0]));
+		dw0 = pop_event_locked(ctrl);
 		pthread_mutex_unlock(&ctrl->lock);
 		rblk_req_set_dw0(req, dw0);
 		rblk_req_complete(req, 0);
@@ -341,9 +342,7 @@ void rblk_ctrl_queue_aer(struct rblk_ctrl *ctrl, struct rblk_req *req)
 
 	pthread_mutex_lock(&ctrl->lock);
 	if (ctrl->nr_aen_pending) {
-		dw0 = ctrl->aen_pending[0];
-		memmove(ctrl->aen_pending, ctrl->aen_pending + 1,
-			--ctrl->nr_aen_pending * sizeof(ctrl->aen_pending[0]));
+		dw0 = pop_event_locked(ctrl);
 		pthread_mutex_unlock(&ctrl->lock);
 		rblk_req_set_dw0(req, dw0);
 		rblk_req_complete(req, 0);
