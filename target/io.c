@@ -26,6 +26,7 @@
 #include <time.h>
 
 #include "common/log.h"
+#include "protocol/lba.h"
 #include "target/core.h"
 
 #define container_of(ptr, type, member) ((type *)((char *)(ptr) - offsetof(type, member)))
@@ -203,38 +204,42 @@ static void bio_prep(struct rblk_req *req, enum rblk_bio_op op, uint64_t slba, u
 	bio->cb = bio_done;
 }
 
-/* With the volatile write cache turned off (feature 06h) every write is FUA. */
-static bool force_fua(const struct rblk_req *req)
+/*
+ * A Write or Write Zeroes is FUA when the host asks, and always with the
+ * volatile write cache turned off (feature 06h).
+ */
+static bool want_fua(const struct rblk_req *req, const struct nvme_rw_cmd *c)
 {
-	return req->ns->vwc && !__atomic_load_n(&req->sq->ctrl->vwc_enabled, __ATOMIC_RELAXED);
+	return (rblk_le16(c->control) & NVME_RW_FUA) ||
+	       (req->ns->vwc && !__atomic_load_n(&req->sq->ctrl->vwc_enabled, __ATOMIC_RELAXED));
+}
+
+/* Read, Write and Write Zeroes: the bio for SLBA/NLB (checked at parse). */
+static void rw_prep(struct rblk_req *req, enum rblk_bio_op op)
+{
+	const struct nvme_rw_cmd *c = (const struct nvme_rw_cmd *)req->cmd;
+
+	req->start_ns = now_ns();
+	bio_prep(req, op, rblk_rw_slba(c), rblk_rw_nlb(c));
+	if (op != RBLK_BIO_READ && want_fua(req, c))
+		req->bio.flags |= RBLK_BIO_FUA;
 }
 
 static void execute_rw(struct rblk_req *req)
 {
-	const struct nvme_rw_cmd *c = (const struct nvme_rw_cmd *)req->cmd;
-	bool write = c->opc == NVME_IO_WRITE;
 	struct rblk_bio *bio = &req->bio;
 
-	req->start_ns = now_ns();
-	bio_prep(req, write ? RBLK_BIO_WRITE : RBLK_BIO_READ, rblk_le64(c->slba),
-		 (uint64_t)rblk_le16(c->nlb) + 1);
+	rw_prep(req, req->cmd->opc == NVME_IO_WRITE ? RBLK_BIO_WRITE : RBLK_BIO_READ);
 	bio->iov = req->iov;
 	bio->iovcnt = (int)req->iovcnt;
 	bio->buf_index = req->iovcnt == 1 ? req->buf_index : -1;
-	if (write && ((rblk_le16(c->control) & NVME_RW_FUA) || force_fua(req)))
-		bio->flags |= RBLK_BIO_FUA;
 	io_submit(req);
 }
 
 static void execute_write_zeroes(struct rblk_req *req)
 {
-	const struct nvme_rw_cmd *c = (const struct nvme_rw_cmd *)req->cmd;
-
 	/* DEAC is a hint; zeroes are what the host reads back either way. */
-	req->start_ns = now_ns();
-	bio_prep(req, RBLK_BIO_WRITE_ZEROES, rblk_le64(c->slba), (uint64_t)rblk_le16(c->nlb) + 1);
-	if ((rblk_le16(c->control) & NVME_RW_FUA) || force_fua(req))
-		req->bio.flags |= RBLK_BIO_FUA;
+	rw_prep(req, RBLK_BIO_WRITE_ZEROES);
 	io_submit(req);
 }
 
@@ -249,11 +254,6 @@ static void execute_flush(struct rblk_req *req)
 	req->start_ns = now_ns();
 	bio_prep(req, RBLK_BIO_FLUSH, 0, 0);
 	io_submit(req);
-}
-
-static bool range_ok(const struct rblk_ns *ns, uint64_t slba, uint64_t nlb)
-{
-	return slba < ns->nlb && nlb <= ns->nlb - slba;
 }
 
 /* DSM deallocate: one discard per range, in order (ranges come in a 4 KiB buffer). */
@@ -301,9 +301,10 @@ static void execute_dsm(struct rblk_req *req)
 			rblk_req_complete(req, status);
 			return;
 		}
-		if (!range_ok(req->ns, rblk_le64(r.slba), rblk_le32(r.nlb))) {
+		status = rblk_lba_range_check(rblk_le64(r.slba), rblk_le32(r.nlb), req->ns->nlb);
+		if (status) {
 			req->err_lba = rblk_le64(r.slba);
-			rblk_req_complete(req, NVME_SC_LBA_RANGE | NVME_SC_DNR);
+			rblk_req_complete(req, status);
 			return;
 		}
 	}
@@ -323,16 +324,16 @@ static void execute_dsm(struct rblk_req *req)
 static uint16_t parse_lba(struct rblk_req *req, uint64_t *nlb_out)
 {
 	const struct nvme_rw_cmd *c = (const struct nvme_rw_cmd *)req->cmd;
-	uint64_t slba = rblk_le64(c->slba);
-	uint64_t nlb = (uint64_t)rblk_le16(c->nlb) + 1;
+	uint64_t slba = rblk_rw_slba(c);
+	uint16_t status;
 
-	if (!range_ok(req->ns, slba, nlb)) {
+	*nlb_out = rblk_rw_nlb(c);
+	status = rblk_lba_range_check(slba, *nlb_out, req->ns->nlb);
+	if (status) {
 		req->error_loc = offsetof(struct nvme_rw_cmd, slba);
 		req->err_lba = slba;
-		return NVME_SC_LBA_RANGE | NVME_SC_DNR;
 	}
-	*nlb_out = nlb;
-	return 0;
+	return status;
 }
 
 static uint16_t write_protected(struct rblk_req *req)

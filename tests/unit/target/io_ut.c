@@ -223,6 +223,13 @@ static void dataset_management(void)
 	CU_ASSERT_EQUAL(memcmp(r, w, 4096), 0);
 	if (zeroes)
 		CU_ASSERT_TRUE(all_zero(r + 4096, 4096));
+	/* An empty range may start at the end (slba + nlb <= nsze, as nvmet), not past it. */
+	rs[0] = range(2048, 0);
+	CU_ASSERT_EQUAL(dsm(iq, 1, NVME_DSM_AD, rs, 1, 4096), 0);
+	rs[0] = range(2049, 0);
+	CU_ASSERT_EQUAL(TT_SC(dsm(iq, 1, NVME_DSM_AD, rs, 1, 4096)),
+			NVME_SC_LBA_RANGE | NVME_SC_DNR);
+	rs[0] = range(208, 8);
 	/* Exactly (NR + 1) x 16 is enough; less is not. */
 	CU_ASSERT_EQUAL(dsm(iq, 1, NVME_DSM_AD, rs, 1, 16), 0);
 	CU_ASSERT_EQUAL(TT_SC(dsm(iq, 1, NVME_DSM_AD, rs, 2, 16)),
