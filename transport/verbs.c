@@ -11,6 +11,7 @@
 #include <net/if.h>
 #include <rdma/rdma_cma.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/log.h"
@@ -75,10 +76,12 @@ static enum rblk_gid_type gid_type_from_verbs(uint32_t t, enum rblk_link_layer l
  * when the port has one; for IB the CM reports it.
  */
 static void find_source_gid(struct ibv_context *ctx, const struct rdma_cm_id *id,
-			    struct rblk_cm_port_info *out)
+			    const struct ibv_port_attr *pa, struct rblk_cm_port_info *out)
 {
-	struct ibv_gid_entry entries[64];
+	struct ibv_gid_entry *entries;
+	struct ibv_device_attr da;
 	uint8_t want[16];
+	size_t max;
 	ssize_t n;
 	int best = -1;
 
@@ -91,23 +94,30 @@ static void find_source_gid(struct ibv_context *ctx, const struct rdma_cm_id *id
 	if (!inet_ntop(AF_INET6, want, out->gid, sizeof(out->gid)))
 		out->gid[0] = '\0';
 
-	n = ibv_query_gid_table(ctx, entries, sizeof(entries) / sizeof(entries[0]), 0);
-	if (n < 0) {
-		RBLK_DEBUG("ibv_query_gid_table: %s", strerror((int)-n));
+	/* The kernel refuses (EINVAL) a buffer smaller than all valid entries of all ports. */
+	if (ibv_query_device(ctx, &da) || !pa->gid_tbl_len)
 		return;
-	}
+	max = (size_t)pa->gid_tbl_len * (da.phys_port_cnt ? da.phys_port_cnt : 1);
+	entries = calloc(max, sizeof(*entries));
+	if (!entries)
+		return;
+	n = ibv_query_gid_table(ctx, entries, max, 0);
+	if (n < 0)
+		RBLK_DEBUG("ibv_query_gid_table: %s", strerror((int)-n));
 	for (ssize_t i = 0; i < n; i++) {
 		if (entries[i].port_num != out->port_num || memcmp(entries[i].gid.raw, want, 16))
 			continue;
 		if (best < 0 || entries[i].gid_type == IBV_GID_TYPE_ROCE_V2)
 			best = (int)i;
 	}
-	if (best < 0)
-		return;
-	out->gid_index = (int)entries[best].gid_index;
-	out->gid_type = gid_type_from_verbs(entries[best].gid_type, out->link_layer);
-	if (entries[best].ndev_ifindex && !if_indextoname(entries[best].ndev_ifindex, out->netdev))
-		out->netdev[0] = '\0';
+	if (best >= 0) {
+		out->gid_index = (int)entries[best].gid_index;
+		out->gid_type = gid_type_from_verbs(entries[best].gid_type, out->link_layer);
+		if (entries[best].ndev_ifindex &&
+		    !if_indextoname(entries[best].ndev_ifindex, out->netdev))
+			out->netdev[0] = '\0';
+	}
+	free(entries);
 }
 
 int rblk_cm_id_port_info(const struct rblk_cm_id *cid, struct rblk_cm_port_info *out)
@@ -133,7 +143,7 @@ int rblk_cm_id_port_info(const struct rblk_cm_id *cid, struct rblk_cm_port_info 
 	if (pa.link_layer == IBV_LINK_LAYER_UNSPECIFIED)
 		out->link_layer = RBLK_LINK_INFINIBAND;
 	out->active_mtu = rblk_ib_mtu_bytes(pa.active_mtu);
-	find_source_gid(id->verbs, id, out);
+	find_source_gid(id->verbs, id, &pa, out);
 	return 0;
 }
 
