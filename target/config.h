@@ -165,8 +165,9 @@ void rblk_config_target_opts(const struct rblk_config *cfg, struct rblk_target_o
 /* ---- JSON (config_parse.c) ---- */
 /*
  * Parses nvmetcli JSON. @source names the input in messages (a file name).
- * Runs rblk_config_validate() too. Returns 0, -EINVAL (strict mode and
- * errors, or unparseable JSON in any mode) or -ENOMEM.
+ * Runs rblk_config_validate() too. Returns 0, -EBADMSG (not JSON, or not
+ * a JSON object, in any mode), -EINVAL (strict mode and invalid entries)
+ * or -ENOMEM.
  */
 int rblk_config_parse(const char *json, const char *source, enum rblk_cfg_mode mode,
 		      struct rblk_config **out, unsigned *nerrors);

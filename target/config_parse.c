@@ -630,12 +630,12 @@ int rblk_config_parse(const char *json, const char *source, enum rblk_cfg_mode m
 	if (!root) {
 		if (nerrors)
 			*nerrors = 1;
-		return -EINVAL;
+		return -EBADMSG;
 	}
 	if (!json_object_is_type(root, json_type_object)) {
 		RBLK_ERR("%s: the top level is not a JSON object", source);
 		c.errors++;
-		ret = -EINVAL;
+		ret = -EBADMSG;
 		goto out;
 	}
 	ret = rblk_config_new(&cfg);

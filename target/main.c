@@ -96,10 +96,10 @@ static int build_config(const struct rblk_tgt_args *a, struct rblk_config **out)
 	if (a->config_path) {
 		ret = rblk_config_load(a->config_path, a->mode, &cfg, &nerr);
 		if (ret) {
-			if (ret == -EINVAL)
+			if (ret == -EINVAL || ret == -EBADMSG)
 				RBLK_ERR("%s: %u error%s; nothing from it is applied%s", a->config_path,
 					 nerr, nerr == 1 ? "" : "s",
-					 a->mode == RBLK_CFG_STRICT
+					 a->mode == RBLK_CFG_STRICT && ret == -EINVAL
 						 ? " (--best-effort skips invalid entries instead)"
 						 : "");
 			return ret;
@@ -353,15 +353,7 @@ static int start(struct daemon *d)
 		rblk_config_diff_free(&diff);
 		return RBLK_EXIT_FAILURE;
 	}
-	for (size_t i = 0; i < diff.nr; i++) {
-		const struct rblk_cfg_op *op = &diff.ops[i];
-		char what[512];
-
-		if (op->result || (op->type != RBLK_CFG_OP_LISTEN && diff.nr > 64))
-			continue;
-		rblk_cfg_op_describe(op, what, sizeof(what));
-		RBLK_NOTICE("%s", what);
-	}
+	/* The library logs each subsystem, namespace and listener as it opens it. */
 	save_config(d, d->running);
 	rblk_config_drop_failed(d->running, &diff);
 	rblk_config_diff_free(&diff);

@@ -126,18 +126,23 @@ static struct rblk_config *parse_ok(const char *json)
 	return cfg;
 }
 
-/* Parses in strict mode, expects refusal and @msg in the log. */
-static void expect_error(const char *json, const char *msg)
+/* Parses in strict mode, expects refusal (-EINVAL, or -EBADMSG for non-JSON) and @msg. */
+static void expect_error_ret(const char *json, const char *msg, int want)
 {
 	struct rblk_config *cfg = NULL;
 	unsigned nerr = 0;
 
 	log_reset();
-	CU_ASSERT_EQUAL(rblk_config_parse(json, "test.json", RBLK_CFG_STRICT, &cfg, &nerr), -EINVAL);
+	CU_ASSERT_EQUAL(rblk_config_parse(json, "test.json", RBLK_CFG_STRICT, &cfg, &nerr), want);
 	CU_ASSERT_PTR_NULL(cfg);
 	CU_ASSERT(nerr >= 1);
 	CU_ASSERT(logged(msg));
 	rblk_config_free(cfg);
+}
+
+static void expect_error(const char *json, const char *msg)
+{
+	expect_error_ret(json, msg, -EINVAL);
 }
 
 /* A one-subsystem, one-port config with @ns_json as the namespaces array. */
@@ -515,14 +520,15 @@ static void test_error_values(void)
 		     "x-rblk.poll_mode: \"sometimes\" is not a poll mode");
 	expect_error("{\"x-rblk\": {\"poll_groups\": 0}}", "x-rblk.poll_groups: 0 is not a valid poll_groups (1..1024)");
 	expect_error("{\"subsystems\": {}}", "subsystems: {} is not an array");
-	expect_error("[1, 2]", "test.json: the top level is not a JSON object");
+	expect_error_ret("[1, 2]", "test.json: the top level is not a JSON object", -EBADMSG);
 }
 
 static void test_error_json_syntax(void)
 {
-	expect_error("{\n  \"hosts\": [\n    { \"nqn\": \"x\" },\n  ]\n}\n",
-		     "test.json:4:3: not valid JSON");
-	expect_error("{\"hosts\": [", "test.json:1:12: not valid JSON: unexpected end of file");
+	expect_error_ret("{\n  \"hosts\": [\n    { \"nqn\": \"x\" },\n  ]\n}\n",
+			 "test.json:4:3: not valid JSON", -EBADMSG);
+	expect_error_ret("{\"hosts\": [", "test.json:1:12: not valid JSON: unexpected end of file",
+			 -EBADMSG);
 }
 
 static void test_all_errors_reported_at_once(void)
