@@ -80,17 +80,24 @@ static int open_path(const char *path, int flags, enum rblk_bdev_direct direct, 
 	return fd;
 }
 
-/* O_DIRECT alignment of an open file: 0 if the kernel does not say. */
-static void dio_align(int fd, uint32_t *mem, uint32_t *off)
+/*
+ * O_DIRECT alignment of an open file: 0 where the kernel does not say, and
+ * -EOPNOTSUPP where it says the file cannot do direct I/O after all (statx
+ * reports zeroes then, though open(O_DIRECT) succeeded).
+ */
+static int dio_align(int fd, uint32_t *mem, uint32_t *off)
 {
 	struct statx stx;
 
 	*mem = *off = 0;
 	if (statx(fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &stx) == 0 &&
 	    (stx.stx_mask & STATX_DIOALIGN)) {
+		if (!stx.stx_dio_offset_align)
+			return -EOPNOTSUPP;
 		*mem = stx.stx_dio_mem_align;
 		*off = stx.stx_dio_offset_align;
 	}
+	return 0;
 }
 
 /*
@@ -141,7 +148,7 @@ static int pick_block_size(struct rblk_bdev *bdev, const struct rblk_bdev_opts *
 
 int rblk_file_bdev_open(struct rblk_bdev *bdev, const struct rblk_bdev_opts *opts)
 {
-	uint32_t dev_lbs = 512, mem_align, off_align, bs;
+	uint32_t dev_lbs = 512, mem_align, off_align, bs = 512;
 	struct rblk_bdev_opts buffered;
 	int flags, fd, r;
 	struct stat st;
@@ -192,8 +199,12 @@ reopen:
 	}
 
 	mem_align = off_align = 0;
+	r = 0;
 	if (direct) {
-		dio_align(fd, &mem_align, &off_align);
+		r = dio_align(fd, &mem_align, &off_align);
+		if (r)
+			RBLK_NOTICE("backend: %s: the file system says no direct I/O on this file",
+				    opts->path);
 		/*
 		 * Not reported (older kernels, tmpfs): assume the device's sector
 		 * size, 512 for files. A 4Kn disk under such a kernel shows up as
@@ -204,10 +215,14 @@ reopen:
 		if (!off_align)
 			off_align = dev_lbs;
 	}
-	r = pick_block_size(bdev, opts, dev_lbs, off_align, &bs);
+	if (!r) {
+		r = pick_block_size(bdev, opts, dev_lbs, off_align, &bs);
+		if (r == -EOPNOTSUPP)
+			RBLK_NOTICE("backend: %s: O_DIRECT needs %u-byte alignment, block size is %u",
+				    opts->path, off_align, opts->block_size);
+	}
 	if (r == -EOPNOTSUPP && opts->direct == RBLK_DIRECT_AUTO) {
-		RBLK_NOTICE("backend: %s: O_DIRECT needs %u-byte alignment, block size is %u: "
-			    "using the page cache", opts->path, off_align, opts->block_size);
+		RBLK_NOTICE("backend: %s: using the page cache", opts->path);
 		close(fd);
 		bdev->fd = -1;
 		buffered = *opts;

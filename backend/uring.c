@@ -270,8 +270,15 @@ async:
 		prep_rw(q, u, sqe, bio);
 		break;
 	case RBLK_STAGE_ZERO_WRITE:
-		io_uring_prep_write(sqe, -1, rblk_zero_buf(), rblk_bio_zero_chunk(bio),
-				    bio->offset + bio->priv.done);
+		/* The iovec lives in the bio: it must outlast the submission. */
+		bio->priv.tail.iov_base = (void *)rblk_zero_buf();
+		bio->priv.tail.iov_len = rblk_bio_zero_chunk(bio);
+		if (u->has_rw)
+			io_uring_prep_write(sqe, -1, bio->priv.tail.iov_base,
+					    bio->priv.tail.iov_len, bio->offset + bio->priv.done);
+		else
+			io_uring_prep_writev(sqe, -1, &bio->priv.tail, 1,
+					     bio->offset + bio->priv.done);
 		if (bio->flags & RBLK_BIO_FUA)
 			sqe->rw_flags = RWF_DSYNC;
 		break;

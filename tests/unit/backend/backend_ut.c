@@ -6,7 +6,12 @@
  * callbacks never from submit), the eventfd, and destroy with I/O in flight.
  * Runs on the mem engine so it needs no kernel support beyond eventfd.
  */
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <poll.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 
 #include "backend/internal.h"
 #include "bdev_helpers.h"
@@ -40,6 +45,60 @@ static struct rblk_bqueue *open_queue(const char *engine, unsigned depth)
 
 	CU_ASSERT_EQUAL(rblk_bqueue_create(&o, &q), 0);
 	return q;
+}
+
+/* What container runtimes do: io_uring_setup fails with EPERM. */
+static int block_io_uring(void)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_io_uring_setup, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & SECCOMP_RET_DATA)),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { .len = sizeof(f) / sizeof(f[0]), .filter = f };
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) || prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog))
+		return -errno;
+	return 0;
+}
+
+/* In a child (the probe runs once per process, and has not run here yet). */
+static int auto_without_io_uring(void)
+{
+	struct rblk_bqueue_opts o = { .size = sizeof(o) };
+	struct rblk_bqueue *q = NULL;
+	char why[256] = "";
+	const char *name;
+
+	rblk_log_set_level(RBLK_LOG_ERR);
+	if (block_io_uring())
+		return 10;
+	name = rblk_backend_auto_name(why, sizeof(why));
+	if (strcmp(name, "aio") != 0)
+		return 11;
+	if (!strstr(why, "io_uring_queue_init") || !strstr(why, strerror(EPERM)))
+		return 12;
+	if (rblk_bqueue_create(&o, &q) || strcmp(rblk_bqueue_engine(q), "aio") != 0)
+		return 13;
+	rblk_bqueue_destroy(q);
+	o.engine = "uring";
+	if (rblk_bqueue_create(&o, &q) != -EPERM)
+		return 14;
+	return 0;
+}
+
+static void test_auto_falls_back_to_aio_when_io_uring_blocked(void)
+{
+	int status;
+	pid_t pid = fork();
+
+	CU_ASSERT_FATAL(pid >= 0);
+	if (pid == 0)
+		_exit(auto_without_io_uring());
+	CU_ASSERT_EQUAL(waitpid(pid, &status, 0), pid);
+	CU_ASSERT_TRUE(WIFEXITED(status));
+	CU_ASSERT_EQUAL(WEXITSTATUS(status), 0);
 }
 
 static void test_auto_name_probes_once_and_says_why(void)
@@ -420,6 +479,8 @@ static void test_buffers_accepted_and_ignored_without_fixed_support(void)
 }
 
 static const struct ut_case cases[] = {
+	/* First: the child must inherit a process that has not probed yet. */
+	UT_CASE(test_auto_falls_back_to_aio_when_io_uring_blocked),
 	UT_CASE(test_auto_name_probes_once_and_says_why),
 	UT_CASE(test_engine_lookup),
 	UT_CASE(test_options_size_abi),
