@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "common/log.h"
+#include "protocol/log_pages.h"
 #include "target/core.h"
 
 #define FR_STRING "rblk" RBLK_STR(RBLK_VERSION_MAJOR) "." RBLK_STR(RBLK_VERSION_MINOR)
@@ -267,11 +268,10 @@ static uint64_t data_units(uint64_t bytes)
 	return (units + 999) / 1000;
 }
 
-static uint16_t log_smart(struct rblk_req *req, uint64_t lpo)
+static uint16_t log_smart(struct rblk_req *req, uint32_t nsid, uint64_t lpo)
 {
 	struct rblk_ctrl *ctrl = req->sq->ctrl;
 	struct rblk_subsystem *ss = ctrl->ss;
-	uint32_t nsid = rblk_le32(req->cmd->nsid);
 	struct rblk_ns_stats st;
 	struct nvme_smart_log log;
 	uint64_t errs;
@@ -372,25 +372,26 @@ static uint16_t log_effects(struct rblk_req *req, uint64_t lpo)
 
 static void execute_get_log_page(struct rblk_req *req)
 {
-	const struct nvme_get_log_cmd *c = (const struct nvme_get_log_cmd *)req->cmd;
-	uint64_t lpo = nvme_get_log_lpo(c);
-	uint16_t status;
+	struct rblk_get_log_info gl;
+	uint16_t status, loc;
 
-	switch (c->lid) {
+	/* Already decoded without error by rblk_admin_parse_cmds(). */
+	rblk_get_log_decode((const struct nvme_get_log_cmd *)req->cmd, &gl, &loc);
+	switch (gl.lid) {
 	case NVME_LOG_ERROR:
-		status = log_error(req, lpo);
+		status = log_error(req, gl.lpo);
 		break;
 	case NVME_LOG_SMART:
-		status = log_smart(req, lpo);
+		status = log_smart(req, gl.nsid, gl.lpo);
 		break;
 	case NVME_LOG_FW_SLOT:
-		status = log_fw_slot(req, lpo);
+		status = log_fw_slot(req, gl.lpo);
 		break;
 	case NVME_LOG_CHANGED_NS:
-		status = log_changed_ns(req, lpo, c->lsp & NVME_LOG_RAE);
+		status = log_changed_ns(req, gl.lpo, gl.rae);
 		break;
 	case NVME_LOG_CMD_EFFECTS:
-		status = log_effects(req, lpo);
+		status = log_effects(req, gl.lpo);
 		break;
 	default:
 		req->error_loc = offsetof(struct nvme_get_log_cmd, lid);
@@ -519,7 +520,7 @@ static void execute_get_features(struct rblk_req *req)
 	rblk_req_complete(req, status);
 }
 
-uint16_t rblk_admin_parse_features(struct rblk_req *req, bool disc)
+static uint16_t parse_features(struct rblk_req *req, bool disc)
 {
 	const struct nvme_features_cmd *c = (const struct nvme_features_cmd *)req->cmd;
 	bool set = c->opc == NVME_ADMIN_SET_FEATURES;
@@ -564,7 +565,7 @@ uint16_t rblk_admin_parse_features(struct rblk_req *req, bool disc)
 /* ------------------------------------------------------------------------ */
 /* AER, Abort, Keep Alive.                                                   */
 
-void rblk_admin_aer(struct rblk_req *req)
+static void execute_aer(struct rblk_req *req)
 {
 	rblk_ctrl_queue_aer(req->sq->ctrl, req);
 }
@@ -576,7 +577,7 @@ static void execute_abort(struct rblk_req *req)
 	rblk_req_complete(req, 0);
 }
 
-void rblk_admin_keep_alive(struct rblk_req *req)
+static void execute_keep_alive(struct rblk_req *req)
 {
 	struct rblk_ctrl *ctrl = req->sq->ctrl;
 	uint32_t kato;
@@ -589,48 +590,78 @@ void rblk_admin_keep_alive(struct rblk_req *req)
 }
 
 /* ------------------------------------------------------------------------ */
+/* The parse step both kinds of controller share (nvmet_parse_admin_cmd, nvmet_parse_discovery_cmd). */
 
-uint16_t rblk_admin_parse(struct rblk_req *req)
+static uint16_t parse_get_log_page(struct rblk_req *req)
+{
+	struct rblk_get_log_info gl;
+	uint16_t status, loc;
+
+	status = rblk_get_log_decode((const struct nvme_get_log_cmd *)req->cmd, &gl, &loc);
+	if (status) {
+		req->error_loc = loc;
+		return status;
+	}
+	if (gl.len > req->sq->tgt->opts.max_io_size) {
+		req->error_loc = offsetof(struct nvme_get_log_cmd, numdl);
+		return NVME_SC_INVALID_FIELD | NVME_SC_DNR;
+	}
+	req->data_len = (uint32_t)gl.len;
+	req->dir = RBLK_XFER_C2H;
+	return 0;
+}
+
+uint16_t rblk_admin_parse_cmds(struct rblk_req *req, const struct rblk_admin_cmds *cmds)
 {
 	const struct nvme_sqe *cmd = req->cmd;
-	uint64_t len;
+	uint16_t status = 0;
 
 	if (cmd->opc == NVME_ADMIN_FABRICS)
 		return rblk_fabrics_parse_admin(req);
 	if (!rblk_ctrl_ready(req->sq->ctrl)) {
 		req->error_loc = offsetof(struct nvme_sqe, opc);
-		return NVME_SC_CMD_SEQ_ERROR | NVME_SC_DNR;
+		return cmds->not_ready_status;
 	}
 	switch (cmd->opc) {
 	case NVME_ADMIN_GET_LOG_PAGE:
-		len = (uint64_t)nvme_get_log_numd((const struct nvme_get_log_cmd *)cmd) * 4;
-		if (len > req->sq->tgt->opts.max_io_size) {
-			req->error_loc = offsetof(struct nvme_get_log_cmd, numdl);
-			return NVME_SC_INVALID_FIELD | NVME_SC_DNR;
-		}
-		req->data_len = (uint32_t)len;
-		req->dir = RBLK_XFER_C2H;
-		req->execute = execute_get_log_page;
-		return 0;
+		req->execute = cmds->get_log_page;
+		if (req->execute)
+			status = parse_get_log_page(req);
+		break;
 	case NVME_ADMIN_IDENTIFY:
+		req->execute = cmds->identify;
 		req->data_len = NVME_IDENTIFY_DATA_SIZE;
 		req->dir = RBLK_XFER_C2H;
-		req->execute = execute_identify;
-		return 0;
+		break;
 	case NVME_ADMIN_ABORT:
-		req->execute = execute_abort;
-		return 0;
+		req->execute = cmds->abort;
+		break;
 	case NVME_ADMIN_SET_FEATURES:
 	case NVME_ADMIN_GET_FEATURES:
-		return rblk_admin_parse_features(req, false);
+		return parse_features(req, cmds->discovery);
 	case NVME_ADMIN_ASYNC_EVENT:
-		req->execute = rblk_admin_aer;
-		return 0;
+		req->execute = execute_aer;
+		break;
 	case NVME_ADMIN_KEEP_ALIVE:
-		req->execute = rblk_admin_keep_alive;
-		return 0;
-	default:
+		req->execute = execute_keep_alive;
+		break;
+	}
+	if (!req->execute) {
 		req->error_loc = offsetof(struct nvme_sqe, opc);
 		return NVME_SC_INVALID_OPCODE | NVME_SC_DNR;
 	}
+	return status;
+}
+
+static const struct rblk_admin_cmds nvm_admin_cmds = {
+	.not_ready_status = NVME_SC_CMD_SEQ_ERROR | NVME_SC_DNR,
+	.discovery = false,
+	.get_log_page = execute_get_log_page,
+	.identify = execute_identify,
+	.abort = execute_abort,
+};
+
+uint16_t rblk_admin_parse(struct rblk_req *req)
+{
+	return rblk_admin_parse_cmds(req, &nvm_admin_cmds);
 }

@@ -502,17 +502,41 @@ uint16_t rblk_fabrics_parse_admin(struct rblk_req *req);
 uint16_t rblk_admin_parse(struct rblk_req *req);
 uint16_t rblk_io_parse(struct rblk_req *req);
 uint16_t rblk_disc_parse(struct rblk_req *req);
-/* Shared by admin.c and discovery.c. */
+
+/*
+ * The admin command set of one kind of controller (NVM: admin.c, discovery:
+ * discovery.c). Both parse through rblk_admin_parse_cmds() (admin.c), which
+ * owns what they share: fabrics commands, the not-ready rule, Get Log Page
+ * decoding and length, Identify's length, Features, AER and Keep Alive. A
+ * NULL handler is an opcode this kind does not have (Invalid Opcode).
+ */
+struct rblk_admin_cmds {
+	uint16_t not_ready_status;              /* any other command before CSTS.RDY */
+	bool discovery;                         /* Features: KATO and AEC only */
+	void (*get_log_page)(struct rblk_req *req);
+	void (*identify)(struct rblk_req *req);
+	void (*abort)(struct rblk_req *req);
+};
+uint16_t rblk_admin_parse_cmds(struct rblk_req *req, const struct rblk_admin_cmds *cmds);
+/* Identify Controller, for both kinds. */
 void rblk_admin_identify_ctrl(struct rblk_req *req);
-void rblk_admin_keep_alive(struct rblk_req *req);
-void rblk_admin_aer(struct rblk_req *req);
-uint16_t rblk_admin_parse_features(struct rblk_req *req, bool discovery);
-/* Copies the window [lpo, lpo + data_len) of a log of log_len bytes, zero-filling the tail. */
+
+/*
+ * Get Log Page windows (req.c): bytes [lpo, lpo + data_len) of a log of
+ * log_len bytes, or of the discovery log made of genctr and entries, tail
+ * zero-filled (protocol/log_pages.h, protocol/disc.h). Invalid Field at LPO
+ * when lpo is not dword aligned or past the end.
+ */
 uint16_t rblk_req_copy_log(struct rblk_req *req, uint64_t lpo, const void *log, size_t log_len);
+uint16_t rblk_req_copy_disc_log(struct rblk_req *req, uint64_t lpo, uint64_t genctr,
+				const struct nvmf_disc_log_entry *entries, uint32_t numrec);
 /* Bumps the discovery generation counter and notifies discovery controllers. */
 void rblk_disc_changed(struct rblk_target *tgt);
-/* Builds the discovery log for hostnqn as seen through sq; caller frees. */
+/*
+ * The discovery log for hostnqn as seen through sq: its GENCTR and entries
+ * (*entries allocated, caller frees, even when *numrec is 0).
+ */
 int rblk_disc_build_log(struct rblk_target *tgt, const struct rblk_sq *sq, const char *hostnqn,
-			void **out, size_t *len);
+			struct nvmf_disc_log_entry **entries, uint32_t *numrec, uint64_t *genctr);
 
 #endif

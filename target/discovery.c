@@ -13,32 +13,34 @@
 #include <string.h>
 
 #include "common/log.h"
+#include "protocol/disc.h"
+#include "protocol/log_pages.h"
 #include "target/core.h"
 
-static void fill_entry(struct nvmf_disc_log_entry *e, const struct rblk_listener *l,
+/* One entry for l as the host should use it; -EINVAL when a field does not fit. */
+static int build_entry(struct nvmf_disc_log_entry *e, const struct rblk_listener *l,
 		       const char *traddr, uint8_t subtype, const char *subnqn)
 {
-	memset(e, 0, sizeof(*e));
-	e->trtype = NVMF_TRTYPE_RDMA;
-	e->adrfam = strchr(traddr, ':') ? NVMF_ADRFAM_IPV6 : NVMF_ADRFAM_IPV4;
-	e->subtype = subtype;
-	e->treq = l->treq;
-	e->portid = rblk_cpu_to_le16(l->portid);
-	e->cntlid = rblk_cpu_to_le16(NVMF_CNTLID_DYNAMIC);
-	e->asqsz = rblk_cpu_to_le16(NVMF_DISC_ASQSZ);
+	struct rblk_disc_entry_info info;
+
+	memset(&info, 0, sizeof(info));
+	info.trtype = NVMF_TRTYPE_RDMA;
+	info.adrfam = strchr(traddr, ':') ? NVMF_ADRFAM_IPV6 : NVMF_ADRFAM_IPV4;
+	info.subtype = subtype;
+	info.treq = l->treq;
+	info.portid = l->portid;
 	/*
 	 * The self entry repeats what the host already has (DUPRETINFO, so
 	 * connect-all skips it) and we keep persistent discovery connections
 	 * (EPCSD: KATO, AEN).
 	 */
 	if (subtype == NVMF_SUBTYPE_CURRENT_DISCOVERY)
-		e->eflags = rblk_cpu_to_le16(NVMF_DISC_EFLAGS_DUPRETINFO | NVMF_DISC_EFLAGS_EPCSD);
-	snprintf(e->trsvcid, sizeof(e->trsvcid), "%s", l->trsvcid);
-	snprintf(e->subnqn, sizeof(e->subnqn), "%s", subnqn);
-	snprintf(e->traddr, sizeof(e->traddr), "%s", traddr);
-	e->tsas.rdma.qptype = NVMF_RDMA_QPTYPE_CONNECTED;
-	e->tsas.rdma.prtype = NVMF_RDMA_PRTYPE_NOT_SPECIFIED;
-	e->tsas.rdma.cms = NVMF_RDMA_CMS_RDMA_CM;
+		info.eflags = NVMF_DISC_EFLAGS_DUPRETINFO | NVMF_DISC_EFLAGS_EPCSD;
+	snprintf(info.trsvcid, sizeof(info.trsvcid), "%s", l->trsvcid);
+	snprintf(info.traddr, sizeof(info.traddr), "%s", traddr);
+	snprintf(info.subnqn, sizeof(info.subnqn), "%s", subnqn);
+	/* CNTLID 0xFFFF, ASQSZ 32 and the RDMA TSAS are protocol/disc.c's. */
+	return rblk_disc_entry_build(e, &info);
 }
 
 /*
@@ -54,37 +56,33 @@ static const char *entry_traddr(const struct rblk_listener *l, const struct rblk
 }
 
 int rblk_disc_build_log(struct rblk_target *tgt, const struct rblk_sq *sq, const char *hostnqn,
-			void **out, size_t *len)
+			struct nvmf_disc_log_entry **entries, uint32_t *numrec, uint64_t *genctr)
 {
-	struct nvmf_disc_log_hdr *hdr;
-	struct nvmf_disc_log_entry *e;
 	const struct rblk_listener *self;
-	uint64_t n = 0, max;
-	uint8_t *buf;
+	struct nvmf_disc_log_entry *e;
+	uint32_t n = 0, max = 1;
 
 	pthread_mutex_lock(&tgt->lock);
-	max = 1;
 	for (struct rblk_subsystem *ss = tgt->subsys; ss; ss = ss->next)
 		max += tgt->nr_listeners;
-	buf = calloc(1, NVMF_DISC_LOG_HDR_SIZE + max * NVMF_DISC_ENTRY_SIZE);
-	if (!buf) {
+	e = calloc(max, sizeof(*e));
+	if (!e) {
 		pthread_mutex_unlock(&tgt->lock);
 		return -ENOMEM;
 	}
-	hdr = (struct nvmf_disc_log_hdr *)buf;
 	/*
 	 * GENCTR before the entries: changes bump it after they are visible, so
 	 * a log built during a change carries the older value and the host's
 	 * next read sees a newer one and starts over.
 	 */
-	hdr->genctr = rblk_cpu_to_le64(atomic_load(&tgt->genctr));
-	e = (struct nvmf_disc_log_entry *)(buf + NVMF_DISC_LOG_HDR_SIZE);
+	*genctr = atomic_load(&tgt->genctr);
 
 	/* The listener the host came through, else the first one. */
 	self = sq->listener ? sq->listener : tgt->nr_listeners ? tgt->listeners[0] : NULL;
-	if (self && entry_traddr(self, sq))
-		fill_entry(&e[n++], self, entry_traddr(self, sq), NVMF_SUBTYPE_CURRENT_DISCOVERY,
-			   NVME_DISC_SUBSYS_NAME);
+	if (self && entry_traddr(self, sq) &&
+	    !build_entry(&e[n], self, entry_traddr(self, sq), NVMF_SUBTYPE_CURRENT_DISCOVERY,
+			 NVME_DISC_SUBSYS_NAME))
+		n++;
 	for (struct rblk_subsystem *ss = tgt->subsys; ss; ss = ss->next) {
 		if (!rblk_subsys_host_allowed(ss, hostnqn))
 			continue;
@@ -92,15 +90,13 @@ int rblk_disc_build_log(struct rblk_target *tgt, const struct rblk_sq *sq, const
 			const struct rblk_listener *l = tgt->listeners[i];
 			const char *traddr = entry_traddr(l, sq);
 
-			if (traddr)
-				fill_entry(&e[n++], l, traddr, NVMF_SUBTYPE_NVME, ss->nqn);
+			if (traddr && !build_entry(&e[n], l, traddr, NVMF_SUBTYPE_NVME, ss->nqn))
+				n++;
 		}
 	}
 	pthread_mutex_unlock(&tgt->lock);
-	hdr->numrec = rblk_cpu_to_le64(n);
-	hdr->recfmt = 0;
-	*out = buf;
-	*len = NVMF_DISC_LOG_HDR_SIZE + n * NVMF_DISC_ENTRY_SIZE;
+	*entries = e;
+	*numrec = n;
 	return 0;
 }
 
@@ -121,25 +117,28 @@ void rblk_disc_changed(struct rblk_target *tgt)
 
 static void execute_disc_get_log(struct rblk_req *req)
 {
-	const struct nvme_get_log_cmd *c = (const struct nvme_get_log_cmd *)req->cmd;
 	struct rblk_ctrl *ctrl = req->sq->ctrl;
-	void *log;
-	size_t len;
-	uint16_t status;
+	struct nvmf_disc_log_entry *entries;
+	struct rblk_get_log_info gl;
+	uint32_t numrec;
+	uint64_t genctr;
+	uint16_t status, loc;
 
-	if (c->lid != NVME_LOG_DISC) {
+	/* Already decoded without error by rblk_admin_parse_cmds(). */
+	rblk_get_log_decode((const struct nvme_get_log_cmd *)req->cmd, &gl, &loc);
+	if (gl.lid != NVME_LOG_DISC) {
 		req->error_loc = offsetof(struct nvme_get_log_cmd, lid);
 		rblk_req_complete(req, NVME_SC_INVALID_FIELD | NVME_SC_DNR);
 		return;
 	}
-	if (rblk_disc_build_log(req->sq->tgt, req->sq, ctrl->hostnqn, &log, &len)) {
+	if (rblk_disc_build_log(req->sq->tgt, req->sq, ctrl->hostnqn, &entries, &numrec, &genctr)) {
 		rblk_req_complete(req, NVME_SC_INTERNAL);
 		return;
 	}
-	status = rblk_req_copy_log(req, nvme_get_log_lpo(c), log, len);
-	free(log);
+	status = rblk_req_copy_disc_log(req, gl.lpo, genctr, entries, numrec);
+	free(entries);
 	/* A full read re-enables the change event unless RAE (libnvme sets it on all but the last chunk). */
-	if (!status && !(c->lsp & NVME_LOG_RAE))
+	if (!status && !gl.rae)
 		rblk_ctrl_clear_aen_mask(ctrl, NVME_AEN_CFG_DISC_CHANGE);
 	rblk_req_complete(req, status);
 }
@@ -156,45 +155,16 @@ static void execute_disc_identify(struct rblk_req *req)
 	rblk_admin_identify_ctrl(req);
 }
 
+/* nvmet_parse_discovery_cmd: no Abort, and before CSTS.RDY no opcode at all. */
+static const struct rblk_admin_cmds disc_admin_cmds = {
+	.not_ready_status = NVME_SC_INVALID_OPCODE | NVME_SC_DNR,
+	.discovery = true,
+	.get_log_page = execute_disc_get_log,
+	.identify = execute_disc_identify,
+	.abort = NULL,
+};
+
 uint16_t rblk_disc_parse(struct rblk_req *req)
 {
-	const struct nvme_sqe *cmd = req->cmd;
-	uint64_t len;
-
-	if (cmd->opc == NVME_ADMIN_FABRICS)
-		return rblk_fabrics_parse_admin(req);
-	/* nvmet: a discovery controller that is not ready knows no opcode. */
-	if (!rblk_ctrl_ready(req->sq->ctrl)) {
-		req->error_loc = offsetof(struct nvme_sqe, opc);
-		return NVME_SC_INVALID_OPCODE | NVME_SC_DNR;
-	}
-	switch (cmd->opc) {
-	case NVME_ADMIN_GET_LOG_PAGE:
-		len = (uint64_t)nvme_get_log_numd((const struct nvme_get_log_cmd *)cmd) * 4;
-		if (len > req->sq->tgt->opts.max_io_size) {
-			req->error_loc = offsetof(struct nvme_get_log_cmd, numdl);
-			return NVME_SC_INVALID_FIELD | NVME_SC_DNR;
-		}
-		req->data_len = (uint32_t)len;
-		req->dir = RBLK_XFER_C2H;
-		req->execute = execute_disc_get_log;
-		return 0;
-	case NVME_ADMIN_IDENTIFY:
-		req->data_len = NVME_IDENTIFY_DATA_SIZE;
-		req->dir = RBLK_XFER_C2H;
-		req->execute = execute_disc_identify;
-		return 0;
-	case NVME_ADMIN_SET_FEATURES:
-	case NVME_ADMIN_GET_FEATURES:
-		return rblk_admin_parse_features(req, true);
-	case NVME_ADMIN_ASYNC_EVENT:
-		req->execute = rblk_admin_aer;
-		return 0;
-	case NVME_ADMIN_KEEP_ALIVE:
-		req->execute = rblk_admin_keep_alive;
-		return 0;
-	default:
-		req->error_loc = offsetof(struct nvme_sqe, opc);
-		return NVME_SC_INVALID_OPCODE | NVME_SC_DNR;
-	}
+	return rblk_admin_parse_cmds(req, &disc_admin_cmds);
 }

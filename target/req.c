@@ -2,15 +2,19 @@
 /*
  * The request lifecycle (the contract in target/core.h): init, parse
  * dispatch by queue and controller state, completion (CQE build, SQHD,
- * error log, statistics, namespace reference), the data-buffer copy helpers
- * handlers use, and the parking queue for a full backend queue.
+ * error log, statistics, namespace reference), and the data-buffer helpers
+ * handlers use: copies over the transport's buffers and Get Log Page windows
+ * (the rules are protocol/log_pages.c's and protocol/disc.c's).
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "common/log.h"
+#include "protocol/disc.h"
+#include "protocol/log_pages.h"
 #include "protocol/names.h"
 #include "target/core.h"
 
@@ -185,23 +189,54 @@ uint16_t rblk_req_zero(struct rblk_req *req, size_t off, size_t len)
 	return req_copy(req, off, NULL, len, COPY_ZERO);
 }
 
+/*
+ * A flat view of the command's data_len bytes, for the protocol/ helpers
+ * that fill one buffer: the transport's own when it is a single buffer (the
+ * usual case), else a temporary one that flat_put() copies out and frees.
+ */
+static void *flat_get(struct rblk_req *req)
+{
+	if (req->iovcnt == 1 && req->iov[0].iov_len >= req->data_len)
+		return req->iov[0].iov_base;
+	return malloc(req->data_len ? req->data_len : 1);
+}
+
+static uint16_t flat_put(struct rblk_req *req, void *flat, uint16_t status)
+{
+	if (req->iovcnt == 1 && flat == req->iov[0].iov_base)
+		return status;
+	if (!status)
+		status = rblk_req_copy_to(req, 0, flat, req->data_len);
+	free(flat);
+	return status;
+}
+
+/* LPO is the only field a log window can reject (dword alignment, past the end). */
+static uint16_t log_window_done(struct rblk_req *req, void *flat, uint16_t status)
+{
+	if (status)
+		req->error_loc = offsetof(struct nvme_get_log_cmd, lpol);
+	return flat_put(req, flat, status);
+}
+
 uint16_t rblk_req_copy_log(struct rblk_req *req, uint64_t lpo, const void *log, size_t log_len)
 {
-	uint64_t len = req->data_len;
-	uint64_t n = 0;
-	uint16_t status;
+	void *flat = flat_get(req);
 
-	/* Get Log Page: LPO must be dword aligned and within the log. */
-	if ((lpo & 3) || lpo > log_len) {
-		req->error_loc = offsetof(struct nvme_get_log_cmd, lpol);
-		return NVME_SC_INVALID_FIELD | NVME_SC_DNR;
-	}
-	if (lpo < log_len)
-		n = log_len - lpo < len ? log_len - lpo : len;
-	status = rblk_req_copy_to(req, 0, (const uint8_t *)log + lpo, n);
-	if (!status)
-		status = rblk_req_zero(req, n, len - n);
-	return status;
+	if (!flat)
+		return NVME_SC_INTERNAL;
+	return log_window_done(req, flat, rblk_log_read(flat, req->data_len, lpo, log, log_len));
+}
+
+uint16_t rblk_req_copy_disc_log(struct rblk_req *req, uint64_t lpo, uint64_t genctr,
+				const struct nvmf_disc_log_entry *entries, uint32_t numrec)
+{
+	void *flat = flat_get(req);
+
+	if (!flat)
+		return NVME_SC_INTERNAL;
+	return log_window_done(req, flat, rblk_disc_log_read(flat, req->data_len, lpo, genctr,
+							     entries, numrec));
 }
 
 const char *rblk_sq_state_str(enum rblk_sq_state s)

@@ -304,6 +304,20 @@ static void test_log_lengths_and_offsets(void)
 		CU_ASSERT_EQUAL(TT_SC(tt_cmd(aq, (struct nvme_sqe *)&c, NULL, 0, NULL, NULL, 0)),
 				NVME_SC_INVALID_FIELD | NVME_SC_DNR);
 	}
+	/* LPO as an index (offset type, CDW14 bit 23) is not offered. */
+	{
+		struct nvme_get_log_cmd c;
+		struct nvme_error_log_entry e;
+
+		tt_sqe((struct nvme_sqe *)&c, NVME_ADMIN_GET_LOG_PAGE, 2, 0);
+		c.lid = NVME_LOG_SMART;
+		c.numdl = rblk_cpu_to_le16(127);
+		c.ot = 0x80;
+		CU_ASSERT_EQUAL(TT_SC(tt_cmd(aq, (struct nvme_sqe *)&c, NULL, 512, NULL, NULL, 0)),
+				NVME_SC_INVALID_FIELD | NVME_SC_DNR);
+		CU_ASSERT_EQUAL(tt_get_log(aq, NVME_LOG_ERROR, 0, 0, 64, false, &e), 0);
+		CU_ASSERT_EQUAL(rblk_le16(e.parm_error_location), offsetof(struct nvme_get_log_cmd, ot));
+	}
 	teardown();
 }
 

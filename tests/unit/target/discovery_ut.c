@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "protocol/disc.h"
 #include "test_transport.h"
 #include "ut.h"
 
@@ -305,8 +306,9 @@ static void test_discovery_commands(void)
 
 static void test_build_log_direct(void)
 {
-	void *log;
-	size_t len;
+	struct nvmf_disc_log_entry *entries;
+	uint32_t numrec;
+	uint64_t genctr;
 	struct rblk_sq sq;
 
 	/* No listener at all: an empty log, still with a header. */
@@ -314,10 +316,11 @@ static void test_build_log_direct(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(env);
 	CU_ASSERT_PTR_NOT_NULL(tt_add_subsys(env, TT_SUBNQN, NULL, NULL));
 	memset(&sq, 0, sizeof(sq));
-	CU_ASSERT_EQUAL_FATAL(rblk_disc_build_log(env->tgt, &sq, TT_HOSTNQN, &log, &len), 0);
-	CU_ASSERT_EQUAL(len, 1024);
-	CU_ASSERT_EQUAL(rblk_le64(((struct nvmf_disc_log_hdr *)log)->numrec), 0);
-	free(log);
+	CU_ASSERT_EQUAL_FATAL(rblk_disc_build_log(env->tgt, &sq, TT_HOSTNQN, &entries, &numrec,
+						  &genctr), 0);
+	CU_ASSERT_EQUAL(rblk_disc_log_size(numrec), 1024);
+	CU_ASSERT_EQUAL(numrec, 0);
+	free(entries);
 	tt_env_destroy(env);
 	env = NULL;
 }
