@@ -42,11 +42,7 @@ static uint16_t connect_raw(struct tt_queue *q, const struct nvmf_connect_cmd *c
 static void default_connect(struct tt_queue *q, struct nvmf_connect_cmd *c,
 			    struct nvmf_connect_data *d, uint16_t qid, uint16_t cntlid)
 {
-	memset(c, 0, sizeof(*c));
-	c->opc = NVME_ADMIN_FABRICS;
-	c->flags = NVME_CMD_PSDT_SGL_MPTR_CONTIG;
-	c->cid = rblk_cpu_to_le16(0xA001);
-	c->fctype = NVMF_FCTYPE_CONNECT;
+	tt_fabrics_sqe((struct nvme_sqe *)c, NVMF_FCTYPE_CONNECT, 0xA001);
 	c->qid = rblk_cpu_to_le16(qid);
 	c->sqsize = rblk_cpu_to_le16(qid ? 127 : 31);
 	memset(d, 0, sizeof(*d));
@@ -101,10 +97,7 @@ static void test_connect_sqflow_disabled(void)
 	{
 		struct nvmf_property_get_cmd c;
 
-		memset(&c, 0, sizeof(c));
-		c.opc = NVME_ADMIN_FABRICS;
-		c.flags = NVME_CMD_PSDT_SGL_MPTR_CONTIG;
-		c.fctype = NVMF_FCTYPE_PROP_GET;
+		tt_fabrics_sqe((struct nvme_sqe *)&c, NVMF_FCTYPE_PROP_GET, 0);
 		c.ofst = rblk_cpu_to_le32(NVME_REG_VS);
 		CU_ASSERT_EQUAL(tt_cmd(aq, (struct nvme_sqe *)&c, NULL, 0, &cqe, NULL, 0), 0);
 		CU_ASSERT_EQUAL(rblk_le16(cqe.sqhd), 0);
@@ -405,8 +398,7 @@ static void test_unknown_fctype(void)
 
 	setup();
 	CU_ASSERT_NOT_EQUAL_FATAL(tt_admin_bringup(aq, TT_SUBNQN, TT_HOSTNQN, 0), 0);
-	tt_sqe(&sqe, NVME_ADMIN_FABRICS, 4, 0);
-	((uint8_t *)&sqe)[NVME_SQE_FCTYPE_OFFSET] = NVMF_FCTYPE_DISCONNECT;
+	tt_fabrics_sqe(&sqe, NVMF_FCTYPE_DISCONNECT, 4);
 	CU_ASSERT_EQUAL(TT_SC(tt_cmd(aq, &sqe, NULL, 0, NULL, NULL, 0)),
 			NVME_SC_INVALID_OPCODE | NVME_SC_DNR);
 	((uint8_t *)&sqe)[NVME_SQE_FCTYPE_OFFSET] = NVMF_FCTYPE_AUTH_SEND;
@@ -441,10 +433,7 @@ static void test_properties(void)
 	/* Only CC is writable. */
 	CU_ASSERT_EQUAL(TT_SC(tt_prop_set(aq, NVME_REG_CSTS, 1)), NVME_SC_INVALID_FIELD | NVME_SC_DNR);
 	/* ATTRIB size 2 (reserved). */
-	memset(&g, 0, sizeof(g));
-	g.opc = NVME_ADMIN_FABRICS;
-	g.flags = NVME_CMD_PSDT_SGL_MPTR_CONTIG;
-	g.fctype = NVMF_FCTYPE_PROP_GET;
+	tt_fabrics_sqe((struct nvme_sqe *)&g, NVMF_FCTYPE_PROP_GET, 0);
 	g.attrib = 2;
 	CU_ASSERT_EQUAL(TT_SC(tt_cmd(aq, (struct nvme_sqe *)&g, NULL, 0, NULL, NULL, 0)),
 			NVME_SC_INVALID_FIELD | NVME_SC_DNR);

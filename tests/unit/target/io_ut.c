@@ -260,8 +260,7 @@ static void errors(void)
 	/* Opcodes: Compare is not implemented; fabrics on an I/O queue. */
 	CU_ASSERT_EQUAL(TT_SC(tt_rw(iq, NVME_IO_COMPARE, 1, 0, 1, 0, b, 512)),
 			NVME_SC_INVALID_OPCODE | NVME_SC_DNR);
-	tt_sqe(&sqe, NVME_ADMIN_FABRICS, 5, 0);
-	((uint8_t *)&sqe)[NVME_SQE_FCTYPE_OFFSET] = NVMF_FCTYPE_PROP_GET;
+	tt_fabrics_sqe(&sqe, NVMF_FCTYPE_PROP_GET, 5);
 	CU_ASSERT_EQUAL(TT_SC(tt_cmd(iq, &sqe, NULL, 0, NULL, NULL, 0)),
 			NVME_SC_INVALID_OPCODE | NVME_SC_DNR);
 	/* The transport's exact length rule, and MDTS (128 KiB). */
@@ -372,9 +371,7 @@ static void test_parking_queue(void)
 		struct nvme_rw_cmd c;
 
 		w[i] = pattern(4096, (uint8_t)(i * 13));
-		tt_sqe((struct nvme_sqe *)&c, NVME_IO_WRITE, (uint16_t)i, 1);
-		c.slba = rblk_cpu_to_le64((uint64_t)i * 8);
-		c.nlb = rblk_cpu_to_le16(7);
+		tt_rw_sqe(&c, NVME_IO_WRITE, (uint16_t)i, 1, (uint64_t)i * 8, 8);
 		tr[i] = tt_send(iq, (struct nvme_sqe *)&c, w[i], 4096);
 		CU_ASSERT_PTR_NOT_NULL_FATAL(tr[i]);
 	}
@@ -423,9 +420,7 @@ static void test_remove_ns_with_io_in_flight(void)
 	for (int i = 0; i < 4; i++) {
 		struct nvme_rw_cmd c;
 
-		tt_sqe((struct nvme_sqe *)&c, NVME_IO_WRITE, (uint16_t)i, 1);
-		c.slba = rblk_cpu_to_le64((uint64_t)i * 8);
-		c.nlb = rblk_cpu_to_le16(7);
+		tt_rw_sqe(&c, NVME_IO_WRITE, (uint16_t)i, 1, (uint64_t)i * 8, 8);
 		tr[i] = tt_send(iq, (struct nvme_sqe *)&c, w, 4096);
 	}
 	CU_ASSERT_EQUAL(atomic_load(&ss->ns[0]->refs), 5);

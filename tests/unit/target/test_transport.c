@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "protocol/nvmf.h"
+#include "protocol/sgl.h"
 #include "test_transport.h"
 
 #define container_of(ptr, type, member) ((type *)((char *)(ptr) - offsetof(type, member)))
@@ -233,6 +234,7 @@ static void split_iov(struct tt_env *env, struct rblk_req *req, uint8_t *buf, si
 struct tt_req *tt_send(struct tt_queue *q, const struct nvme_sqe *sqe, const void *data,
 		       size_t len)
 {
+	struct rblk_sgl sgl = { .kind = RBLK_SGL_NONE };
 	struct tt_req *tr = NULL;
 	struct rblk_req *req;
 	uint16_t status;
@@ -258,9 +260,14 @@ struct tt_req *tt_send(struct tt_queue *q, const struct nvme_sqe *sqe, const voi
 		rblk_req_complete(req, status);
 		return tr;
 	}
-	/* The transport's SGL length rule (nvmf-interop.md §5.5). */
-	if ((req->cmd->opc == NVME_IO_DSM && q->sq.qid) ? len < req->data_len : len != req->data_len) {
-		rblk_req_complete(req, NVME_SC_SGL_INVALID_DATA | NVME_SC_DNR);
+	/* The transport's SGL length rule (nvmf-interop.md §5.5); the SGL describes len bytes. */
+	if (len) {
+		sgl.kind = RBLK_SGL_KEYED;
+		sgl.len = (uint32_t)len;
+	}
+	status = rblk_sgl_check_len(&sgl, req->data_len, rblk_req_sgl_at_least(req));
+	if (status) {
+		rblk_req_complete(req, status);
 		return tr;
 	}
 	xfer = req->data_len;
@@ -316,6 +323,20 @@ void tt_sqe(struct nvme_sqe *sqe, uint8_t opc, uint16_t cid, uint32_t nsid)
 	sqe->sgl1.keyed.type = NVME_SGL_KEYED_DATA;
 }
 
+void tt_fabrics_sqe(struct nvme_sqe *sqe, uint8_t fctype, uint16_t cid)
+{
+	tt_sqe(sqe, NVME_ADMIN_FABRICS, cid, 0);
+	((uint8_t *)sqe)[NVME_SQE_FCTYPE_OFFSET] = fctype;
+}
+
+void tt_rw_sqe(struct nvme_rw_cmd *c, uint8_t opc, uint16_t cid, uint32_t nsid, uint64_t slba,
+	       uint32_t nlb)
+{
+	tt_sqe((struct nvme_sqe *)c, opc, cid, nsid);
+	c->slba = rblk_cpu_to_le64(slba);
+	c->nlb = rblk_cpu_to_le16((uint16_t)(nlb - 1));
+}
+
 uint16_t tt_connect(struct tt_queue *q, const char *subnqn, const char *hostnqn, uint16_t qid,
 		    uint16_t sqsize, uint16_t cntlid, uint32_t kato, uint8_t cattr,
 		    struct nvme_cqe *cqe)
@@ -323,11 +344,7 @@ uint16_t tt_connect(struct tt_queue *q, const char *subnqn, const char *hostnqn,
 	struct nvmf_connect_cmd c;
 	struct nvmf_connect_data d;
 
-	memset(&c, 0, sizeof(c));
-	c.opc = NVME_ADMIN_FABRICS;
-	c.flags = NVME_CMD_PSDT_SGL_MPTR_CONTIG;
-	c.cid = rblk_cpu_to_le16(0x1234);
-	c.fctype = NVMF_FCTYPE_CONNECT;
+	tt_fabrics_sqe((struct nvme_sqe *)&c, NVMF_FCTYPE_CONNECT, 0x1234);
 	c.qid = rblk_cpu_to_le16(qid);
 	c.sqsize = rblk_cpu_to_le16(sqsize);
 	c.cattr = cattr;
@@ -346,11 +363,7 @@ uint16_t tt_prop_get(struct tt_queue *q, uint32_t ofst, bool eight, uint64_t *va
 	struct nvme_cqe cqe;
 	uint16_t st;
 
-	memset(&c, 0, sizeof(c));
-	c.opc = NVME_ADMIN_FABRICS;
-	c.flags = NVME_CMD_PSDT_SGL_MPTR_CONTIG;
-	c.cid = rblk_cpu_to_le16(7);
-	c.fctype = NVMF_FCTYPE_PROP_GET;
+	tt_fabrics_sqe((struct nvme_sqe *)&c, NVMF_FCTYPE_PROP_GET, 7);
 	c.attrib = eight ? NVMF_PROP_SIZE_8 : NVMF_PROP_SIZE_4;
 	c.ofst = rblk_cpu_to_le32(ofst);
 	st = tt_cmd(q, (struct nvme_sqe *)&c, NULL, 0, &cqe, NULL, 0);
@@ -363,11 +376,7 @@ uint16_t tt_prop_set(struct tt_queue *q, uint32_t ofst, uint64_t val)
 {
 	struct nvmf_property_set_cmd c;
 
-	memset(&c, 0, sizeof(c));
-	c.opc = NVME_ADMIN_FABRICS;
-	c.flags = NVME_CMD_PSDT_SGL_MPTR_CONTIG;
-	c.cid = rblk_cpu_to_le16(8);
-	c.fctype = NVMF_FCTYPE_PROP_SET;
+	tt_fabrics_sqe((struct nvme_sqe *)&c, NVMF_FCTYPE_PROP_SET, 8);
 	c.attrib = NVMF_PROP_SIZE_4;
 	c.ofst = rblk_cpu_to_le32(ofst);
 	c.value = rblk_cpu_to_le64(val);
@@ -453,9 +462,7 @@ uint16_t tt_rw(struct tt_queue *q, uint8_t opc, uint32_t nsid, uint64_t slba, ui
 {
 	struct nvme_rw_cmd c;
 
-	tt_sqe((struct nvme_sqe *)&c, opc, 0x5000 | (uint16_t)(slba & 0xFFF), nsid);
-	c.slba = rblk_cpu_to_le64(slba);
-	c.nlb = rblk_cpu_to_le16((uint16_t)(nlb - 1));
+	tt_rw_sqe(&c, opc, 0x5000 | (uint16_t)(slba & 0xFFF), nsid, slba, nlb);
 	c.control = rblk_cpu_to_le16(control);
 	if (opc == NVME_IO_READ)
 		return tt_cmd(q, (struct nvme_sqe *)&c, NULL, len, NULL, buf, len);

@@ -4,7 +4,7 @@
  *
  * It implements the transport side of target/core.h the way the RDMA
  * transport does, minus the wire: rblk_req_init/parse, the SGL length rule
- * (exact, DSM >=), buffers in iov (optionally split into several), execute,
+ * (rblk_sgl_check_len: exact, DSM >=), buffers in iov (optionally split into several), execute,
  * then it pumps a real backend queue, the parking queue and the run_on
  * mailbox until the command completes, and captures the CQE and C2H data.
  * It also provides the rblk_transport_* entry points (listeners are only
@@ -108,6 +108,11 @@ uint16_t tt_status(const struct nvme_cqe *cqe);
 
 /* Command builders and one-call helpers. */
 void tt_sqe(struct nvme_sqe *sqe, uint8_t opc, uint16_t cid, uint32_t nsid);
+/* A fabrics command (opcode 0x7F) of that FCTYPE, otherwise as tt_sqe(). */
+void tt_fabrics_sqe(struct nvme_sqe *sqe, uint8_t fctype, uint16_t cid);
+/* Read / Write / Write Zeroes of nlb (1-based) blocks at slba. */
+void tt_rw_sqe(struct nvme_rw_cmd *c, uint8_t opc, uint16_t cid, uint32_t nsid, uint64_t slba,
+	       uint32_t nlb);
 uint16_t tt_connect(struct tt_queue *q, const char *subnqn, const char *hostnqn, uint16_t qid,
 		    uint16_t sqsize, uint16_t cntlid, uint32_t kato, uint8_t cattr,
 		    struct nvme_cqe *cqe);
