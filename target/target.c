@@ -59,6 +59,11 @@ void rblk_listen_opts_init(struct rblk_listen_opts *opts)
 	memset(opts, 0, sizeof(*opts));
 	opts->size = sizeof(*opts);
 	opts->trsvcid = 4420;
+	/*
+	 * nvmet's port default: SQ flow control disable supported, so
+	 * connect-all sets CATTR bit 2 and we skip SQHD bookkeeping (§4.3, §5.6).
+	 */
+	opts->treq = NVMF_TREQ_DISABLE_SQFLOW;
 	opts->require_rdma = true;
 }
 

@@ -104,7 +104,11 @@ struct rblk_listen_opts {
 	const char *traddr;          /* IPv4/IPv6 literal; NULL or "0.0.0.0" = any */
 	uint16_t trsvcid;            /* 0 = 4420 */
 	uint16_t portid;             /* discovery log PORTID; 0 = assigned */
-	uint8_t treq;                /* discovery TREQ; default 0 ("not specified") */
+	/*
+	 * Discovery TREQ. Default 0x04, as nvmet: SQ flow control disable
+	 * supported (bit 2), secure channel (bits 1:0) not specified.
+	 */
+	uint8_t treq;
 	bool require_rdma;           /* refuse an address no RDMA device serves (default true) */
 };
 

@@ -325,6 +325,62 @@ static void test_build_log_direct(void)
 	env = NULL;
 }
 
+/*
+ * A listener with default options advertises TREQ bit 2 like nvmet, so
+ * connect-all connects with CATTR bit 2 on every queue: the Connect CQE then
+ * carries SQHD 0xFFFF and later CQEs 0 (nvmf-interop.md §4.1, §5.6).
+ */
+static void test_default_treq_sqflow_disabled(void)
+{
+	struct rblk_listen_opts o;
+	struct tt_queue *aq, *iq;
+	struct nvme_cqe cqe;
+	uint64_t numrec, genctr, v;
+	uint16_t cntlid;
+	uint8_t *log, b[512];
+
+	env = tt_env_create(NULL, 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(env);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(tt_add_subsys(env, TT_SUBNQN, "mem:64K", NULL));
+	rblk_listen_opts_init(&o);
+	o.traddr = "10.99.0.1";
+	CU_ASSERT_EQUAL_FATAL(rblk_target_listen(env->tgt, &o), 0);
+	dq = tt_queue_create(env, 0, 32);
+	dq->sq.listener = env->tgt->listeners[0];
+	CU_ASSERT_NOT_EQUAL_FATAL(tt_admin_bringup(dq, NVME_DISC_SUBSYS_NAME, TT_HOSTNQN, 0), 0);
+	log = read_log(dq, &numrec, &genctr);
+	CU_ASSERT_EQUAL_FATAL(numrec, 2);
+	CU_ASSERT_EQUAL(entry(log, 0)->treq, 0x04);
+	CU_ASSERT_EQUAL(entry(log, 1)->treq, 0x04);
+	free(log);
+
+	aq = tt_queue_create(env, 0, 32);
+	CU_ASSERT_EQUAL(tt_connect(aq, TT_SUBNQN, TT_HOSTNQN, 0, 31, 0xFFFF, 5000,
+				   NVMF_CATTR_DISABLE_SQFLOW, &cqe), 0);
+	CU_ASSERT_EQUAL(rblk_le16(cqe.sqhd), 0xFFFF);
+	cntlid = (uint16_t)rblk_le32(cqe.dw0);
+	CU_ASSERT_EQUAL(tt_prop_set(aq, NVME_REG_CC, 0x00460001), 0);
+	CU_ASSERT_EQUAL(tt_prop_get(aq, NVME_REG_CSTS, false, &v), 0);
+	CU_ASSERT_EQUAL(v, NVME_CSTS_RDY);
+	CU_ASSERT_EQUAL(aq->sq.sqhd, 0);
+	iq = tt_queue_create(env, 1, 128);
+	CU_ASSERT_EQUAL(tt_connect(iq, TT_SUBNQN, TT_HOSTNQN, 1, 127, cntlid, 0,
+				   NVMF_CATTR_DISABLE_SQFLOW, &cqe), 0);
+	CU_ASSERT_EQUAL(rblk_le16(cqe.sqhd), 0xFFFF);
+	CU_ASSERT_EQUAL(rblk_le16(cqe.sqid), 1);
+	{
+		struct nvme_rw_cmd c;
+
+		tt_rw_sqe(&c, NVME_IO_READ, 3, 1, 0, 1);
+		CU_ASSERT_EQUAL(tt_cmd(iq, (struct nvme_sqe *)&c, NULL, 512, &cqe, b, 512), 0);
+		CU_ASSERT_EQUAL(rblk_le16(cqe.sqhd), 0);
+		CU_ASSERT_EQUAL(rblk_le16(cqe.sqid), 1);
+	}
+	tt_queue_destroy(iq);
+	tt_queue_destroy(aq);
+	teardown();
+}
+
 static const struct ut_case cases[] = {
 	UT_CASE(test_log_content),
 	UT_CASE(test_log_acl_admits_host),
@@ -334,6 +390,7 @@ static const struct ut_case cases[] = {
 	UT_CASE(test_change_event),
 	UT_CASE(test_discovery_commands),
 	UT_CASE(test_build_log_direct),
+	UT_CASE(test_default_treq_sqflow_disabled),
 	UT_END,
 };
 

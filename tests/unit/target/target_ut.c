@@ -64,6 +64,9 @@ static void test_listen(void)
 	rblk_listen_opts_init(&o);
 	CU_ASSERT_EQUAL(o.trsvcid, 4420);
 	CU_ASSERT_TRUE(o.require_rdma);
+	/* nvmet's default TREQ: SQ flow control disable supported (nvmf-interop.md §4.3). */
+	CU_ASSERT_EQUAL(o.treq, NVMF_TREQ_DISABLE_SQFLOW);
+	CU_ASSERT_EQUAL(o.treq, 0x04);
 	o.traddr = "10.99.0.300";
 	CU_ASSERT_EQUAL(rblk_target_listen(env->tgt, &o), -EINVAL);
 	o.traddr = "localhost"; /* numeric only: no resolver on a storage path */
@@ -84,6 +87,7 @@ static void test_listen(void)
 	CU_ASSERT_FALSE(env->tgt->listeners[1]->any);
 	CU_ASSERT_TRUE(env->tgt->listeners[2]->any);
 	CU_ASSERT_EQUAL(env->tgt->listeners[0]->portid, 1);
+	CU_ASSERT_EQUAL(env->tgt->listeners[0]->treq, NVMF_TREQ_DISABLE_SQFLOW);
 	CU_ASSERT_EQUAL(env->tgt->listeners[2]->portid, 3);
 	/* The transport's refusal is the caller's answer, and nothing is recorded. */
 	env->tgt->transport->listen_result = -EADDRNOTAVAIL;
