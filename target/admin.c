@@ -4,8 +4,10 @@
  * 03h, 06h), Get Log Page (01h error, 02h SMART, 03h firmware, 04h changed
  * namespaces, 05h effects), Set/Get Features (06h, 07h, 0Bh, 0Fh, 81h),
  * Asynchronous Event Request, Abort, Keep Alive. What the Linux 6.1 host
- * needs from each is in nvmf-interop.md §3; the discovery controller reuses
- * Identify, Features, AER and Keep Alive from here (target/discovery.c).
+ * needs from each is in nvmf-interop.md §3. Also the parse step both kinds
+ * of controller share (rblk_admin_parse_cmds): the discovery controller
+ * (target/discovery.c) brings its own Get Log Page and Identify and reuses
+ * Identify Controller, Features, AER and Keep Alive from here.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -200,22 +202,16 @@ static void execute_identify(struct rblk_req *req)
 
 	switch (c->cns) {
 	case NVME_ID_CNS_NS:
-		if (nsid == 0xFFFFFFFF) {
-			req->error_loc = offsetof(struct nvme_sqe, nsid);
-			rblk_req_complete(req, NVME_SC_INVALID_NS | NVME_SC_DNR);
-			return;
-		}
+		if (nsid == 0xFFFFFFFF)
+			goto invalid_ns;
 		identify_ns(req, nsid);
 		return;
 	case NVME_ID_CNS_CTRL:
 		rblk_admin_identify_ctrl(req);
 		return;
 	case NVME_ID_CNS_NS_ACTIVE_LIST:
-		if (nsid >= 0xFFFFFFFE) {
-			req->error_loc = offsetof(struct nvme_sqe, nsid);
-			rblk_req_complete(req, NVME_SC_INVALID_NS | NVME_SC_DNR);
-			return;
-		}
+		if (nsid >= 0xFFFFFFFE)
+			goto invalid_ns;
 		identify_active_list(req, nsid);
 		return;
 	case NVME_ID_CNS_NS_DESC_LIST:
@@ -234,6 +230,11 @@ static void execute_identify(struct rblk_req *req)
 		break;
 	}
 	rblk_req_complete(req, NVME_SC_INVALID_FIELD | NVME_SC_DNR);
+	return;
+
+invalid_ns:
+	req->error_loc = offsetof(struct nvme_sqe, nsid);
+	rblk_req_complete(req, NVME_SC_INVALID_NS | NVME_SC_DNR);
 }
 
 /* ------------------------------------------------------------------------ */
