@@ -1,0 +1,45 @@
+# rblk, the command-line tool (initiator/cli_*.c), and NBD attach (initiator/nbd_*.c).
+# Included from initiator/CMakeLists.txt with one line; kept apart so the CLI and
+# the initiator library grow without edit conflicts.
+#
+#   rblk_cli      everything of the tool but main(); links against the public
+#                 initiator API, which the executable takes from the library and
+#                 the tests from a fake (tests/unit/initiator/cli_fake_initiator.c)
+#   rblk          the tool, built once the initiator library target exists
+include_guard(GLOBAL)
+
+set(RBLK_CLI_DIR ${CMAKE_CURRENT_LIST_DIR})
+set(RBLK_CLI_TESTS ${PROJECT_SOURCE_DIR}/tests/unit/initiator)
+
+set(RBLK_CLI_SOURCES
+	cli_main.c cli_args.c cli_conn.c cli_output.c cli_output_id.c
+	cli_discover.c cli_id.c cli_stubs_tmp.c)
+list(TRANSFORM RBLK_CLI_SOURCES PREPEND ${RBLK_CLI_DIR}/)
+rblk_static_lib(rblk_cli
+	SOURCES ${RBLK_CLI_SOURCES}
+	LIBS rblk_transport rblk_protocol rblk_common PkgConfig::JSONC PkgConfig::NLGENL
+		Threads::Threads m)
+
+# The initiator library's target name; the tool is built only when it exists.
+set(RBLK_CLI_INITIATOR_LIB rblk_initiator)
+if(TARGET ${RBLK_CLI_INITIATOR_LIB})
+	add_executable(rblk ${RBLK_CLI_DIR}/cli_entry.c)
+	target_link_libraries(rblk PRIVATE rblk_cli ${RBLK_CLI_INITIATOR_LIB})
+	install(TARGETS rblk RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+	install(FILES ${PROJECT_SOURCE_DIR}/docs/rblk.1 DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
+	install(FILES ${PROJECT_SOURCE_DIR}/docs/bash-completion/rblk
+		DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions)
+endif()
+
+if(RBLK_TESTS)
+	# The fake initiator library and the tool built on it (no RDMA needed).
+	rblk_static_lib(rblk_cli_fake SOURCES ${RBLK_CLI_TESTS}/cli_fake_initiator.c
+		LIBS rblk_protocol rblk_common)
+	add_executable(rblk-fake ${RBLK_CLI_DIR}/cli_entry.c)
+	target_link_libraries(rblk-fake PRIVATE rblk_cli rblk_cli_fake)
+
+	foreach(t cli_args cli_output)
+		rblk_unit_test(initiator_${t}_ut SOURCES ${RBLK_CLI_TESTS}/${t}_ut.c
+			LIBS rblk_cli rblk_cli_fake)
+	endforeach()
+endif()

@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Command-line parsing shared by the verbs: numbers with size suffixes, the
+ * output format, nvme-cli's connection flags (-t -a -s -n -q -I -w -Q -i -k
+ * -c -l) and SPDK's transport-ID strings (-r 'trtype=RDMA traddr=... ns=1'),
+ * and the conversion to struct rblk_connect_opts.
+ */
+#ifndef RBLK_CLI_ARGS_H
+#define RBLK_CLI_ARGS_H
+
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rblk/initiator.h>
+
+enum cli_fmt {
+	CLI_FMT_NORMAL,
+	CLI_FMT_JSON,
+};
+
+/* "normal" or "json" (nvme-cli's names); -EINVAL otherwise. */
+int rblk_cli_parse_format(const char *s, enum cli_fmt *out);
+
+/*
+ * Unsigned decimal (or 0x hex) with an optional binary suffix: k/K/KiB,
+ * m/M/MiB, g/G/GiB, t/T/TiB (fio's convention: k = 1024). 0 or -EINVAL
+ * (junk, negative, empty), -ERANGE (overflow).
+ */
+int rblk_cli_parse_size(const char *s, uint64_t *out);
+/* A plain integer within [min, max]; 0, -EINVAL or -ERANGE. */
+int rblk_cli_parse_long(const char *s, long min, long max, long *out);
+/* A non-negative decimal number of seconds, fractions allowed ("0.5"). */
+int rblk_cli_parse_seconds(const char *s, double *out);
+/* "1", "0x1f"; 1..0xFFFFFFFE (0 and the broadcast NSID are not namespaces). */
+int rblk_cli_parse_nsid(const char *s, uint32_t *out);
+/* 8-4-4-4-12 hex digits. */
+bool rblk_cli_uuid_valid(const char *s);
+
+#define CLI_TRID_MAX 4
+
+/* The connection flags of every verb that talks to a target. */
+struct cli_conn {
+	const char *transport;		/* -t: "rdma" only */
+	const char *traddr;		/* -a */
+	const char *trsvcid;		/* -s, default 4420 */
+	const char *subnqn;		/* -n */
+	const char *hostnqn;		/* -q */
+	const char *hostid;		/* -I */
+	const char *host_traddr;	/* -w */
+	long queue_size;		/* -Q, 0 = library default */
+	long nr_io_queues;		/* -i, 0 = library default */
+	long kato;			/* -k, -1 = library default */
+	long reconnect_delay;		/* -c, -1 = library default */
+	long ctrl_loss_tmo;		/* -l, -2 = library default (-1 means forever) */
+	uint32_t nsid;			/* from -r ns=N or the verb's -N */
+	bool have_nsid;
+	char *trid_copy[CLI_TRID_MAX];	/* -r strings, tokenised in place (fields point into them) */
+	unsigned n_trid;
+};
+
+/* Short and long options every connecting verb accepts (prepend to the verb's own). */
+#define CLI_CONN_SHORTOPTS "t:a:s:n:q:I:w:Q:i:k:c:l:r:"
+#define CLI_CONN_LONGOPTS                                                        \
+	{ "transport", required_argument, NULL, 't' },                          \
+	{ "traddr", required_argument, NULL, 'a' },                             \
+	{ "trsvcid", required_argument, NULL, 's' },                            \
+	{ "nqn", required_argument, NULL, 'n' },                                \
+	{ "hostnqn", required_argument, NULL, 'q' },                            \
+	{ "hostid", required_argument, NULL, 'I' },                             \
+	{ "host-traddr", required_argument, NULL, 'w' },                        \
+	{ "queue-size", required_argument, NULL, 'Q' },                         \
+	{ "nr-io-queues", required_argument, NULL, 'i' },                       \
+	{ "keep-alive-tmo", required_argument, NULL, 'k' },                     \
+	{ "reconnect-delay", required_argument, NULL, 'c' },                    \
+	{ "ctrl-loss-tmo", required_argument, NULL, 'l' },                      \
+	{ "trid", required_argument, NULL, 'r' }
+
+/* The OPTIONS lines that go with CLI_CONN_LONGOPTS (for --help). */
+extern const char rblk_cli_conn_help[];
+
+void rblk_cli_conn_init(struct cli_conn *c);
+void rblk_cli_conn_fini(struct cli_conn *c);
+/*
+ * Handles one getopt result if it is a connection flag: 1 = handled, 0 = not
+ * a connection flag, CLI_EXIT_USAGE (2, message printed) = bad value.
+ * Flags apply in command-line order: a later -a overrides -r's traddr.
+ */
+int rblk_cli_conn_opt(struct cli_conn *c, int opt, const char *arg);
+/*
+ * Parses an SPDK transport ID: space-separated key=value or key:value pairs
+ * (keys case-insensitive: trtype, adrfam, traddr, trsvcid, subnqn, hostnqn,
+ * hostaddr, ns). 0, or -EINVAL with a reason in @why.
+ */
+int rblk_cli_parse_trid(struct cli_conn *c, const char *s, char *why, size_t whylen);
+/*
+ * Checks what the verb needs (an address; a subsystem NQN unless
+ * @default_nqn is given, which is then used) and fills @opts (after
+ * rblk_connect_opts_init). CLI_EXIT_OK or CLI_EXIT_USAGE (message printed).
+ */
+int rblk_cli_conn_finish(struct cli_conn *c, const char *default_nqn,
+			 struct rblk_connect_opts *opts);
+
+/* Options every verb takes: -o/--output-format, -v/--verbose, -h/--help. */
+#define CLI_COMMON_SHORTOPTS "o:vh"
+#define CLI_COMMON_LONGOPTS                                                      \
+	{ "output-format", required_argument, NULL, 'o' },                      \
+	{ "verbose", no_argument, NULL, 'v' },                                  \
+	{ "help", no_argument, NULL, 'h' }
+extern const char rblk_cli_common_help[];
+/*
+ * Handles -o and -v (each -v raises the log level one step): 1 = handled,
+ * 0 = not one of them, CLI_EXIT_USAGE = bad value (message printed).
+ */
+int rblk_cli_common_opt(int opt, const char *arg, enum cli_fmt *fmt);
+
+/*
+ * Connects with @opts; on failure prints why ("cannot connect to NQN at
+ * ADDR:PORT: ...") and returns the exit code, else CLI_EXIT_OK.
+ */
+int rblk_cli_connect(const struct rblk_connect_opts *opts, struct rblk_ctrl **ctrl);
+/*
+ * The namespace to use: @c's -N / ns=, else the only active namespace
+ * (several: a usage error listing them). CLI_EXIT_OK or an exit code.
+ */
+int rblk_cli_pick_nsid(struct rblk_ctrl *ctrl, const struct cli_conn *c, uint32_t *nsid);
+/* rblk_ns_open with the error report; CLI_EXIT_OK or an exit code. */
+int rblk_cli_open_ns(struct rblk_ctrl *ctrl, uint32_t nsid, struct rblk_ns **ns);
+
+/* getopt_long wrapper resetting state (optind = 0) and silencing getopt's own messages. */
+void rblk_cli_getopt_reset(void);
+/*
+ * Prints the usage error for a '?' or ':' returned by getopt_long (option
+ * strings start with ':' so a missing value is told apart); returns CLI_EXIT_USAGE.
+ */
+int rblk_cli_bad_option(int ret, int argc, char **argv);
+
+#endif
