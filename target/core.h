@@ -15,10 +15,12 @@
  *     rblk_req_complete(req, status).
  *  3. transport: decodes the SGL (rblk_sgl_decode) and checks it against
  *     data_len: exact, except Dataset Management where the SGL may be longer
- *     (nvmf-interop.md §5.5); provides buffers in iov/iovcnt (buf_index when
- *     one registered buffer); for RBLK_XFER_H2C pulls the data (RDMA READ or
- *     in-capsule bytes). On a failure it calls rblk_req_complete() with the
- *     status (e.g. NVME_SC_SGL_INVALID_DATA | NVME_SC_DNR).
+ *     (nvmf-interop.md §5.5), i.e. rblk_sgl_check_len(sgl, data_len,
+ *     rblk_req_sgl_at_least(req)); provides buffers in iov/iovcnt
+ *     (buf_index when one registered buffer); for RBLK_XFER_H2C pulls the
+ *     data (RDMA READ or in-capsule bytes). On a failure it calls
+ *     rblk_req_complete() with the status (e.g. NVME_SC_SGL_INVALID_DATA |
+ *     NVME_SC_DNR).
  *  4. transport: req->execute(req).
  *  5. core: the handler finishes synchronously (admin, fabrics) or later (I/O
  *     through sq->bq, AERs held until an event) by calling
