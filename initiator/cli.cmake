@@ -13,7 +13,7 @@ set(RBLK_CLI_TESTS ${PROJECT_SOURCE_DIR}/tests/unit/initiator)
 
 set(RBLK_CLI_SOURCES
 	cli_main.c cli_args.c cli_conn.c cli_output.c cli_output_id.c
-	cli_discover.c cli_id.c cli_stubs_tmp.c)
+	cli_discover.c cli_id.c cli_progress.c cli_rw.c cli_stubs_tmp.c)
 list(TRANSFORM RBLK_CLI_SOURCES PREPEND ${RBLK_CLI_DIR}/)
 rblk_static_lib(rblk_cli
 	SOURCES ${RBLK_CLI_SOURCES}
