@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <json-c/json.h>
 #include <rblk/common.h>
 #include <rblk/initiator.h>
 
@@ -280,6 +281,8 @@ int rblk_cli_main(int argc, char **argv)
 		rblk_cli_errf = stderr;
 	rblk_cli_verb = "";
 	rblk_log_set_handler(log_handler, NULL);
+	/* 87.039, not 87.039000000000001 (json-c's default is %.17g) */
+	json_c_set_serialization_double_format("%.10g", JSON_C_OPTION_GLOBAL);
 	if (env && !rblk_log_level_parse(env, &lvl))
 		rblk_log_set_level(lvl);
 
