@@ -12,7 +12,9 @@
  *
  * Threads: a controller may be used from several threads, but each I/O queue
  * pair (struct rblk_qpair) belongs to one thread at a time. The synchronous
- * calls on a namespace use the calling thread's own qpair (created lazily).
+ * calls on a namespace borrow a qpair of the controller for each call (one
+ * that no rblk_qpair_alloc() caller holds; they wait when all are busy).
+ * A background thread per controller sends keep-alives and reconnects.
  *
  *	struct rblk_connect_opts o;
  *	rblk_connect_opts_init(&o);
@@ -76,6 +78,7 @@ struct rblk_connect_opts {
 	uint32_t connect_timeout_ms; /* address/route resolution and CM connect; default 3000 */
 	bool disable_sqflow;         /* Connect CATTR bit 2 */
 	bool no_incapsule;           /* never send in-capsule data */
+	bool discover_all;           /* rblk_discover: keep the discovery subsystem's own entries (subtype 3) */
 };
 
 void rblk_connect_opts_init(struct rblk_connect_opts *opts) RBLK_EXPORT;
@@ -129,7 +132,8 @@ struct rblk_disc_entry {
 /*
  * Connects to the discovery controller at opts->traddr (subnqn defaults to
  * the well-known NQN), reads the whole log with generation-counter retries,
- * disconnects. *entries is malloc'ed (free()).
+ * disconnects. *entries is malloc'ed (free()). Entries of subtype 3 (the
+ * discovery subsystem itself) are left out unless opts->discover_all.
  */
 int rblk_discover(const struct rblk_connect_opts *opts, struct rblk_disc_entry **entries,
 		  unsigned *n, uint64_t *genctr, uint16_t *status) RBLK_EXPORT;
@@ -146,7 +150,12 @@ const void *rblk_ns_identify(struct rblk_ns *ns) RBLK_EXPORT;
 
 #define RBLK_IO_FUA (1u << 0)
 
-/* @buf may be any memory; rblk_buf_alloc() memory moves with no copy. */
+/*
+ * @buf may be any memory. rblk_buf_alloc() / rblk_mem_register() memory moves
+ * with no copy; other memory is copied through registered bounce buffers of
+ * the library (4 KiB per queue entry, and up to 16 units of min(MDTS, 128 KiB)
+ * per queue, in which case commands are split at that size).
+ */
 int rblk_read(struct rblk_ns *ns, void *buf, uint64_t lba, uint32_t nlb) RBLK_EXPORT;
 int rblk_write(struct rblk_ns *ns, const void *buf, uint64_t lba, uint32_t nlb,
 	       unsigned flags) RBLK_EXPORT;
@@ -187,7 +196,7 @@ struct rblk_io {
 	uint32_t nlb;
 	unsigned flags;              /* RBLK_IO_FUA */
 	void *buf;                   /* one contiguous buffer ... */
-	const struct iovec *iov;     /* ... or an iovec (buf == NULL) */
+	const struct iovec *iov;     /* ... or an iovec (buf == NULL; always bounced) */
 	unsigned iovcnt;
 	uint64_t priv[8];            /* library-private state; do not touch */
 };
@@ -204,7 +213,11 @@ unsigned rblk_qpair_depth(struct rblk_qpair *qp) RBLK_EXPORT;
 int rblk_submit(struct rblk_qpair *qp, struct rblk_io *io, rblk_io_cb cb, void *arg) RBLK_EXPORT;
 /* Posts everything queued since the last flush (one doorbell). */
 int rblk_qpair_flush(struct rblk_qpair *qp) RBLK_EXPORT;
-/* Flushes, then reaps up to @max completions, running callbacks; count or -errno. */
+/*
+ * Flushes, then reaps up to @max completions (0: all there are), running
+ * callbacks; count or -errno (-ENOTCONN once the controller is lost and
+ * nothing is left to report).
+ */
 int rblk_poll(struct rblk_qpair *qp, unsigned max) RBLK_EXPORT;
 /* An fd that becomes readable when rblk_poll() has work (for epoll). */
 int rblk_qpair_fd(struct rblk_qpair *qp) RBLK_EXPORT;
