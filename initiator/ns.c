@@ -1,0 +1,252 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Namespaces: geometry from Identify Namespace (the LBA format in use,
+ * NSZE, NSATTR write protection), and the synchronous I/O calls, which
+ * borrow a qpair for each call and wait on its fd. The NVMe status of each
+ * thread's last synchronous command is kept per namespace in a small
+ * thread-local table (rblk_ns_last_status).
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "initiator/cmd.h"
+#include "initiator/ctrl.h"
+#include "protocol/names.h"
+
+#define LAST_STATUS_SLOTS 8
+
+static _Atomic uint64_t ns_uid_next = 1;
+static __thread struct {
+	uint64_t uid;
+	uint16_t status;
+} last_status[LAST_STATUS_SLOTS];
+static __thread unsigned last_status_next;
+
+static void last_status_set(const struct rblk_ns *ns, uint16_t status)
+{
+	unsigned i;
+
+	for (i = 0; i < LAST_STATUS_SLOTS; i++)
+		if (last_status[i].uid == ns->uid)
+			break;
+	if (i == LAST_STATUS_SLOTS)
+		i = last_status_next++ % LAST_STATUS_SLOTS;
+	last_status[i].uid = ns->uid;
+	last_status[i].status = status;
+}
+
+uint16_t rblk_ns_last_status(struct rblk_ns *ns)
+{
+	for (unsigned i = 0; ns && i < LAST_STATUS_SLOTS; i++)
+		if (last_status[i].uid == ns->uid)
+			return last_status[i].status;
+	return 0;
+}
+
+int rblk_ns_open(struct rblk_ctrl *c, uint32_t nsid, struct rblk_ns **out)
+{
+	struct nvme_id_ns *id = NULL;
+	const struct nvme_lbaf *lbaf;
+	struct rblk_ns *ns = NULL;
+	struct nvme_sqe sqe;
+	unsigned idx;
+	uint16_t st;
+	int ret;
+
+	if (!c || !out || nsid == 0 || nsid == 0xFFFFFFFF)
+		return -EINVAL;
+	*out = NULL;
+	if (c->discovery)
+		return -EOPNOTSUPP;
+	if (posix_memalign((void **)&id, 4096, sizeof(*id)))
+		return -ENOMEM;
+	rblk_cmd_identify(&sqe, NVME_ID_CNS_NS, nsid, NVME_CSI_NVM);
+	ret = rblk_admin_exec(c, &sqe, id, sizeof(*id), false, RBLK_ADMIN_TIMEOUT_MS, NULL, NULL,
+			      &st);
+	if (ret)
+		goto out_free;
+	if (st) {
+		RBLK_ERR("Identify Namespace %u: %s (%#x)", nsid, rblk_nvme_status_str(st), st);
+		ret = -EREMOTEIO;
+		goto out_free;
+	}
+	/* An inactive NSID reads as zeros; NCAP 0 means absent (as the Linux host). */
+	if (!id->ncap || !id->nsze) {
+		RBLK_ERR("namespace %u of %s is not active", nsid, c->subnqn);
+		ret = -ENODEV;
+		goto out_free;
+	}
+	idx = nvme_ns_flbas_index(id->flbas);
+	lbaf = &id->lbaf[idx];
+	if (idx > id->nlbaf || rblk_le16(lbaf->ms) || lbaf->ds < 9 || lbaf->ds > 12) {
+		RBLK_ERR("namespace %u: LBA format %u (data 2^%u, metadata %u bytes) is not supported",
+			 nsid, idx, lbaf->ds, rblk_le16(lbaf->ms));
+		ret = -EOPNOTSUPP;
+		goto out_free;
+	}
+	ns = calloc(1, sizeof(*ns));
+	if (!ns) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	ns->ctrl = c;
+	ns->nsid = nsid;
+	ns->nsze = rblk_le64(id->nsze);
+	ns->lba_shift = lbaf->ds;
+	ns->read_only = id->nsattr & NVME_NS_NSATTR_WP;
+	ns->uid = atomic_fetch_add(&ns_uid_next, 1);
+	ns->id = id;
+	pthread_mutex_lock(&c->lock);
+	ns->next = c->ns_list;
+	c->ns_list = ns;
+	pthread_mutex_unlock(&c->lock);
+	RBLK_INFO("namespace %u: %llu blocks of %u bytes%s", nsid, (unsigned long long)ns->nsze,
+		  1u << ns->lba_shift, ns->read_only ? ", read-only" : "");
+	*out = ns;
+	return 0;
+
+out_free:
+	free(id);
+	return ret;
+}
+
+static void ns_free(struct rblk_ns *ns)
+{
+	free(ns->id);
+	free(ns);
+}
+
+void rblk_ns_close(struct rblk_ns *ns)
+{
+	struct rblk_ctrl *c;
+	struct rblk_ns **pp;
+
+	if (!ns)
+		return;
+	c = ns->ctrl;
+	pthread_mutex_lock(&c->lock);
+	for (pp = &c->ns_list; *pp; pp = &(*pp)->next) {
+		if (*pp == ns) {
+			*pp = ns->next;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&c->lock);
+	ns_free(ns);
+}
+
+void rblk_ns_free_all(struct rblk_ctrl *c)
+{
+	while (c->ns_list) {
+		struct rblk_ns *ns = c->ns_list;
+
+		c->ns_list = ns->next;
+		ns_free(ns);
+	}
+}
+
+uint64_t rblk_ns_num_blocks(struct rblk_ns *ns)
+{
+	return ns->nsze;
+}
+
+uint32_t rblk_ns_block_size(struct rblk_ns *ns)
+{
+	return 1u << ns->lba_shift;
+}
+
+bool rblk_ns_read_only(struct rblk_ns *ns)
+{
+	return ns->read_only;
+}
+
+const void *rblk_ns_identify(struct rblk_ns *ns)
+{
+	return ns->id;
+}
+
+struct sync_wait {
+	bool done;
+	uint16_t status;
+	int err;
+};
+
+static void sync_cb(struct rblk_io *io, uint16_t status, int err, void *arg)
+{
+	struct sync_wait *w = arg;
+
+	w->status = status;
+	w->err = err;
+	w->done = true;
+}
+
+static void wait_fd(struct rblk_qpair *qp, int ms)
+{
+	struct pollfd pfd = { .fd = rblk_qpair_fd(qp), .events = POLLIN };
+
+	poll(&pfd, 1, ms);
+}
+
+static int sync_io(struct rblk_ns *ns, enum rblk_io_op op, void *buf, uint64_t lba, uint32_t nlb,
+		   unsigned flags)
+{
+	struct rblk_ctrl *c;
+	struct rblk_io io = { .op = op, .ns = ns, .lba = lba, .nlb = nlb, .flags = flags, .buf = buf };
+	struct sync_wait w = { 0 };
+	struct rblk_qpair *qp;
+	int ret = 0;
+
+	if (!ns)
+		return -EINVAL;
+	c = ns->ctrl;
+	qp = rblk_sync_qpair_get(c, &ret);
+	if (!qp)
+		return ret;
+	while ((ret = rblk_submit(qp, &io, sync_cb, &w)) == -EAGAIN) {
+		if (rblk_poll(qp, 0) == 0)
+			wait_fd(qp, 10);
+	}
+	while (!ret && !w.done) {
+		int n = rblk_poll(qp, 0);
+
+		/* Reconnects and the final loss wake the fd too: nothing waits forever. */
+		if (!w.done && n <= 0)
+			wait_fd(qp, 100);
+	}
+	rblk_sync_qpair_put(c, qp);
+	if (ret)
+		return ret;
+	last_status_set(ns, w.status);
+	if (w.err)
+		return w.err;
+	return w.status ? -EREMOTEIO : 0;
+}
+
+int rblk_read(struct rblk_ns *ns, void *buf, uint64_t lba, uint32_t nlb)
+{
+	return sync_io(ns, RBLK_OP_READ, buf, lba, nlb, 0);
+}
+
+int rblk_write(struct rblk_ns *ns, const void *buf, uint64_t lba, uint32_t nlb, unsigned flags)
+{
+	/* The buffer is only read; struct rblk_io has one pointer for both directions. */
+	return sync_io(ns, RBLK_OP_WRITE, (void *)(uintptr_t)buf, lba, nlb, flags);
+}
+
+int rblk_flush(struct rblk_ns *ns)
+{
+	return sync_io(ns, RBLK_OP_FLUSH, NULL, 0, 0, 0);
+}
+
+int rblk_write_zeroes(struct rblk_ns *ns, uint64_t lba, uint32_t nlb)
+{
+	return sync_io(ns, RBLK_OP_WRITE_ZEROES, NULL, lba, nlb, 0);
+}
+
+int rblk_deallocate(struct rblk_ns *ns, uint64_t lba, uint32_t nlb)
+{
+	return sync_io(ns, RBLK_OP_DEALLOCATE, NULL, lba, nlb, 0);
+}
