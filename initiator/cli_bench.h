@@ -159,6 +159,8 @@ struct cli_rdma_check {
 	char why[512];
 };
 
+/* The local address the kernel picks to reach @traddr:@port (a UDP connect: nothing is sent). */
+int rblk_cli_route_source(const char *traddr, const char *port, struct sockaddr_storage *out);
 /*
  * Finds the RDMA device and port that carry traffic to @traddr:@port (from
  * @host_traddr when given, else the address the kernel routes from) and

@@ -26,8 +26,7 @@ const char *rblk_cli_rdma_verdict_str(enum cli_rdma_verdict v)
 	}
 }
 
-/* The local address the kernel picks to reach @traddr:@port (a UDP connect sends nothing). */
-static int route_source(const char *traddr, const char *port, struct sockaddr_storage *out)
+int rblk_cli_route_source(const char *traddr, const char *port, struct sockaddr_storage *out)
 {
 	struct addrinfo hints = { .ai_socktype = SOCK_DGRAM, .ai_flags = AI_NUMERICSERV };
 	struct addrinfo *ai;
@@ -78,7 +77,7 @@ void rblk_cli_rdma_check_begin(struct cli_rdma_check *c, const char *sysfs_root,
 
 	memset(c, 0, sizeof(*c));
 	c->verdict = CLI_RDMA_UNKNOWN;
-	ret = host_traddr ? rblk_addr_parse(host_traddr, 0, &local) : route_source(traddr, port, &local);
+	ret = host_traddr ? rblk_addr_parse(host_traddr, 0, &local) : rblk_cli_route_source(traddr, port, &local);
 	if (ret) {
 		snprintf(c->why, sizeof(c->why), "cannot tell the local address used to reach %s: %s",
 			 traddr, strerror(-ret));
