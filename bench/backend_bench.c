@@ -6,7 +6,8 @@
  * depth (1, 32, 128) and engine (uring, aio, plus mem and null as
  * references) it runs our engine for --runtime seconds, then fio with the
  * matching ioengine (io_uring, libaio, null) and the same file, block size,
- * depth and runtime, alternating ours/fio, --reps times, and reports medians:
+ * depth and runtime, alternating ours/fio (and which goes first), --reps
+ * times, and reports medians:
  * IOPS, MB/s, latency avg/p50/p99 (submit to completion) and CPU, and the
  * ratios ours/fio. Both sides use O_DIRECT on a file that is fully written
  * beforehand (a sparse file would be read from holes, not the disk); nothing
@@ -65,22 +66,26 @@ static struct {
 	double runtime;
 	int reps;
 	bool engine_on[NENG];
+	bool work_on[NWORK];
 	unsigned qds[8];
 	unsigned nqd;
 	bool fio;
 	const char *fio_bin;
 	const char *json;
 	bool event_mode;
+	unsigned batch;
 } cfg = {
 	.file = "/var/tmp/rblk-bench.img",
 	.size = 1ull << 30,
 	.runtime = 5,
 	.reps = 3,
 	.engine_on = { true, true, true, true },
+	.work_on = { true, true },
 	.qds = { 1, 32, 128 },
 	.nqd = 3,
 	.fio = true,
 	.fio_bin = "fio",
+	.batch = 32,
 };
 
 struct result {
@@ -304,7 +309,7 @@ static int run_ours(struct rblk_bdev *bdev, const char *engine, const struct wor
 		start_io(run, &run->ios[i]);
 	rblk_bqueue_flush_submissions(run->q);
 	for (;;) {
-		int n = rblk_bqueue_poll(run->q, 32);
+		int n = rblk_bqueue_poll(run->q, cfg.batch);
 
 		if (n > 0)
 			rblk_bqueue_flush_submissions(run->q);
@@ -684,8 +689,10 @@ static void usage(void)
 	       "  --runtime SEC     per point and side (default 5)\n"
 	       "  --reps N          repetitions, alternating ours/fio (default 3; medians)\n"
 	       "  --engines LIST    uring,aio,mem,null (default all)\n"
+	       "  --workloads LIST  rand4k,seq128k (default both)\n"
 	       "  --qd LIST         queue depths (default 1,32,128)\n"
 	       "  --mode poll|event busy-poll (default) or sleep on the eventfd when idle\n"
+	       "  --batch N         completions reaped per poll, then one flush (default 32)\n"
 	       "  --no-fio          ours only\n"
 	       "  --fio PATH        the fio binary (default: fio from PATH)\n"
 	       "  --json FILE       write every figure as JSON\n");
@@ -712,6 +719,8 @@ static int parse_args(int argc, char **argv)
 		{ "engines", required_argument, NULL, 'e' }, { "qd", required_argument, NULL, 'q' },
 		{ "mode", required_argument, NULL, 'm' },  { "no-fio", no_argument, NULL, 'n' },
 		{ "fio", required_argument, NULL, 'F' },   { "json", required_argument, NULL, 'j' },
+		{ "workloads", required_argument, NULL, 'w' },
+		{ "batch", required_argument, NULL, 'b' },
 		{ "help", no_argument, NULL, 'h' },        { NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -730,6 +739,11 @@ static int parse_args(int argc, char **argv)
 			for (int i = 0; i < NENG; i++)
 				cfg.engine_on[i] = strstr(optarg, all_engines[i]) != NULL;
 			break;
+		case 'b': cfg.batch = (unsigned)atoi(optarg); break;
+		case 'w':
+			for (size_t i = 0; i < NWORK; i++)
+				cfg.work_on[i] = strstr(optarg, workloads[i].name) != NULL;
+			break;
 		case 'q': {
 			char *save, *tok, *s = strdup(optarg);
 
@@ -745,7 +759,7 @@ static int parse_args(int argc, char **argv)
 		}
 	}
 	if (cfg.reps < 1 || cfg.reps > 64 || cfg.runtime <= 0 || cfg.size < (1 << 20) ||
-	    cfg.nqd == 0)
+	    cfg.nqd == 0 || cfg.batch == 0)
 		return -1;
 	for (unsigned i = 0; i < cfg.nqd; i++)
 		if (cfg.qds[i] < 1 || cfg.qds[i] > RBLK_BQUEUE_MAX_DEPTH)
@@ -785,6 +799,7 @@ int main(int argc, char **argv)
 		json_object_object_add(jc, "size", json_object_new_int64(cfg.size));
 		json_object_object_add(jc, "runtime_s", json_object_new_double(cfg.runtime));
 		json_object_object_add(jc, "reps", json_object_new_int(cfg.reps));
+		json_object_object_add(jc, "batch", json_object_new_int(cfg.batch));
 		json_object_object_add(jc, "mode",
 				       json_object_new_string(cfg.event_mode ? "event" : "poll"));
 		json_object_object_add(jc, "kernel", json_object_new_string(un.release));
@@ -796,6 +811,8 @@ int main(int argc, char **argv)
 	for (size_t wi = 0; wi < NWORK; wi++) {
 		const struct workload *w = &workloads[wi];
 
+		if (!cfg.work_on[wi])
+			continue;
 		for (unsigned qi = 0; qi < cfg.nqd; qi++) {
 			unsigned qd = cfg.qds[qi];
 
@@ -808,9 +825,15 @@ int main(int argc, char **argv)
 
 				if (!bdevs[e])
 					continue;
+				/*
+				 * Alternate who goes first: the disk (and the host
+				 * under a VM) remembers what was just read.
+				 */
 				for (int rep = 0; rep < cfg.reps; rep++) {
+					if (with_fio && rep % 2)
+						run_fio(engine, w, qd, &fio[rep], cmd, sizeof(cmd));
 					run_ours(bdevs[e], engine, w, qd, &ours[rep]);
-					if (with_fio)
+					if (with_fio && !(rep % 2))
 						run_fio(engine, w, qd, &fio[rep], cmd, sizeof(cmd));
 				}
 				mo = median(ours, cfg.reps);
