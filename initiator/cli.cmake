@@ -14,7 +14,8 @@ set(RBLK_CLI_TESTS ${PROJECT_SOURCE_DIR}/tests/unit/initiator)
 set(RBLK_CLI_SOURCES
 	cli_main.c cli_args.c cli_conn.c cli_output.c cli_output_id.c
 	cli_discover.c cli_id.c cli_progress.c cli_rw.c
-	cli_bench.c cli_bench_run.c cli_bench_stats.c cli_baseline.c cli_counters.c cli_doctor.c cli_doctor_checks.c cli_stubs_tmp.c)
+	cli_bench.c cli_bench_run.c cli_bench_stats.c cli_baseline.c cli_counters.c cli_doctor.c cli_doctor_checks.c cli_attach.c
+	nbd_proto.c nbd_conn.c nbd_netlink.c nbd_rblk.c)
 list(TRANSFORM RBLK_CLI_SOURCES PREPEND ${RBLK_CLI_DIR}/)
 rblk_static_lib(rblk_cli
 	SOURCES ${RBLK_CLI_SOURCES}
@@ -39,7 +40,8 @@ if(RBLK_TESTS)
 	add_executable(rblk-fake ${RBLK_CLI_DIR}/cli_entry.c)
 	target_link_libraries(rblk-fake PRIVATE rblk_cli rblk_cli_fake)
 
-	foreach(t cli_args cli_output cli_bench_stats cli_baseline cli_counters cli_doctor)
+	foreach(t cli_args cli_output cli_bench_stats cli_baseline cli_counters cli_doctor
+			nbd_proto nbd_conn nbd_netlink nbd_rblk)
 		rblk_unit_test(initiator_${t}_ut SOURCES ${RBLK_CLI_TESTS}/${t}_ut.c
 			LIBS rblk_cli rblk_cli_fake)
 		target_include_directories(initiator_${t}_ut PRIVATE ${PROJECT_SOURCE_DIR}/tests/unit)
