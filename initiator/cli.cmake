@@ -46,4 +46,9 @@ if(RBLK_TESTS)
 			LIBS rblk_cli rblk_cli_fake)
 		target_include_directories(initiator_${t}_ut PRIVATE ${PROJECT_SOURCE_DIR}/tests/unit)
 	endforeach()
+	# The whole tool as users run it: exit codes, messages, help, JSON (needs jq).
+	add_test(NAME initiator_cli_main_test
+		COMMAND ${RBLK_CLI_TESTS}/cli_main_test.sh $<TARGET_FILE:rblk-fake>)
+	set_tests_properties(initiator_cli_main_test PROPERTIES LABELS unit TIMEOUT 300
+		SKIP_RETURN_CODE 77)
 endif()
