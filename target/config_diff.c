@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "common/log.h"
+#include "protocol/nvmf.h"
 #include "target/config.h"
 
 #define OP_NOT_APPLIED (-ECANCELED)
@@ -414,7 +415,12 @@ static int apply_listen(struct rblk_target *tgt, const struct rblk_cfg_port *p)
 	o.traddr = p->traddr;
 	o.trsvcid = p->trsvcid;
 	o.portid = p->portid;
-	o.treq = p->treq;
+	/*
+	 * The file's treq is the secure-channel requirement (bits 1:0); bit 2,
+	 * SQ flow control disable supported, stays the library's default, as
+	 * nvmet's configfs addr_treq keeps it.
+	 */
+	o.treq = (uint8_t)((o.treq & ~NVMF_TREQ_SECURE_MASK) | (p->treq & NVMF_TREQ_SECURE_MASK));
 	o.require_rdma = true; /* never fall back to an address no RDMA device serves */
 	return rblk_target_listen(tgt, &o);
 }

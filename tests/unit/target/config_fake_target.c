@@ -120,6 +120,7 @@ void rblk_listen_opts_init(struct rblk_listen_opts *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->size = sizeof(*o);
+	o->treq = 0x04; /* as the library: SQ flow control disable supported */
 	o->require_rdma = true;
 }
 

@@ -311,6 +311,33 @@ static void test_ipv6_and_treq(void)
 	free(json);
 }
 
+/* addr.treq sets the secure-channel bits only; bit 2 (SQ flow control disable) stays, as nvmet. */
+static void test_apply_treq_keeps_sqflow(void)
+{
+	static const char *const names[] = { "not specified", "required", "not required" };
+	static const unsigned want[] = { 0x04, 0x05, 0x06 };
+
+	for (unsigned i = 0; i < 3; i++) {
+		struct rblk_config *cfg;
+		struct rblk_config_diff d;
+		char addr[256], line[64], *json;
+
+		snprintf(addr, sizeof(addr), ADDR_OK ", \"treq\": \"%s\"", names[i]);
+		json = one_subsys("", NS1, addr);
+		log_reset();
+		fake_reset();
+		cfg = parse_ok(json);
+		CU_ASSERT_EQUAL(cfg->ports[0].treq, i);
+		CU_ASSERT_EQUAL_FATAL(rblk_config_diff(NULL, cfg, &d), 0);
+		CU_ASSERT_EQUAL(rblk_config_apply(fake_target(), &d, true), 0);
+		snprintf(line, sizeof(line), "listen 10.0.0.1 4420 portid=1 treq=%u rdma=1\n", want[i]);
+		CU_ASSERT_PTR_NOT_NULL(strstr(fake_log, line));
+		rblk_config_diff_free(&d);
+		rblk_config_free(cfg);
+		free(json);
+	}
+}
+
 static void test_xrblk_extensions(void)
 {
 	struct rblk_config *cfg;
@@ -852,7 +879,7 @@ static void test_apply_start_and_reload(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(fake_log, "add_subsys " SUB0 " any=0 serial=S0 model=-\n"
 						"add_ns " SUB0 " 1 /a ro=0 bs=0 backend=- uuid="));
 	CU_ASSERT_PTR_NOT_NULL(strstr(fake_log, "allow_host " SUB0 " " HOST1 "\n"
-						"listen 10.0.0.1 4420 portid=1 treq=0 rdma=1\n"));
+						"listen 10.0.0.1 4420 portid=1 treq=4 rdma=1\n"));
 	CU_ASSERT_EQUAL(fake_nr_ns(SUB0), 2);
 	CU_ASSERT_EQUAL(fake_nr_listeners(), 1);
 	rblk_config_diff_free(&d);
@@ -1102,6 +1129,7 @@ static const struct ut_case cases[] = {
 	UT_CASE(test_attr_types),
 	UT_CASE(test_numbers_as_strings),
 	UT_CASE(test_ipv6_and_treq),
+	UT_CASE(test_apply_treq_keeps_sqflow),
 	UT_CASE(test_xrblk_extensions),
 	UT_CASE(test_error_nsid),
 	UT_CASE(test_error_duplicate_nsid),

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config_fake_target.h"
 #include "target/args.h"
 #include "ut.h"
 
@@ -84,6 +85,21 @@ static void test_quick_export(void)
 	/* The result passes the same validation as a config file. */
 	CU_ASSERT_EQUAL(rblk_config_validate(f, RBLK_CFG_STRICT, NULL), 0);
 	CU_ASSERT_EQUAL(args.mode, RBLK_CFG_STRICT);
+}
+
+/* The quick flags reach the target API like a file does: TREQ 0x04 (nvmet's default). */
+static void test_quick_export_applies(void)
+{
+	struct rblk_config_diff d;
+
+	CU_ASSERT_EQUAL_FATAL(parse("--listen", "10.99.0.1:4421", "--subsystem", SUB0, "--ns",
+				    "/dev/vdb", "--allow-any-host", NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(rblk_config_validate(args.flags, RBLK_CFG_STRICT, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(rblk_config_diff(NULL, args.flags, &d), 0);
+	fake_reset();
+	CU_ASSERT_EQUAL(rblk_config_apply(fake_target(), &d, true), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(fake_log, "listen 10.99.0.1 4421 portid=1 treq=4 rdma=1\n"));
+	rblk_config_diff_free(&d);
 }
 
 static void test_ns_options(void)
@@ -307,6 +323,7 @@ static int fini(void)
 
 static const struct ut_case cases[] = {
 	UT_CASE(test_quick_export),
+	UT_CASE(test_quick_export_applies),
 	UT_CASE(test_ns_options),
 	UT_CASE(test_listen_forms),
 	UT_CASE(test_target_options),
