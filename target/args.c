@@ -253,11 +253,11 @@ static int add_subsystem(struct pstate *p, const char *nqn)
 	char where[300], why[160];
 	int ret;
 
-	if (!rblk_cfg_nqn_valid(nqn, why, sizeof(why)))
+	snprintf(where, sizeof(where), "--subsystem %s", nqn);
+	if (!rblk_cfg_nqn_valid(nqn, where, why, sizeof(why)))
 		return usage_err(p, "--subsystem %s: not a valid NQN: it %s\n", nqn, why);
 	if (rblk_config_find_subsys(p->a->flags, nqn))
 		return usage_err(p, "--subsystem %s: given twice\n", nqn);
-	snprintf(where, sizeof(where), "--subsystem %s", nqn);
 	ret = rblk_config_add_subsys(p->a->flags, where, nqn, &ss);
 	if (ret)
 		return ret;
@@ -345,12 +345,13 @@ static int allow_host(struct pstate *p, const char *nqn)
 {
 	struct rblk_cfg_subsys *ss = cur_subsys(p);
 	struct rblk_config *f = p->a->flags;
-	char why[160];
+	char where[300], why[160];
 	int ret;
 
 	if (!ss)
 		return usage_err(p, "--allow-host %s: give --subsystem NQN before it\n", nqn);
-	if (!rblk_cfg_nqn_valid(nqn, why, sizeof(why)))
+	snprintf(where, sizeof(where), "--allow-host %s", nqn);
+	if (!rblk_cfg_nqn_valid(nqn, where, why, sizeof(why)))
 		return usage_err(p, "--allow-host %s: not a valid NQN: it %s\n", nqn, why);
 	if (ss->allow_any_host)
 		return usage_err(p, "--allow-host %s: %s already allows any host\n", nqn, ss->nqn);

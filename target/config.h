@@ -150,8 +150,13 @@ int rblk_config_dup(const struct rblk_config *cfg, struct rblk_config **out);
  */
 int rblk_config_validate(struct rblk_config *cfg, enum rblk_cfg_mode mode, unsigned *nerrors);
 
-/* NQN rules as protocol/nqn.c applies them (NVMe Base §4.5); @why gets the reason. */
-bool rblk_cfg_nqn_valid(const char *nqn, char *why, size_t len);
+/*
+ * The NQN policy of nvmet/nvmetcli (target core's rblk_tgt_nqn_check): 1..223
+ * bytes of printable ASCII without spaces; false with the reason in @why.
+ * A valid name not of the NVMe form (nqn.yyyy-mm.reverse.domain[:name], the
+ * UUID form) is accepted with one warning per name naming @where (NULL: none).
+ */
+bool rblk_cfg_nqn_valid(const char *nqn, const char *where, char *why, size_t len);
 /* The stable identifiers used when a namespace has none: the target core's, of (nqn, nsid). */
 void rblk_cfg_ns_gen_ids(const char *nqn, uint32_t nsid, uint8_t uuid[16], uint8_t nguid[16]);
 /* 36-char form (or 32 hex digits) -> 16 bytes; 0 or -EINVAL. */

@@ -24,76 +24,21 @@
 #include "target/config.h"
 #include "target/core.h"
 
-#define NQN_MAX_LEN 223
-#define NQN_UUID_PREFIX "nqn.2014-08.org.nvmexpress:uuid:"
-
 /* -------------------------------------------------------- value rules */
 
 /*
- * protocol/nqn.c decides (the target core applies the same rule when a
- * subsystem is added); this only explains a refusal in words.
+ * The target core's NQN policy (rblk_tgt_nqn_check, as nvmet/nvmetcli):
+ * the library applies the same rule when the name reaches it, and the
+ * once-per-name warning is shared, so a name is reported once whichever
+ * layer sees it first.
  */
-static bool domain_valid(const char *s, size_t len)
+bool rblk_cfg_nqn_valid(const char *nqn, const char *where, char *why, size_t len)
 {
-	size_t label = 0;
-
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = s[i];
-
-		if (c == '.') {
-			if (label == 0 || s[i - 1] == '-')
-				return false;
-			label = 0;
-		} else if (isalnum(c) || (c == '-' && label > 0)) {
-			label++;
-		} else {
-			return false;
-		}
-	}
-	return label > 0 && s[len - 1] != '-';
-}
-
-bool rblk_cfg_nqn_valid(const char *nqn, char *why, size_t len)
-{
-	size_t n = strlen(nqn);
-	const char *domain, *colon;
-	uint8_t uuid[16];
-
-	if (rblk_nqn_validate(nqn) == 0)
-		return true;
-	snprintf(why, len, "breaks the NQN rules (NVMe Base 4.5)");
-	if (n == 0) {
-		snprintf(why, len, "is empty");
-	} else if (n > NQN_MAX_LEN) {
-		snprintf(why, len, "is %zu bytes long (at most %d)", n, NQN_MAX_LEN);
-	} else if (strncmp(nqn, NQN_UUID_PREFIX, strlen(NQN_UUID_PREFIX)) == 0) {
-		const char *u = nqn + strlen(NQN_UUID_PREFIX);
-
-		if (strlen(u) != 36 || rblk_cfg_uuid_parse(u, uuid))
-			snprintf(why, len, "does not end in a UUID after \"%s\"", NQN_UUID_PREFIX);
-	} else if (strncmp(nqn, "nqn.", 4) != 0) {
-		snprintf(why, len, "does not start with \"nqn.\" (nqn.yyyy-mm.reverse.domain:name)");
-	} else if (n < 12 || !isdigit((unsigned char)nqn[4]) || !isdigit((unsigned char)nqn[5]) ||
-		   !isdigit((unsigned char)nqn[6]) || !isdigit((unsigned char)nqn[7]) ||
-		   nqn[8] != '-' || !isdigit((unsigned char)nqn[9]) ||
-		   !isdigit((unsigned char)nqn[10]) || nqn[11] != '.' ||
-		   (nqn[9] - '0') * 10 + (nqn[10] - '0') < 1 ||
-		   (nqn[9] - '0') * 10 + (nqn[10] - '0') > 12) {
-		snprintf(why, len, "has no date after \"nqn.\" (nqn.yyyy-mm.reverse.domain:name)");
-	} else {
-		domain = nqn + 12;
-		colon = strchr(domain, ':');
-		if (!domain_valid(domain, colon ? (size_t)(colon - domain) : strlen(domain)))
-			snprintf(why, len, "has an invalid reverse domain name \"%.*s\"",
-				 (int)(colon ? colon - domain : (long)strlen(domain)), domain);
-	}
-	for (size_t i = 0; i < n; i++) {
-		if ((unsigned char)nqn[i] < 0x20 || nqn[i] == 0x7f) {
-			snprintf(why, len, "contains control characters");
-			break;
-		}
-	}
-	return false;
+	if (rblk_tgt_nqn_check(nqn, why, len))
+		return false;
+	if (where)
+		rblk_tgt_nqn_warn_form(where, nqn);
+	return true;
 }
 
 static int hexval(int c)
@@ -264,7 +209,7 @@ static bool check_subsys(struct vctx *v, struct rblk_config *cfg, size_t i)
 	char w[320], why[160];
 
 	where_child(w, sizeof(w), ss->where, ".nqn");
-	if (!rblk_cfg_nqn_valid(ss->nqn, why, sizeof(why))) {
+	if (!rblk_cfg_nqn_valid(ss->nqn, w, why, sizeof(why))) {
 		verr(v, "subsystem", "%s: \"%s\" is not a valid NQN: it %s", w, ss->nqn, why);
 		return true;
 	}

@@ -74,7 +74,7 @@ static int parse_hosts(struct rblk_cj_ctx *c, struct json_object *arr, struct rb
 		}
 		if (!rblk_cj_get_str(c, p2, v, "host", &nqn))
 			continue;
-		if (!rblk_cfg_nqn_valid(nqn, why, sizeof(why))) {
+		if (!rblk_cfg_nqn_valid(nqn, p2, why, sizeof(why))) {
 			perr(c, "host", "%s: \"%s\" is not a valid NQN: it %s", p2, nqn, why);
 			continue;
 		}

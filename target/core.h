@@ -425,6 +425,18 @@ static inline uint64_t rblk_stat_get(_Atomic uint64_t *c)
 }
 
 /* subsys.c */
+/*
+ * The NQN policy for configured names (subsystems, allowed hosts), as nvmet
+ * and nvmetcli: 1..223 bytes of printable ASCII without spaces. 0, or
+ * -EINVAL with the reason in @why ("is empty", "contains a space", ...).
+ */
+int rblk_tgt_nqn_check(const char *nqn, char *why, size_t len);
+/*
+ * True when @nqn has the NVMe form (protocol/nqn.h rblk_nqn_validate). Else
+ * false, and the first time this process sees the name, one warning naming
+ * @where ("subsystems[0].nqn", "--subsystem testnqn", "subsystem").
+ */
+bool rblk_tgt_nqn_warn_form(const char *where, const char *nqn);
 int rblk_subsys_create(struct rblk_target *tgt, const struct rblk_subsystem_opts *opts,
 		       enum rblk_subsys_type type, struct rblk_subsystem **out);
 /* Disconnects the controllers, waits for them to go, closes the namespaces. */

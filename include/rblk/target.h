@@ -62,7 +62,12 @@ void rblk_target_destroy(struct rblk_target *tgt) RBLK_EXPORT;
 
 struct rblk_subsystem_opts {
 	size_t size;
-	const char *nqn;             /* required; validated */
+	/*
+	 * Required. As nvmet: 1..223 bytes of printable ASCII without spaces;
+	 * a name not of the NVMe form (nqn.yyyy-mm.reverse.domain[:name], the
+	 * UUID form) is accepted with one warning. Not the discovery NQN.
+	 */
+	const char *nqn;
 	const char *serial;          /* NULL = generated, stable for the nqn */
 	const char *model;           /* NULL = "rblk" */
 	bool allow_any_host;
@@ -76,6 +81,7 @@ int rblk_target_add_subsystem(struct rblk_target *tgt, const struct rblk_subsyst
 int rblk_target_remove_subsystem(struct rblk_target *tgt, const char *nqn) RBLK_EXPORT;
 struct rblk_subsystem *rblk_target_find_subsystem(struct rblk_target *tgt, const char *nqn) RBLK_EXPORT;
 
+/* hostnqn follows the subsystem NQN rule above. -EEXIST when already allowed. */
 int rblk_subsystem_allow_host(struct rblk_subsystem *ss, const char *hostnqn) RBLK_EXPORT;
 int rblk_subsystem_disallow_host(struct rblk_subsystem *ss, const char *hostnqn) RBLK_EXPORT;
 int rblk_subsystem_set_allow_any_host(struct rblk_subsystem *ss, bool allow) RBLK_EXPORT;

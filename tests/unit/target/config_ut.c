@@ -458,27 +458,82 @@ static void test_error_nqn(void)
 {
 	char *json;
 
-	expect_error("{\"subsystems\": [{\"nqn\": \"testnqn\"}]}",
-		     "subsystems[0].nqn: \"testnqn\" is not a valid NQN: it does not start with \"nqn.\"");
-	expect_error("{\"subsystems\": [{\"nqn\": \"nqn.2024-13.org.example:x\"}]}",
-		     "subsystems[0].nqn: \"nqn.2024-13.org.example:x\" is not a valid NQN: it has no date");
-	expect_error("{\"subsystems\": [{\"nqn\": \"nqn.2024-01.-bad-.org:x\"}]}",
-		     "is not a valid NQN: it has an invalid reverse domain name \"-bad-.org\"");
-	expect_error("{\"subsystems\": [{\"nqn\": \"nqn.2014-08.org.nvmexpress:uuid:1234\"}]}",
-		     "does not end in a UUID");
+	expect_error("{\"subsystems\": [{\"nqn\": \"\"}]}",
+		     "subsystems[0].nqn: \"\" is not a valid NQN: it is empty");
+	expect_error("{\"subsystems\": [{\"nqn\": \"my disk\"}]}",
+		     "subsystems[0].nqn: \"my disk\" is not a valid NQN: it contains a space");
+	expect_error("{\"subsystems\": [{\"nqn\": \"tab\\there\"}]}",
+		     "is not a valid NQN: it contains control characters");
+	expect_error("{\"hosts\": [{\"nqn\": \"host 1\"}]}",
+		     "hosts[0].nqn: \"host 1\" is not a valid NQN: it contains a space");
 	expect_error("{\"subsystems\": [{\"nqn\": \"nqn.2014-08.org.nvmexpress.discovery\"}]}",
 		     "subsystems[0].nqn: \"nqn.2014-08.org.nvmexpress.discovery\" is the discovery subsystem");
-	expect_error("{\"hosts\": [{\"nqn\": \"host1\"}]}",
-		     "hosts[0].nqn: \"host1\" is not a valid NQN");
 	expect_error("{\"subsystems\": [{\"attr\": {}}]}", "subsystems[0].nqn: missing");
 	json = calloc(1, 400);
 	strcpy(json, "{\"subsystems\": [{\"nqn\": \"nqn.2024-01.org.example:");
 	memset(json + strlen(json), 'a', 200);
 	strcat(json, "\"}]}");
-	expect_error(json, "bytes long (at most 223)");
+	expect_error(json, "subsystems[0].nqn: \"nqn.2024-01.org.example:aaa");
+	expect_error(json, "is not a valid NQN: it is 224 bytes long (at most 223)");
 	free(json);
 	expect_error("{\"subsystems\": [{\"nqn\": \"" SUB0 "\"}, {\"nqn\": \"" SUB0 "\"}]}",
 		     "subsystems[1].nqn: \"" SUB0 "\" is already defined by subsystems[0]");
+}
+
+/*
+ * A kernel nvmetcli config with names that are not of the NVMe form loads
+ * unchanged (nvmet accepts them), with one warning per name: not one per use,
+ * not again when the same names come back (validation after the flags, reload).
+ */
+static void test_nqn_not_nvme_form_warns_once(void)
+{
+	static const char *const json =
+		"{\"hosts\": [{\"nqn\": \"blktests-host-1\"}],"
+		" \"subsystems\": [{\"nqn\": \"testnqn\", \"allowed_hosts\": [\"blktests-host-1\"],"
+		"   \"namespaces\": [" NS1 "]},"
+		"  {\"nqn\": \"blktests-subsystem-1\", \"attr\": {\"allow_any_host\": \"1\"}},"
+		"  {\"nqn\": \"nqn.2024-13.org.example:x\", \"attr\": {\"allow_any_host\": \"1\"}},"
+		"  {\"nqn\": \"nqn.2024-01.-bad-.org:x\", \"attr\": {\"allow_any_host\": \"1\"}},"
+		"  {\"nqn\": \"nqn.2014-08.org.nvmexpress:uuid:1234\", \"attr\": {\"allow_any_host\": \"1\"}}],"
+		" \"ports\": [{\"portid\": 1, \"addr\": {" ADDR_OK "},"
+		"   \"subsystems\": [\"testnqn\", \"blktests-subsystem-1\", \"nqn.2024-13.org.example:x\","
+		"     \"nqn.2024-01.-bad-.org:x\", \"nqn.2014-08.org.nvmexpress:uuid:1234\"]}]}";
+	struct rblk_config *cfg, *again;
+	struct rblk_config_diff d;
+
+	log_reset();
+	fake_reset();
+	cfg = parse_ok(json);
+	CU_ASSERT_EQUAL(nr_err, 0);
+	CU_ASSERT_EQUAL(nr_warn, 6);
+	CU_ASSERT(logged("warn: hosts[0].nqn: \"blktests-host-1\" is not an NVMe-form NQN "
+			 "(nqn.yyyy-mm.reverse.domain[:name] or nqn.2014-08.org.nvmexpress:uuid:UUID): "
+			 "it does not start with \"nqn.\"; accepted, as nvmet accepts it"));
+	CU_ASSERT(logged("warn: subsystems[0].nqn: \"testnqn\" is not an NVMe-form NQN"));
+	CU_ASSERT(logged("subsystems[1].nqn: \"blktests-subsystem-1\" is not an NVMe-form NQN"));
+	CU_ASSERT(logged("subsystems[2].nqn: \"nqn.2024-13.org.example:x\" is not an NVMe-form NQN "
+			 "(nqn.yyyy-mm.reverse.domain[:name] or nqn.2014-08.org.nvmexpress:uuid:UUID): "
+			 "it has no date after \"nqn.\""));
+	CU_ASSERT(logged("it has an invalid reverse domain name \"-bad-.org\""));
+	CU_ASSERT(logged("it does not end in a UUID after \"nqn.2014-08.org.nvmexpress:uuid:\""));
+	CU_ASSERT_EQUAL_FATAL(cfg->nr_subsys, 5);
+	CU_ASSERT_STRING_EQUAL(cfg->subsys[0].nqn, "testnqn");
+	CU_ASSERT_STRING_EQUAL(cfg->subsys[0].hosts[0], "blktests-host-1");
+
+	/* The names reach the target as they are. */
+	CU_ASSERT_EQUAL_FATAL(rblk_config_diff(NULL, cfg, &d), 0);
+	CU_ASSERT_EQUAL(rblk_config_apply(fake_target(), &d, true), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(fake_log, "add_subsys testnqn any=0"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(fake_log, "allow_host testnqn blktests-host-1\n"));
+	rblk_config_diff_free(&d);
+
+	/* Loaded again (a reload): the names were reported already. */
+	log_reset();
+	again = parse_ok(json);
+	CU_ASSERT_EQUAL(rblk_config_validate(again, RBLK_CFG_STRICT, NULL), 0);
+	CU_ASSERT_EQUAL(nr_warn, 0);
+	rblk_config_free(again);
+	rblk_config_free(cfg);
 }
 
 static void test_error_allowed_hosts(void)
@@ -594,13 +649,14 @@ static void test_best_effort_skips(void)
 	CU_ASSERT_EQUAL(cfg->subsys[0].ns[1].nsid, 3);
 	rblk_config_free(cfg);
 
-	/* A tcp port, a bad subsystem and a dangling allowed host are dropped; the rest loads. */
+	/* A tcp port, a bad subsystem (a space in its NQN) and a dangling allowed host are
+	 * dropped; the rest loads. */
 	json2 = malloc(strlen(json) + 400);
 	sprintf(json2, "{\"hosts\": [{\"nqn\": \"" HOST1 "\"}], \"subsystems\": ["
-		       "{\"nqn\": \"bad\"}, {\"nqn\": \"" SUB1 "\", \"allowed_hosts\": [\"" HOST1
+		       "{\"nqn\": \"bad one\"}, {\"nqn\": \"" SUB1 "\", \"allowed_hosts\": [\"" HOST1
 		       "\", \"" HOST2 "\"]}], \"ports\": [{\"portid\": 1, \"addr\": {\"trtype\": "
 		       "\"tcp\", \"traddr\": \"1.1.1.1\"}}, {\"portid\": 2, \"addr\": {" ADDR_OK
-		       "}, \"subsystems\": [\"bad\", \"" SUB1 "\"]}]}");
+		       "}, \"subsystems\": [\"bad one\", \"" SUB1 "\"]}]}");
 	log_reset();
 	CU_ASSERT_EQUAL_FATAL(rblk_config_parse(json2, "t", RBLK_CFG_BEST_EFFORT, &cfg, &nerr), 0);
 	CU_ASSERT_EQUAL(nerr, 4);
@@ -651,19 +707,38 @@ static void test_warnings_for_semantics(void)
 
 static void test_nqn_rules(void)
 {
-	char why[160];
+	char why[160], big[260];
 
-	CU_ASSERT_TRUE(rblk_cfg_nqn_valid(SUB0, why, sizeof(why)));
-	CU_ASSERT_TRUE(rblk_cfg_nqn_valid(HOST1, why, sizeof(why)));
-	CU_ASSERT_TRUE(rblk_cfg_nqn_valid("nqn.2016-06.io.spdk:cnode1", why, sizeof(why)));
+	log_reset();
+	CU_ASSERT_TRUE(rblk_cfg_nqn_valid(SUB0, "x", why, sizeof(why)));
+	CU_ASSERT_TRUE(rblk_cfg_nqn_valid(HOST1, "x", why, sizeof(why)));
+	CU_ASSERT_TRUE(rblk_cfg_nqn_valid("nqn.2016-06.io.spdk:cnode1", "x", why, sizeof(why)));
 	CU_ASSERT_TRUE(rblk_cfg_nqn_valid(
-		"nqn.2014-08.org.nvmexpress:NVMf:uuid:0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0", why,
+		"nqn.2014-08.org.nvmexpress:NVMf:uuid:0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0", "x", why,
 		sizeof(why)));
-	CU_ASSERT_FALSE(rblk_cfg_nqn_valid("", why, sizeof(why)));
+	CU_ASSERT_EQUAL(nr_warn, 0);
+	/* nvmet's rule: any printable ASCII without spaces, with a warning (none here: where NULL). */
+	CU_ASSERT_TRUE(rblk_cfg_nqn_valid("nqn.24-01.org:x", NULL, why, sizeof(why)));
+	CU_ASSERT_TRUE(rblk_cfg_nqn_valid("x", NULL, why, sizeof(why)));
+	CU_ASSERT_EQUAL(nr_warn, 0);
+	CU_ASSERT_FALSE(rblk_cfg_nqn_valid("", "x", why, sizeof(why)));
 	CU_ASSERT_STRING_EQUAL(why, "is empty");
-	CU_ASSERT_FALSE(rblk_cfg_nqn_valid("nqn.2024-01.org.ex\tample:x", why, sizeof(why)));
+	CU_ASSERT_FALSE(rblk_cfg_nqn_valid("nqn.2024-01.org.ex\tample:x", "x", why, sizeof(why)));
 	CU_ASSERT_STRING_EQUAL(why, "contains control characters");
-	CU_ASSERT_FALSE(rblk_cfg_nqn_valid("nqn.24-01.org:x", why, sizeof(why)));
+	CU_ASSERT_FALSE(rblk_cfg_nqn_valid("nqn.2024-01.org.example:a\x7f", "x", why, sizeof(why)));
+	CU_ASSERT_STRING_EQUAL(why, "contains control characters");
+	CU_ASSERT_FALSE(rblk_cfg_nqn_valid("my disk", "x", why, sizeof(why)));
+	CU_ASSERT_STRING_EQUAL(why, "contains a space");
+	CU_ASSERT_FALSE(rblk_cfg_nqn_valid("disk\xc3\xa9", "x", why, sizeof(why)));
+	CU_ASSERT_STRING_EQUAL(why, "contains a byte that is not ASCII (0xc3)");
+	memset(big, 'a', 223);
+	big[223] = '\0';
+	CU_ASSERT_TRUE(rblk_cfg_nqn_valid(big, NULL, why, sizeof(why)));
+	big[223] = 'a';
+	big[224] = '\0';
+	CU_ASSERT_FALSE(rblk_cfg_nqn_valid(big, "x", why, sizeof(why)));
+	CU_ASSERT_STRING_EQUAL(why, "is 224 bytes long (at most 223)");
+	CU_ASSERT_EQUAL(nr_warn, 0);
 }
 
 static void test_uuid_text(void)
@@ -1137,6 +1212,7 @@ static const struct ut_case cases[] = {
 	UT_CASE(test_error_trsvcid),
 	UT_CASE(test_error_trtype_and_addr),
 	UT_CASE(test_error_nqn),
+	UT_CASE(test_nqn_not_nvme_form_warns_once),
 	UT_CASE(test_error_allowed_hosts),
 	UT_CASE(test_error_ports),
 	UT_CASE(test_error_values),

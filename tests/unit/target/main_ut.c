@@ -102,6 +102,38 @@ static void test_quick_export_applies(void)
 	rblk_config_diff_free(&d);
 }
 
+static char logbuf[4096];
+static int nr_warn;
+
+static void capture(enum rblk_log_level level, const char *msg, void *arg)
+{
+	size_t len = strlen(logbuf);
+
+	(void)arg;
+	nr_warn += level == RBLK_LOG_WARN;
+	snprintf(logbuf + len, sizeof(logbuf) - len, "%s: %s\n", rblk_log_level_str(level), msg);
+}
+
+/* nvmetcli's names work as flags too (blktests' "blktests-subsystem-1"), with one warning each. */
+static void test_quick_export_any_name(void)
+{
+	logbuf[0] = '\0';
+	nr_warn = 0;
+	rblk_log_set_handler(capture, NULL);
+	CU_ASSERT_EQUAL_FATAL(parse("--listen", "10.99.0.1", "--subsystem", "blktests-subsystem-1",
+				    "--ns", "/dev/vdb", "--allow-host", "blktests-host", NULL), 0);
+	CU_ASSERT_STRING_EQUAL(errbuf, "");
+	CU_ASSERT_STRING_EQUAL(args.flags->subsys[0].nqn, "blktests-subsystem-1");
+	CU_ASSERT_STRING_EQUAL(args.flags->subsys[0].hosts[0], "blktests-host");
+	CU_ASSERT_EQUAL(rblk_config_validate(args.flags, RBLK_CFG_STRICT, NULL), 0);
+	CU_ASSERT_EQUAL(nr_warn, 2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(logbuf, "warn: --subsystem blktests-subsystem-1: "
+					      "\"blktests-subsystem-1\" is not an NVMe-form NQN"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(logbuf, "warn: --allow-host blktests-host: \"blktests-host\" "
+					      "is not an NVMe-form NQN"));
+	rblk_log_set_handler(NULL, NULL);
+}
+
 static void test_ns_options(void)
 {
 	struct rblk_cfg_ns *ns;
@@ -245,7 +277,8 @@ static void test_usage_errors(void)
 		{ { "--ns", "/dev/vdb" }, "--ns /dev/vdb: give --subsystem NQN before it" },
 		{ { "--allow-host", HOST1 }, "--allow-host " HOST1 ": give --subsystem NQN before it" },
 		{ { "--allow-any-host" }, "--allow-any-host: give --subsystem NQN before it" },
-		{ { "--subsystem", "testnqn" }, "--subsystem testnqn: not a valid NQN: it does not start with \"nqn.\"" },
+		{ { "--subsystem", "my disk" }, "--subsystem my disk: not a valid NQN: it contains a space" },
+		{ { "--subsystem", "" }, "--subsystem : not a valid NQN: it is empty" },
 		{ { "--subsystem", SUB0, "--subsystem", SUB0 }, "--subsystem " SUB0 ": given twice" },
 		{ { "--subsystem", SUB0, "--ns", "/a,nsid=0" }, "--ns /a,nsid=0: nsid 0 is not a valid namespace id (1..4294967294)" },
 		{ { "--subsystem", SUB0, "--ns", "/a,nsid=x" }, "--ns /a,nsid=x: nsid x is not a valid namespace id" },
@@ -255,7 +288,7 @@ static void test_usage_errors(void)
 		{ { "--subsystem", SUB0, "--ns", "/a,backend=spdk" }, "--ns /a,backend=spdk: backend spdk is not" },
 		{ { "--subsystem", SUB0, "--ns", "/a,bs=1000" }, "--ns /a,bs=1000: bs 1000 is not a block size" },
 		{ { "--subsystem", SUB0, "--ns", ",ro" }, "--ns ,ro: missing path" },
-		{ { "--subsystem", SUB0, "--allow-host", "me" }, "--allow-host me: not a valid NQN" },
+		{ { "--subsystem", SUB0, "--allow-host", "me\tyou" }, "--allow-host me\tyou: not a valid NQN: it contains control characters" },
 		{ { "--subsystem", SUB0, "--allow-any-host", "--allow-host", HOST1 }, "already allows any host" },
 		{ { "--subsystem", SUB0, "--allow-host", HOST1, "--allow-any-host" }, "--allow-any-host: " SUB0 " already has --allow-host entries" },
 		{ { "--backend", "spdk" }, "--backend spdk: not \"uring\" or \"aio\"" },
@@ -324,6 +357,7 @@ static int fini(void)
 static const struct ut_case cases[] = {
 	UT_CASE(test_quick_export),
 	UT_CASE(test_quick_export_applies),
+	UT_CASE(test_quick_export_any_name),
 	UT_CASE(test_ns_options),
 	UT_CASE(test_listen_forms),
 	UT_CASE(test_target_options),

@@ -34,7 +34,7 @@ static void test_subsystem_opts(void)
 	setup();
 	rblk_subsystem_opts_init(&o);
 	CU_ASSERT_EQUAL(rblk_target_add_subsystem(env->tgt, &o, &ss), -EINVAL);
-	o.nqn = "not-an-nqn";
+	o.nqn = "not an nqn";
 	CU_ASSERT_EQUAL(rblk_target_add_subsystem(env->tgt, &o, &ss), -EINVAL);
 	o.nqn = NVME_DISC_SUBSYS_NAME;
 	CU_ASSERT_EQUAL(rblk_target_add_subsystem(env->tgt, &o, &ss), -EINVAL);
@@ -74,7 +74,9 @@ static void test_host_acl(void)
 	CU_ASSERT_FALSE(rblk_subsys_host_allowed(ss, TT_HOSTNQN));
 	CU_ASSERT_EQUAL(rblk_subsystem_allow_host(ss, TT_HOSTNQN), 0);
 	CU_ASSERT_EQUAL(rblk_subsystem_allow_host(ss, TT_HOSTNQN), -EEXIST);
-	CU_ASSERT_EQUAL(rblk_subsystem_allow_host(ss, "junk"), -EINVAL);
+	CU_ASSERT_EQUAL(rblk_subsystem_allow_host(ss, "junk host"), -EINVAL);
+	CU_ASSERT_EQUAL(rblk_subsystem_allow_host(ss, ""), -EINVAL);
+	CU_ASSERT_EQUAL(rblk_subsystem_allow_host(ss, NULL), -EINVAL);
 	CU_ASSERT_TRUE(rblk_subsys_host_allowed(ss, TT_HOSTNQN));
 	CU_ASSERT_FALSE(rblk_subsys_host_allowed(ss, TT_HOSTNQN2));
 	CU_ASSERT_EQUAL(rblk_subsystem_disallow_host(ss, TT_HOSTNQN2), -ENOENT);
@@ -82,6 +84,95 @@ static void test_host_acl(void)
 	CU_ASSERT_FALSE(rblk_subsys_host_allowed(ss, TT_HOSTNQN));
 	/* The discovery subsystem admits everyone. */
 	CU_ASSERT_TRUE(rblk_subsys_host_allowed(env->tgt->disc, TT_HOSTNQN2));
+	teardown();
+}
+
+static char logbuf[8192];
+static int nr_warn, nr_err;
+
+static void capture(enum rblk_log_level level, const char *msg, void *arg)
+{
+	size_t len = strlen(logbuf);
+
+	(void)arg;
+	nr_warn += level == RBLK_LOG_WARN;
+	nr_err += level == RBLK_LOG_ERR;
+	snprintf(logbuf + len, sizeof(logbuf) - len, "%s: %s\n", rblk_log_level_str(level), msg);
+}
+
+static void log_capture(void)
+{
+	logbuf[0] = '\0';
+	nr_warn = nr_err = 0;
+	rblk_log_set_handler(capture, NULL);
+}
+
+/*
+ * nvmet's NQN policy: any 1..223 bytes of printable ASCII without spaces is
+ * a subsystem or host name (kernel configs use "testnqn"); a name not of the
+ * NVMe form gets one warning, however often it is used.
+ */
+static void test_nqn_policy(void)
+{
+	struct rblk_subsystem_opts o;
+	struct rblk_subsystem *ss;
+	char big[260];
+
+	setup();
+	log_capture();
+	rblk_subsystem_opts_init(&o);
+	o.nqn = "testnqn";
+	CU_ASSERT_EQUAL_FATAL(rblk_target_add_subsystem(env->tgt, &o, &ss), 0);
+	CU_ASSERT_PTR_EQUAL(rblk_target_find_subsystem(env->tgt, "testnqn"), ss);
+	CU_ASSERT_EQUAL(nr_warn, 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(logbuf, "warn: subsystem: \"testnqn\" is not an NVMe-form NQN "
+					      "(nqn.yyyy-mm.reverse.domain[:name] or "
+					      "nqn.2014-08.org.nvmexpress:uuid:UUID): it does not start "
+					      "with \"nqn.\"; accepted, as nvmet accepts it\n"));
+	CU_ASSERT_EQUAL(rblk_subsystem_allow_host(ss, "blktests-host-7"), 0);
+	CU_ASSERT_TRUE(rblk_subsys_host_allowed(ss, "blktests-host-7"));
+	CU_ASSERT_EQUAL(nr_warn, 2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(logbuf, "warn: allowed host: \"blktests-host-7\" is not an "
+					      "NVMe-form NQN"));
+	/* Once per name: removed and added again, allowed again: no new warning. */
+	CU_ASSERT_EQUAL(rblk_subsystem_disallow_host(ss, "blktests-host-7"), 0);
+	CU_ASSERT_EQUAL(rblk_subsystem_allow_host(ss, "blktests-host-7"), 0);
+	CU_ASSERT_EQUAL(rblk_target_remove_subsystem(env->tgt, "testnqn"), 0);
+	CU_ASSERT_EQUAL_FATAL(rblk_target_add_subsystem(env->tgt, &o, &ss), 0);
+	CU_ASSERT_EQUAL(nr_warn, 2);
+	/* NVMe-form names: no warning. */
+	o.nqn = TT_SUBNQN;
+	CU_ASSERT_EQUAL_FATAL(rblk_target_add_subsystem(env->tgt, &o, &ss), 0);
+	CU_ASSERT_EQUAL(rblk_subsystem_allow_host(ss, TT_HOSTNQN), 0);
+	CU_ASSERT_EQUAL(nr_warn, 2);
+	CU_ASSERT_EQUAL(nr_err, 0);
+
+	/* Still errors, each with its reason. */
+	o.nqn = "";
+	CU_ASSERT_EQUAL(rblk_target_add_subsystem(env->tgt, &o, &ss), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(logbuf, "err: subsystem NQN \"\" is empty\n"));
+	o.nqn = "my disk";
+	CU_ASSERT_EQUAL(rblk_target_add_subsystem(env->tgt, &o, &ss), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(logbuf, "err: subsystem NQN \"my disk\" contains a space\n"));
+	o.nqn = "disk\x01";
+	CU_ASSERT_EQUAL(rblk_target_add_subsystem(env->tgt, &o, &ss), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(logbuf, "contains control characters\n"));
+	o.nqn = "disk\xe9";
+	CU_ASSERT_EQUAL(rblk_target_add_subsystem(env->tgt, &o, &ss), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(logbuf, "contains a byte that is not ASCII (0xe9)\n"));
+	memset(big, 'n', 224);
+	big[224] = '\0';
+	o.nqn = big;
+	CU_ASSERT_EQUAL(rblk_target_add_subsystem(env->tgt, &o, &ss), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(logbuf, "is 224 bytes long (at most 223)\n"));
+	big[223] = '\0';
+	CU_ASSERT_EQUAL(rblk_target_add_subsystem(env->tgt, &o, &ss), 0);
+	CU_ASSERT_EQUAL(rblk_subsystem_allow_host(ss, big), 0);
+	/* The discovery NQN stays the built-in subsystem's. */
+	o.nqn = NVME_DISC_SUBSYS_NAME;
+	CU_ASSERT_EQUAL(rblk_target_add_subsystem(env->tgt, &o, &ss), -EINVAL);
+	CU_ASSERT_EQUAL(nr_warn, 3); /* the 223-byte name, once */
+	rblk_log_set_handler(NULL, NULL);
 	teardown();
 }
 
@@ -235,6 +326,7 @@ static void test_remove_with_controllers(void)
 static const struct ut_case cases[] = {
 	UT_CASE(test_subsystem_opts),
 	UT_CASE(test_host_acl),
+	UT_CASE(test_nqn_policy),
 	UT_CASE(test_cntlid_allocation),
 	UT_CASE(test_cntlid_exhausted),
 	UT_CASE(test_namespace_table),
