@@ -267,6 +267,14 @@ struct rblk_listener {
 	bool any;                       /* wildcard address */
 	bool require_rdma;
 	void *transport_priv;           /* the transport's listening state */
+	/*
+	 * Which NVM subsystems hosts reach through this port (nvmet's
+	 * ports/N/subsystems): every one, or with linked_only just subsys[]
+	 * (target.c changes the list under tgt->lock).
+	 */
+	bool linked_only;
+	struct rblk_subsystem **subsys;
+	unsigned nr_subsys;
 };
 
 /* ======================================================================== */
@@ -377,6 +385,7 @@ struct rblk_ctrl {
 	uint16_t cntlid;
 	char hostnqn[NVMF_NQN_FIELD_LEN];
 	uint8_t hostid[16];
+	struct rblk_listener *listener;  /* the admin queue's port (NULL unknown); set under tgt->lock */
 	_Atomic int refs;                /* one per bound sq, plus transient */
 	uint64_t created_ms;
 
@@ -411,6 +420,22 @@ static inline uint8_t rblk_req_fctype(const struct rblk_req *req)
 static inline bool rblk_ctrl_is_disc(const struct rblk_ctrl *ctrl)
 {
 	return ctrl->ss->type == RBLK_SUBSYS_DISCOVERY;
+}
+
+/*
+ * Whether hosts reach ss through l (tgt->lock held): the discovery subsystem
+ * on every port; an NVM subsystem when l exports every subsystem or links ss.
+ * l NULL (the transport did not say which port): yes.
+ */
+static inline bool rblk_listener_exports_locked(const struct rblk_listener *l,
+						const struct rblk_subsystem *ss)
+{
+	if (!l || !l->linked_only || ss->type == RBLK_SUBSYS_DISCOVERY)
+		return true;
+	for (unsigned i = 0; i < l->nr_subsys; i++)
+		if (l->subsys[i] == ss)
+			return true;
+	return false;
 }
 
 /* Relaxed counter helpers (statistics only, never synchronisation). */

@@ -3,9 +3,10 @@
  * The discovery controller (well-known NQN nqn.2014-08.org.nvmexpress.
  * discovery): its command set (Identify CNS 01h, Get Log Page 70h, Features
  * 0Bh/0Fh, AER, Keep Alive; everything else Invalid Opcode, as nvmet), the
- * discovery log page (a self entry first, then one entry per NVM subsystem x
- * listener that admits the host; nvmf-interop.md §4), and the generation
- * counter with its "discovery log changed" event.
+ * discovery log page (a self entry first, then, as nvmet, one entry per NVM
+ * subsystem exported on the port the host asked through that admits the
+ * host; nvmf-interop.md §4), and the generation counter with its "discovery
+ * log changed" event.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -83,6 +84,11 @@ int rblk_disc_build_log(struct rblk_target *tgt, const struct rblk_sq *sq, const
 	    !build_entry(&e[n], self, entry_traddr(self, sq), NVMF_SUBTYPE_CURRENT_DISCOVERY,
 			 NVME_DISC_SUBSYS_NAME))
 		n++;
+	/*
+	 * nvmet lists the subsystems of the port asked through, with that
+	 * port's address. When the transport did not say which port (NULL),
+	 * every port with what it exports.
+	 */
 	for (struct rblk_subsystem *ss = tgt->subsys; ss; ss = ss->next) {
 		if (!rblk_subsys_host_allowed(ss, hostnqn))
 			continue;
@@ -90,6 +96,8 @@ int rblk_disc_build_log(struct rblk_target *tgt, const struct rblk_sq *sq, const
 			const struct rblk_listener *l = tgt->listeners[i];
 			const char *traddr = entry_traddr(l, sq);
 
+			if ((sq->listener && l != sq->listener) || !rblk_listener_exports_locked(l, ss))
+				continue;
 			if (traddr && !build_entry(&e[n], l, traddr, NVMF_SUBTYPE_NVME, ss->nqn))
 				n++;
 		}

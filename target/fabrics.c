@@ -3,6 +3,8 @@
  * The fabrics command set (opcode 0x7F): Connect for admin and I/O queues
  * (dynamic controller model; the checks and statuses of nvmet's
  * fabrics-cmd.c, nvmf-interop.md §2.1-2.4) and Property Get/Set (§2.5-2.6).
+ * A subsystem not exported on the port the host came through is unknown
+ * there, as in nvmet (IPO 256, SUBNQN).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -39,6 +41,28 @@ static uint16_t check_sqsize(struct rblk_req *req, uint16_t sqsize, uint16_t max
 	return 0;
 }
 
+/*
+ * The subsystem ci names, when hosts reach it through the queue's port
+ * (tgt->lock held); NULL, logged, when it is unknown or not exported there.
+ */
+static struct rblk_subsystem *find_on_port_locked(struct rblk_req *req,
+						  const struct rblk_connect_info *ci)
+{
+	const struct rblk_listener *l = req->sq->listener;
+	struct rblk_subsystem *ss = rblk_subsys_find_locked(req->sq->tgt, ci->subnqn);
+
+	if (!ss) {
+		RBLK_INFO("connect from %s: unknown subsystem %s", ci->hostnqn, ci->subnqn);
+		return NULL;
+	}
+	if (!rblk_listener_exports_locked(l, ss)) {
+		RBLK_NOTICE("connect from %s: subsystem %s is not exported on port %u (%s port %u)",
+			    ci->hostnqn, ci->subnqn, l->portid, l->traddr, l->port);
+		return NULL;
+	}
+	return ss;
+}
+
 static uint16_t admin_connect(struct rblk_req *req, const struct rblk_connect_info *ci)
 {
 	struct rblk_target *tgt = req->sq->tgt;
@@ -49,10 +73,9 @@ static uint16_t admin_connect(struct rblk_req *req, const struct rblk_connect_in
 
 	/* tgt->lock keeps ss listed (so alive) until the controller is on it. */
 	pthread_mutex_lock(&tgt->lock);
-	ss = rblk_subsys_find_locked(tgt, ci->subnqn);
+	ss = find_on_port_locked(req, ci);
 	if (!ss) {
 		pthread_mutex_unlock(&tgt->lock);
-		RBLK_INFO("connect from %s: unknown subsystem %s", ci->hostnqn, ci->subnqn);
 		return invalid_param(req, NVMF_IATTR_DATA, IPO_DATA_SUBNQN);
 	}
 	if (!rblk_subsys_host_allowed(ss, ci->hostnqn)) {
@@ -68,6 +91,9 @@ static uint16_t admin_connect(struct rblk_req *req, const struct rblk_connect_in
 		return status;
 	}
 	ret = rblk_ctrl_create(ss, ci->hostnqn, ci->hostid, ci->kato_ms, &ctrl);
+	/* Under tgt->lock, so an unlink of this port sees it (it disconnects those). */
+	if (!ret)
+		ctrl->listener = req->sq->listener;
 	pthread_mutex_unlock(&tgt->lock);
 	if (ret == -EBUSY) {
 		return NVME_SC_CONNECT_CTRL_BUSY | NVME_SC_DNR;
@@ -96,7 +122,7 @@ static uint16_t io_connect(struct rblk_req *req, const struct rblk_connect_info 
 	uint16_t status;
 
 	pthread_mutex_lock(&tgt->lock);
-	ss = rblk_subsys_find_locked(tgt, ci->subnqn);
+	ss = find_on_port_locked(req, ci);
 	if (ss)
 		ctrl = rblk_subsys_get_ctrl(ss, ci->cntlid, ci->hostnqn);
 	pthread_mutex_unlock(&tgt->lock);

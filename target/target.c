@@ -5,6 +5,11 @@
  * running go through the transport entry points declared in target/core.h
  * (target/rdma_*.c and target/poll_group.c). Every configuration change that
  * a discovery host can see bumps the discovery generation counter.
+ *
+ * Ports: a listener exports every subsystem, or (linked_only, what the
+ * daemon's configuration uses) the subsystems linked to it, as nvmet's
+ * ports/N/subsystems. Discovery (discovery.c) and Connect (fabrics.c) ask
+ * rblk_listener_exports_locked(); links change here under tgt->lock.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -176,8 +181,10 @@ void rblk_target_destroy(struct rblk_target *tgt)
 		rblk_subsys_destroy(ss);
 	}
 	rblk_subsys_destroy(tgt->disc);
-	for (unsigned i = 0; i < tgt->nr_listeners; i++)
+	for (unsigned i = 0; i < tgt->nr_listeners; i++) {
+		free(tgt->listeners[i]->subsys);
 		free(tgt->listeners[i]);
+	}
 	free(tgt->listeners);
 	close(tgt->stop_fd);
 	pthread_mutex_destroy(&tgt->lock);
@@ -228,6 +235,21 @@ int rblk_target_add_subsystem(struct rblk_target *tgt, const struct rblk_subsyst
 	return 0;
 }
 
+/* Removes ss from l's links (tgt->lock held); false when it was not linked. */
+static bool drop_link_locked(struct rblk_listener *l, const struct rblk_subsystem *ss)
+{
+	for (unsigned i = 0; i < l->nr_subsys; i++) {
+		if (l->subsys[i] == ss) {
+			/* Ordered: the discovery log lists a port's subsystems as linked. */
+			memmove(&l->subsys[i], &l->subsys[i + 1],
+				(l->nr_subsys - i - 1) * sizeof(l->subsys[0]));
+			l->nr_subsys--;
+			return true;
+		}
+	}
+	return false;
+}
+
 int rblk_target_remove_subsystem(struct rblk_target *tgt, const char *nqn)
 {
 	struct rblk_subsystem *ss = NULL;
@@ -242,6 +264,9 @@ int rblk_target_remove_subsystem(struct rblk_target *tgt, const char *nqn)
 			break;
 		}
 	}
+	/* Its port links go with it (nvmet: the link cannot outlive the subsystem). */
+	for (unsigned i = 0; ss && i < tgt->nr_listeners; i++)
+		drop_link_locked(tgt->listeners[i], ss);
 	pthread_mutex_unlock(&tgt->lock);
 	if (!ss)
 		return -ENOENT;
@@ -384,13 +409,19 @@ int rblk_target_listen(struct rblk_target *tgt, const struct rblk_listen_opts *o
 	snprintf(l->trsvcid, sizeof(l->trsvcid), "%u", l->port);
 	l->treq = o.treq;
 	l->require_rdma = o.require_rdma;
+	l->linked_only = o.linked_only;
 
 	pthread_mutex_lock(&tgt->lock);
 	for (unsigned i = 0; i < tgt->nr_listeners; i++) {
 		const struct rblk_listener *x = tgt->listeners[i];
 
-		if (x->port == l->port && !strcmp(x->traddr, l->traddr)) {
+		/* Links name a port by its portid: it must be unique. */
+		if ((x->port == l->port && !strcmp(x->traddr, l->traddr)) ||
+		    (o.portid && x->portid == o.portid)) {
 			pthread_mutex_unlock(&tgt->lock);
+			RBLK_ERR("listen on %s port %u: %s already used by %s port %u", l->traddr,
+				 l->port, x->portid == o.portid ? "portid" : "address", x->traddr,
+				 x->port);
 			free(l);
 			return -EEXIST;
 		}
@@ -426,7 +457,97 @@ int rblk_target_listen(struct rblk_target *tgt, const struct rblk_listen_opts *o
 		/* The transport keeps listening; it frees its state at destroy. */
 		return -ENOMEM;
 	}
-	RBLK_NOTICE("listening on %s port %u (portid %u)", l->traddr, l->port, l->portid);
+	RBLK_NOTICE("listening on %s port %u (portid %u%s)", l->traddr, l->port, l->portid,
+		    l->linked_only ? ", linked subsystems only" : "");
+	rblk_disc_changed(tgt);
+	return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Port links.                                                               */
+
+static struct rblk_listener *find_portid_locked(struct rblk_target *tgt, uint16_t portid)
+{
+	for (unsigned i = 0; i < tgt->nr_listeners; i++)
+		if (tgt->listeners[i]->portid == portid)
+			return tgt->listeners[i];
+	return NULL;
+}
+
+/* The NVM subsystem nqn (never the discovery one), tgt->lock held. */
+static struct rblk_subsystem *find_nvm_locked(struct rblk_target *tgt, const char *nqn)
+{
+	if (!nqn || rblk_nqn_is_discovery(nqn))
+		return NULL;
+	return rblk_subsys_find_locked(tgt, nqn);
+}
+
+int rblk_target_port_add_subsystem(struct rblk_target *tgt, uint16_t portid, const char *nqn)
+{
+	struct rblk_subsystem *ss, **arr;
+	struct rblk_listener *l;
+	int ret = 0;
+
+	if (!tgt || !nqn)
+		return -EINVAL;
+	pthread_mutex_lock(&tgt->lock);
+	l = find_portid_locked(tgt, portid);
+	ss = find_nvm_locked(tgt, nqn);
+	if (!l || !ss) {
+		RBLK_ERR("link %s to port %u: no such %s", nqn, portid, l ? "subsystem" : "port");
+		ret = -ENOENT;
+	} else if (!l->linked_only) {
+		RBLK_ERR("link %s to port %u: the port exports every subsystem (not linked_only)",
+			 nqn, portid);
+		ret = -EINVAL;
+	} else if (rblk_listener_exports_locked(l, ss)) {
+		ret = -EEXIST;
+	} else if (!(arr = realloc(l->subsys, (l->nr_subsys + 1) * sizeof(*arr)))) {
+		ret = -ENOMEM;
+	} else {
+		arr[l->nr_subsys++] = ss;
+		l->subsys = arr;
+	}
+	pthread_mutex_unlock(&tgt->lock);
+	if (ret)
+		return ret;
+	RBLK_NOTICE("subsystem %s exported on port %u (%s port %u)", nqn, portid, l->traddr,
+		    l->port);
+	rblk_disc_changed(tgt);
+	return 0;
+}
+
+int rblk_target_port_remove_subsystem(struct rblk_target *tgt, uint16_t portid, const char *nqn)
+{
+	struct rblk_subsystem *ss;
+	struct rblk_listener *l;
+	unsigned dropped = 0;
+
+	if (!tgt || !nqn)
+		return -EINVAL;
+	pthread_mutex_lock(&tgt->lock);
+	l = find_portid_locked(tgt, portid);
+	ss = find_nvm_locked(tgt, nqn);
+	if (!l || !ss || !drop_link_locked(l, ss)) {
+		pthread_mutex_unlock(&tgt->lock);
+		return -ENOENT;
+	}
+	/*
+	 * As nvmet (nvmet_port_del_ctrls): the controllers that came through
+	 * this port go; the host's reconnect is then refused. tgt->lock keeps
+	 * Connect from creating one here meanwhile (lock order tgt -> ss).
+	 */
+	pthread_mutex_lock(&ss->lock);
+	for (struct rblk_ctrl *c = ss->ctrls; c; c = c->next) {
+		if (c->listener == l) {
+			rblk_ctrl_fatal(c, "subsystem unlinked from the host's port");
+			dropped++;
+		}
+	}
+	pthread_mutex_unlock(&ss->lock);
+	pthread_mutex_unlock(&tgt->lock);
+	RBLK_NOTICE("subsystem %s no longer exported on port %u (%s port %u)%s", nqn, portid,
+		    l->traddr, l->port, dropped ? "; its controllers there are disconnected" : "");
 	rblk_disc_changed(tgt);
 	return 0;
 }
@@ -580,6 +701,16 @@ int rblk_target_stats_json(struct rblk_target *tgt, char **out)
 		json_object_object_add(l, "trsvcid",
 				       json_object_new_string(tgt->listeners[i]->trsvcid));
 		add_u64(l, "portid", tgt->listeners[i]->portid);
+		if (tgt->listeners[i]->linked_only) {
+			struct json_object *links = json_object_new_array();
+
+			for (unsigned j = 0; j < tgt->listeners[i]->nr_subsys; j++)
+				json_object_array_add(links, json_object_new_string(
+								     tgt->listeners[i]->subsys[j]->nqn));
+			json_object_object_add(l, "subsystems", links);
+		} else {
+			json_object_object_add(l, "subsystems", json_object_new_string("all"));
+		}
 		json_object_array_add(ls, l);
 	}
 	subsys_json(tgt->disc, ctrls, nss);

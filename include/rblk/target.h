@@ -14,7 +14,7 @@
  *	rblk_target_create(&o, &tgt);
  *	rblk_target_add_subsystem(tgt, &sopts, &ss);   // nqn, serial, allow_any_host
  *	rblk_subsystem_add_namespace(ss, &nopts, &nsid); // path, read_only
- *	rblk_target_listen(tgt, &lopts);               // "10.0.0.1", 4420
+ *	rblk_target_listen(tgt, &lopts);               // "10.0.0.1", 4420; every subsystem
  *	rblk_target_run(tgt);                          // until rblk_target_stop()
  *	rblk_target_destroy(tgt);
  */
@@ -116,11 +116,40 @@ struct rblk_listen_opts {
 	 */
 	uint8_t treq;
 	bool require_rdma;           /* refuse an address no RDMA device serves (default true) */
+	/*
+	 * Which subsystems hosts reach through this listener. false (default):
+	 * every subsystem of the target, present and future. true: only those
+	 * linked with rblk_target_port_add_subsystem(), as an nvmet port with
+	 * its subsystems/ links (what rblk-target's configuration uses).
+	 */
+	bool linked_only;
 };
 
 void rblk_listen_opts_init(struct rblk_listen_opts *opts) RBLK_EXPORT;
-/* -EADDRNOTAVAIL / -ENODEV when no RDMA device serves traddr. */
+/*
+ * -EADDRNOTAVAIL / -ENODEV when no RDMA device serves traddr; -EEXIST when the
+ * address or the explicit portid is taken.
+ */
 int rblk_target_listen(struct rblk_target *tgt, const struct rblk_listen_opts *opts) RBLK_EXPORT;
+
+/*
+ * Per-port subsystem links, as nvmet's ports/N/subsystems, on a listener
+ * opened with linked_only. Linked, the subsystem is listed in the discovery
+ * log served on that port (for the hosts it allows) and hosts may connect to
+ * it through that port; elsewhere a Connect is refused as for an unknown
+ * subsystem. -ENOENT: no listener with that portid or no such subsystem;
+ * -EINVAL: the listener exports every subsystem (not linked_only);
+ * -EEXIST: already linked. Removing a subsystem removes its links.
+ */
+int rblk_target_port_add_subsystem(struct rblk_target *tgt, uint16_t portid,
+				   const char *nqn) RBLK_EXPORT;
+/*
+ * Unlinks: no new Connect through that port, and, as nvmet, the subsystem's
+ * controllers whose hosts came through that port are disconnected (their
+ * other ports' controllers stay). -ENOENT when not linked.
+ */
+int rblk_target_port_remove_subsystem(struct rblk_target *tgt, uint16_t portid,
+				      const char *nqn) RBLK_EXPORT;
 
 /* Starts the poll groups and returns; the embedder keeps its own thread. */
 int rblk_target_start(struct rblk_target *tgt) RBLK_EXPORT;

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Tests for target/discovery.c: the discovery log with two subsystems, three
- * listeners (one on the wildcard address, one IPv6) and a host ACL; windows
- * of any size and offset; GENCTR on every change; the change event; and what
- * a discovery controller refuses.
+ * listeners (one on the wildcard address, one IPv6) and a host ACL, served
+ * per port as nvmet does (only what the host's port exports, with that
+ * port's address; every port when the transport did not say); ports with
+ * explicit subsystem links; windows of any size and offset; GENCTR on every
+ * change; the change event; and what a discovery controller refuses.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -107,8 +109,8 @@ static void test_log_content(void)
 
 	setup(TT_HOSTNQN);
 	log = read_log(dq, &numrec, &genctr);
-	/* Self entry + the open subsystem on both listeners; the ACL hides s2. */
-	CU_ASSERT_EQUAL_FATAL(numrec, 3);
+	/* Self entry + the open subsystem on the host's port only (nvmet); the ACL hides s2. */
+	CU_ASSERT_EQUAL_FATAL(numrec, 2);
 	CU_ASSERT(genctr > 0);
 	CU_ASSERT_EQUAL(rblk_le16(((struct nvmf_disc_log_hdr *)log)->recfmt), 0);
 	e = entry(log, 0);
@@ -117,7 +119,23 @@ static void test_log_content(void)
 	CU_ASSERT_EQUAL(rblk_le16(e->eflags), NVMF_DISC_EFLAGS_DUPRETINFO | NVMF_DISC_EFLAGS_EPCSD);
 	check_entry(entry(log, 1), NVMF_SUBTYPE_NVME, TT_SUBNQN, "10.99.0.1", "4420", 1, 0);
 	CU_ASSERT_EQUAL(rblk_le16(entry(log, 1)->eflags), 0);
-	/* The wildcard listener shows the address the host reached us on, never 0.0.0.0. */
+	free(log);
+
+	/* Asked through the wildcard listener: its entries, with the address the host reached. */
+	dq->sq.listener = env->tgt->listeners[1];
+	log = read_log(dq, &numrec, &genctr);
+	CU_ASSERT_EQUAL_FATAL(numrec, 2);
+	check_entry(entry(log, 0), NVMF_SUBTYPE_CURRENT_DISCOVERY, NVME_DISC_SUBSYS_NAME,
+		    "10.99.0.1", "4421", 2, NVMF_TREQ_DISABLE_SQFLOW);
+	check_entry(entry(log, 1), NVMF_SUBTYPE_NVME, TT_SUBNQN, "10.99.0.1", "4421", 2,
+		    NVMF_TREQ_DISABLE_SQFLOW);
+	free(log);
+
+	/* The transport did not say which port: every port, wildcard shown as our address. */
+	dq->sq.listener = NULL;
+	log = read_log(dq, &numrec, &genctr);
+	CU_ASSERT_EQUAL_FATAL(numrec, 3);
+	check_entry(entry(log, 1), NVMF_SUBTYPE_NVME, TT_SUBNQN, "10.99.0.1", "4420", 1, 0);
 	check_entry(entry(log, 2), NVMF_SUBTYPE_NVME, TT_SUBNQN, "10.99.0.1", "4421", 2,
 		    NVMF_TREQ_DISABLE_SQFLOW);
 	free(log);
@@ -131,10 +149,9 @@ static void test_log_acl_admits_host(void)
 
 	setup(TT_HOSTNQN2);
 	log = read_log(dq, &numrec, &genctr);
-	CU_ASSERT_EQUAL_FATAL(numrec, 5);
-	check_entry(entry(log, 3), NVMF_SUBTYPE_NVME, TT_SUBNQN2, "10.99.0.1", "4420", 1, 0);
-	check_entry(entry(log, 4), NVMF_SUBTYPE_NVME, TT_SUBNQN2, "10.99.0.1", "4421", 2,
-		    NVMF_TREQ_DISABLE_SQFLOW);
+	CU_ASSERT_EQUAL_FATAL(numrec, 3);
+	check_entry(entry(log, 1), NVMF_SUBTYPE_NVME, TT_SUBNQN, "10.99.0.1", "4420", 1, 0);
+	check_entry(entry(log, 2), NVMF_SUBTYPE_NVME, TT_SUBNQN2, "10.99.0.1", "4420", 1, 0);
 	free(log);
 	teardown();
 }
@@ -146,6 +163,7 @@ static void test_log_unknown_local_address(void)
 
 	setup(TT_HOSTNQN);
 	/* Without our local address a wildcard listener cannot be described: left out. */
+	dq->sq.listener = NULL;
 	dq->sq.local_traddr[0] = 0;
 	listen_on("::1", 4420, 9, 0);
 	log = read_log(dq, &numrec, &genctr);
@@ -154,6 +172,101 @@ static void test_log_unknown_local_address(void)
 	CU_ASSERT_STRING_EQUAL(entry(log, 2)->traddr, "::1");
 	CU_ASSERT_EQUAL(entry(log, 2)->adrfam, NVMF_ADRFAM_IPV6);
 	CU_ASSERT_EQUAL(rblk_le16(entry(log, 2)->portid), 9);
+	free(log);
+	/* Asked through the wildcard port itself: only the self entry's address is unknown too. */
+	dq->sq.listener = env->tgt->listeners[1];
+	log = read_log(dq, &numrec, &genctr);
+	CU_ASSERT_EQUAL(numrec, 0);
+	free(log);
+	teardown();
+}
+
+/*
+ * Ports with subsystem links (nvmet's ports/N/subsystems): the log served on
+ * a port lists what is linked there and admits the host; links and unlinks
+ * bump GENCTR; removing a subsystem drops its links.
+ */
+static void test_log_per_port_links(void)
+{
+	struct rblk_listen_opts o;
+	struct rblk_listener *pa, *pb;
+	uint64_t numrec, genctr, g;
+	uint8_t *log;
+
+	env = tt_env_create(NULL, 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(env);
+	s1 = tt_add_subsys(env, TT_SUBNQN, "mem:64K", NULL);
+	s2 = tt_add_subsys(env, TT_SUBNQN2, "mem:64K", NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s2);
+	rblk_listen_opts_init(&o);
+	o.linked_only = true;
+	o.traddr = "10.99.0.1";
+	o.portid = 7;
+	CU_ASSERT_EQUAL_FATAL(rblk_target_listen(env->tgt, &o), 0);
+	o.traddr = "10.99.0.2";
+	o.portid = 8;
+	CU_ASSERT_EQUAL_FATAL(rblk_target_listen(env->tgt, &o), 0);
+	pa = env->tgt->listeners[0];
+	pb = env->tgt->listeners[1];
+	dq = tt_queue_create(env, 0, 32);
+	dq->sq.listener = pa;
+	CU_ASSERT_NOT_EQUAL_FATAL(tt_admin_bringup(dq, NVME_DISC_SUBSYS_NAME, TT_HOSTNQN, 0), 0);
+
+	/* Nothing linked yet: the self entry only. */
+	log = read_log(dq, &numrec, &genctr);
+	CU_ASSERT_EQUAL(numrec, 1);
+	free(log);
+	g = genctr;
+	CU_ASSERT_EQUAL(rblk_target_port_add_subsystem(env->tgt, 8, TT_SUBNQN), 0);
+	CU_ASSERT_EQUAL(rblk_target_port_add_subsystem(env->tgt, 7, TT_SUBNQN2), 0);
+	CU_ASSERT_EQUAL(rblk_target_port_add_subsystem(env->tgt, 8, TT_SUBNQN2), 0);
+	log = read_log(dq, &numrec, &genctr);
+	CU_ASSERT(genctr > g);
+	CU_ASSERT_EQUAL_FATAL(numrec, 2);
+	check_entry(entry(log, 0), NVMF_SUBTYPE_CURRENT_DISCOVERY, NVME_DISC_SUBSYS_NAME,
+		    "10.99.0.1", "4420", 7, NVMF_TREQ_DISABLE_SQFLOW);
+	check_entry(entry(log, 1), NVMF_SUBTYPE_NVME, TT_SUBNQN2, "10.99.0.1", "4420", 7,
+		    NVMF_TREQ_DISABLE_SQFLOW);
+	free(log);
+
+	/* Port 8 has both, in subsystem order. */
+	dq->sq.listener = pb;
+	log = read_log(dq, &numrec, &genctr);
+	CU_ASSERT_EQUAL_FATAL(numrec, 3);
+	check_entry(entry(log, 1), NVMF_SUBTYPE_NVME, TT_SUBNQN, "10.99.0.2", "4420", 8,
+		    NVMF_TREQ_DISABLE_SQFLOW);
+	check_entry(entry(log, 2), NVMF_SUBTYPE_NVME, TT_SUBNQN2, "10.99.0.2", "4420", 8,
+		    NVMF_TREQ_DISABLE_SQFLOW);
+	free(log);
+
+	/* The host ACL still applies on a linked port. */
+	CU_ASSERT_EQUAL(rblk_subsystem_set_allow_any_host(s2, false), 0);
+	log = read_log(dq, &numrec, &genctr);
+	CU_ASSERT_EQUAL_FATAL(numrec, 2);
+	CU_ASSERT_STRING_EQUAL(entry(log, 1)->subnqn, TT_SUBNQN);
+	free(log);
+	CU_ASSERT_EQUAL(rblk_subsystem_set_allow_any_host(s2, true), 0);
+
+	/* Unlinked: gone from that port's log, still on the other. */
+	g = genctr;
+	CU_ASSERT_EQUAL(rblk_target_port_remove_subsystem(env->tgt, 8, TT_SUBNQN2), 0);
+	log = read_log(dq, &numrec, &genctr);
+	CU_ASSERT(genctr > g);
+	CU_ASSERT_EQUAL_FATAL(numrec, 2);
+	CU_ASSERT_STRING_EQUAL(entry(log, 1)->subnqn, TT_SUBNQN);
+	free(log);
+	dq->sq.listener = pa;
+	log = read_log(dq, &numrec, &genctr);
+	CU_ASSERT_EQUAL_FATAL(numrec, 2);
+	CU_ASSERT_STRING_EQUAL(entry(log, 1)->subnqn, TT_SUBNQN2);
+	free(log);
+
+	/* A removed subsystem takes its links along; added again, it is not linked. */
+	CU_ASSERT_EQUAL(rblk_target_remove_subsystem(env->tgt, TT_SUBNQN2), 0);
+	CU_ASSERT_EQUAL(pa->nr_subsys, 0);
+	s2 = tt_add_subsys(env, TT_SUBNQN2, NULL, NULL);
+	log = read_log(dq, &numrec, &genctr);
+	CU_ASSERT_EQUAL(numrec, 1);
 	free(log);
 	teardown();
 }
@@ -385,6 +498,7 @@ static const struct ut_case cases[] = {
 	UT_CASE(test_log_content),
 	UT_CASE(test_log_acl_admits_host),
 	UT_CASE(test_log_unknown_local_address),
+	UT_CASE(test_log_per_port_links),
 	UT_CASE(test_log_windows),
 	UT_CASE(test_genctr_changes),
 	UT_CASE(test_change_event),

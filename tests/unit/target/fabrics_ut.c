@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Tests for target/fabrics.c: Connect (admin and I/O, every failure status
- * with its IATTR/IPO DW0, SQHD/CATTR), Property Get/Set, both Linux 6.1.y
+ * with its IATTR/IPO DW0, SQHD/CATTR, per-port subsystem links and what
+ * unlinking does to connected hosts), Property Get/Set, both Linux 6.1.y
  * enable sequences, shutdown, and what is refused before Connect / RDY.
  */
 #include <string.h>
@@ -179,6 +180,117 @@ static void test_connect_unknown_subnqn(void)
 	CU_ASSERT_EQUAL(rblk_le32(cqe.dw0), 0x00010100);
 	CU_ASSERT_EQUAL(rblk_le16(cqe.sqhd), 0);
 	CU_ASSERT_PTR_NULL(aq->sq.ctrl);
+	teardown();
+}
+
+/* Two linked_only ports, 1 (TT_SUBNQN linked) and 2 (nothing linked). */
+static void two_ports(struct rblk_listener **p1, struct rblk_listener **p2)
+{
+	struct rblk_listen_opts o;
+
+	rblk_listen_opts_init(&o);
+	o.linked_only = true;
+	o.traddr = "10.99.0.1";
+	o.portid = 1;
+	CU_ASSERT_EQUAL_FATAL(rblk_target_listen(env->tgt, &o), 0);
+	o.traddr = "10.99.0.2";
+	o.portid = 2;
+	CU_ASSERT_EQUAL_FATAL(rblk_target_listen(env->tgt, &o), 0);
+	CU_ASSERT_EQUAL_FATAL(rblk_target_port_add_subsystem(env->tgt, 1, TT_SUBNQN), 0);
+	*p1 = env->tgt->listeners[0];
+	*p2 = env->tgt->listeners[1];
+}
+
+/*
+ * nvmet: a subsystem not linked to the port the host connects through is
+ * unknown there: Connect Invalid Parameters, IPO 256 (SUBNQN), admin and
+ * I/O queues alike (nvmf-interop.md §2.4).
+ */
+static void test_connect_wrong_port(void)
+{
+	struct rblk_listener *p1, *p2;
+	struct tt_queue *iq;
+	struct nvme_cqe cqe;
+	uint16_t cntlid;
+
+	setup();
+	two_ports(&p1, &p2);
+	aq->sq.listener = p2;
+	CU_ASSERT_EQUAL(tt_connect(aq, TT_SUBNQN, TT_HOSTNQN, 0, 31, 0xFFFF, 0, 0, &cqe),
+			NVME_SC_CONNECT_INVALID_PARAM | NVME_SC_DNR);
+	CU_ASSERT_EQUAL(rblk_le32(cqe.dw0), 0x00010100);
+	CU_ASSERT_PTR_NULL(aq->sq.ctrl);
+	/* The discovery subsystem is on every port. */
+	CU_ASSERT_EQUAL(tt_connect(aq, NVME_DISC_SUBSYS_NAME, TT_HOSTNQN, 0, 31, 0xFFFF, 0, 0,
+				   &cqe), 0);
+	tt_queue_destroy(aq);
+
+	/* Through port 1 it works, and the controller remembers the port. */
+	aq = tt_queue_create(env, 0, 32);
+	aq->sq.listener = p1;
+	cntlid = tt_admin_bringup(aq, TT_SUBNQN, TT_HOSTNQN, 0);
+	CU_ASSERT_NOT_EQUAL_FATAL(cntlid, 0);
+	CU_ASSERT_PTR_EQUAL(aq->sq.ctrl->listener, p1);
+	/* An I/O queue through port 2 is refused the same way. */
+	iq = tt_queue_create(env, 1, 128);
+	iq->sq.listener = p2;
+	CU_ASSERT_EQUAL(tt_connect(iq, TT_SUBNQN, TT_HOSTNQN, 1, 127, cntlid, 0, 0, &cqe),
+			NVME_SC_CONNECT_INVALID_PARAM | NVME_SC_DNR);
+	CU_ASSERT_EQUAL(rblk_le32(cqe.dw0), 0x00010100);
+	iq->sq.listener = p1;
+	CU_ASSERT_EQUAL(tt_connect(iq, TT_SUBNQN, TT_HOSTNQN, 1, 127, cntlid, 0, 0, &cqe), 0);
+	tt_queue_destroy(iq);
+
+	/* Linked to port 2 as well: a host may connect there now. */
+	CU_ASSERT_EQUAL(rblk_target_port_add_subsystem(env->tgt, 2, TT_SUBNQN), 0);
+	iq = tt_queue_create(env, 0, 32);
+	iq->sq.listener = p2;
+	CU_ASSERT_EQUAL(tt_connect(iq, TT_SUBNQN, TT_HOSTNQN, 0, 31, 0xFFFF, 0, 0, &cqe), 0);
+	tt_queue_destroy(iq);
+	teardown();
+}
+
+/*
+ * Unlinking, as nvmet (nvmet_port_del_ctrls): the subsystem's controllers
+ * that came through that port are disconnected, those of other ports stay,
+ * and the reconnect is refused.
+ */
+static void test_unlink_disconnects_that_port(void)
+{
+	struct rblk_listener *p1, *p2;
+	struct tt_queue *aq2, *iq;
+	struct nvme_cqe cqe;
+	uint16_t c1, c2;
+
+	setup();
+	two_ports(&p1, &p2);
+	CU_ASSERT_EQUAL(rblk_target_port_add_subsystem(env->tgt, 2, TT_SUBNQN), 0);
+	aq->sq.listener = p1;
+	c1 = tt_admin_bringup(aq, TT_SUBNQN, TT_HOSTNQN, 0);
+	CU_ASSERT_NOT_EQUAL_FATAL(c1, 0);
+	iq = tt_queue_create(env, 1, 128);
+	iq->sq.listener = p1;
+	CU_ASSERT_EQUAL(tt_connect(iq, TT_SUBNQN, TT_HOSTNQN, 1, 127, c1, 0, 0, &cqe), 0);
+	aq2 = tt_queue_create(env, 0, 32);
+	aq2->sq.listener = p2;
+	c2 = tt_admin_bringup(aq2, TT_SUBNQN, TT_HOSTNQN2, 0);
+	CU_ASSERT_NOT_EQUAL_FATAL(c2, 0);
+
+	CU_ASSERT_EQUAL(rblk_target_port_remove_subsystem(env->tgt, 1, TT_SUBNQN), 0);
+	CU_ASSERT_EQUAL(rblk_target_port_remove_subsystem(env->tgt, 1, TT_SUBNQN), -ENOENT);
+	CU_ASSERT(atomic_load(&aq->disconnects) > 0);
+	CU_ASSERT(atomic_load(&iq->disconnects) > 0);
+	CU_ASSERT_TRUE(aq->sq.ctrl->fatal);
+	CU_ASSERT_EQUAL(atomic_load(&aq2->disconnects), 0);
+	CU_ASSERT_FALSE(aq2->sq.ctrl->fatal);
+	tt_queue_destroy(iq);
+	tt_queue_destroy(aq);
+	aq = tt_queue_create(env, 0, 32);
+	aq->sq.listener = p1;
+	CU_ASSERT_EQUAL(tt_connect(aq, TT_SUBNQN, TT_HOSTNQN, 0, 31, 0xFFFF, 0, 0, &cqe),
+			NVME_SC_CONNECT_INVALID_PARAM | NVME_SC_DNR);
+	CU_ASSERT_EQUAL(rblk_le32(cqe.dw0), 0x00010100);
+	tt_queue_destroy(aq2);
 	teardown();
 }
 
@@ -595,6 +707,8 @@ static const struct ut_case cases[] = {
 	UT_CASE(test_connect_admin_static_cntlid),
 	UT_CASE(test_connect_fault_order),
 	UT_CASE(test_connect_unknown_subnqn),
+	UT_CASE(test_connect_wrong_port),
+	UT_CASE(test_unlink_disconnects_that_port),
 	UT_CASE(test_connect_host_acl),
 	UT_CASE(test_connect_sqsize),
 	UT_CASE(test_io_connect),

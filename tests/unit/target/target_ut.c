@@ -97,6 +97,78 @@ static void test_listen(void)
 	tt_env_destroy(env);
 }
 
+/* Per-port subsystem links: the API's checks and the listener's state. */
+static void test_port_links(void)
+{
+	struct tt_env *env = tt_env_create(NULL, 0);
+	struct rblk_listen_opts o;
+	struct rblk_listener *open, *linked;
+	struct rblk_subsystem *ss;
+	struct json_object *root, *ls, *v;
+	char *json = NULL;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(env);
+	ss = tt_add_subsys(env, TT_SUBNQN, NULL, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(tt_add_subsys(env, TT_SUBNQN2, NULL, NULL));
+	rblk_listen_opts_init(&o);
+	CU_ASSERT_FALSE(o.linked_only); /* the library's default: every subsystem */
+	o.traddr = "10.99.0.1";
+	o.portid = 3;
+	CU_ASSERT_EQUAL_FATAL(rblk_target_listen(env->tgt, &o), 0);
+	o.traddr = "10.99.0.2";
+	CU_ASSERT_EQUAL(rblk_target_listen(env->tgt, &o), -EEXIST); /* portid 3 is taken */
+	o.linked_only = true;
+	o.portid = 4;
+	CU_ASSERT_EQUAL_FATAL(rblk_target_listen(env->tgt, &o), 0);
+	open = env->tgt->listeners[0];
+	linked = env->tgt->listeners[1];
+	CU_ASSERT_TRUE(linked->linked_only);
+	CU_ASSERT_TRUE(rblk_listener_exports_locked(open, ss));
+	CU_ASSERT_FALSE(rblk_listener_exports_locked(linked, ss));
+	CU_ASSERT_TRUE(rblk_listener_exports_locked(linked, env->tgt->disc));
+	CU_ASSERT_TRUE(rblk_listener_exports_locked(NULL, ss));
+
+	CU_ASSERT_EQUAL(rblk_target_port_add_subsystem(env->tgt, 4, TT_SUBNQN), 0);
+	CU_ASSERT_TRUE(rblk_listener_exports_locked(linked, ss));
+	CU_ASSERT_EQUAL(rblk_target_port_add_subsystem(env->tgt, 4, TT_SUBNQN), -EEXIST);
+	CU_ASSERT_EQUAL(rblk_target_port_add_subsystem(env->tgt, 3, TT_SUBNQN), -EINVAL);
+	CU_ASSERT_EQUAL(rblk_target_port_add_subsystem(env->tgt, 9, TT_SUBNQN), -ENOENT);
+	CU_ASSERT_EQUAL(rblk_target_port_add_subsystem(env->tgt, 4, "nqn.2024-01.org.example:no"),
+			-ENOENT);
+	CU_ASSERT_EQUAL(rblk_target_port_add_subsystem(env->tgt, 4, NVME_DISC_SUBSYS_NAME), -ENOENT);
+	CU_ASSERT_EQUAL(rblk_target_port_add_subsystem(env->tgt, 4, NULL), -EINVAL);
+	CU_ASSERT_EQUAL(rblk_target_port_add_subsystem(NULL, 4, TT_SUBNQN), -EINVAL);
+	CU_ASSERT_EQUAL(rblk_target_port_add_subsystem(env->tgt, 4, TT_SUBNQN2), 0);
+	CU_ASSERT_EQUAL(linked->nr_subsys, 2);
+
+	/* Statistics show each port's links. */
+	CU_ASSERT_EQUAL_FATAL(rblk_target_stats_json(env->tgt, &json), 0);
+	root = json_tokener_parse(json);
+	CU_ASSERT_FATAL(json_object_object_get_ex(root, "listeners", &ls));
+	CU_ASSERT_FATAL(json_object_object_get_ex(json_object_array_get_idx(ls, 0), "subsystems",
+						  &v));
+	CU_ASSERT_STRING_EQUAL(json_object_get_string(v), "all");
+	CU_ASSERT_FATAL(json_object_object_get_ex(json_object_array_get_idx(ls, 1), "subsystems",
+						  &v));
+	CU_ASSERT_EQUAL_FATAL(json_object_array_length(v), 2);
+	CU_ASSERT_STRING_EQUAL(json_object_get_string(json_object_array_get_idx(v, 0)), TT_SUBNQN);
+	CU_ASSERT_STRING_EQUAL(json_object_get_string(json_object_array_get_idx(v, 1)), TT_SUBNQN2);
+	json_object_put(root);
+	free(json);
+
+	CU_ASSERT_EQUAL(rblk_target_port_remove_subsystem(env->tgt, 4, TT_SUBNQN), 0);
+	CU_ASSERT_EQUAL(rblk_target_port_remove_subsystem(env->tgt, 4, TT_SUBNQN), -ENOENT);
+	CU_ASSERT_EQUAL(rblk_target_port_remove_subsystem(env->tgt, 3, TT_SUBNQN), -ENOENT);
+	CU_ASSERT_EQUAL(rblk_target_port_remove_subsystem(env->tgt, 9, TT_SUBNQN2), -ENOENT);
+	CU_ASSERT_FALSE(rblk_listener_exports_locked(linked, ss));
+	CU_ASSERT_EQUAL(linked->nr_subsys, 1);
+	CU_ASSERT_PTR_EQUAL(linked->subsys[0], rblk_target_find_subsystem(env->tgt, TT_SUBNQN2));
+	/* Removing a subsystem removes its links. */
+	CU_ASSERT_EQUAL(rblk_target_remove_subsystem(env->tgt, TT_SUBNQN2), 0);
+	CU_ASSERT_EQUAL(linked->nr_subsys, 0);
+	tt_env_destroy(env);
+}
+
 static void *run_thread(void *arg)
 {
 	return (void *)(intptr_t)rblk_target_run(arg);
@@ -194,6 +266,7 @@ static void test_stats_json(void)
 static const struct ut_case cases[] = {
 	UT_CASE(test_opts_defaults_and_validation),
 	UT_CASE(test_listen),
+	UT_CASE(test_port_links),
 	UT_CASE(test_start_run_stop),
 	UT_CASE(test_stats_json),
 	UT_END,
