@@ -1,0 +1,258 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fio-plugin/ctrl_cache: process-wide list of the controllers fio's jobs use
+ * (see ctrl_cache.h for the sharing rule). One mutex guards the list, the
+ * reference counts and the namespace tables; it is held across connects, so
+ * two jobs naming the same target never connect twice at once. Nothing here
+ * is on the I/O path.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <pthread.h>
+
+#include "fio-plugin/ctrl_cache.h"
+
+#define NS_MAX 16
+
+struct rblk_fio_ctrl {
+	struct rblk_fio_ctrl *next;
+	struct rblk_fio_trid trid;       /* nsid unused */
+	struct rblk_fio_conn_params params;
+	struct rblk_ctrl *ctrl;
+	unsigned refs;
+	bool is_private;
+	unsigned nns;
+	struct {
+		uint32_t nsid;
+		struct rblk_ns *ns;
+	} ns[NS_MAX];
+};
+
+static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct rblk_fio_ctrl *cache_head;
+
+static bool same_params(const struct rblk_fio_conn_params *a, const struct rblk_fio_conn_params *b)
+{
+	return a->queue_size == b->queue_size && a->keep_alive_tmo == b->keep_alive_tmo &&
+	       a->nr_io_queues == b->nr_io_queues && a->reconnect_delay == b->reconnect_delay &&
+	       a->ctrl_loss_tmo == b->ctrl_loss_tmo;
+}
+
+static bool matches(const struct rblk_fio_ctrl *rc, const struct rblk_fio_trid *t,
+		    const struct rblk_fio_conn_params *p)
+{
+	return !rc->is_private && !p->private_ctrl && rblk_fio_trid_same_ctrl(&rc->trid, t) &&
+	       same_params(&rc->params, p);
+}
+
+/* What usually lies behind a connect errno. */
+static const char *connect_hint(int err)
+{
+	switch (err) {
+	case -ENODEV:
+	case -EADDRNOTAVAIL:
+	case -ENETUNREACH:
+		return " (no RDMA device routes to that address: check `rblk doctor`, `rdma link`)";
+	case -ECONNREFUSED:
+		return " (nothing listens there, or the target rejected the connection)";
+	case -ETIMEDOUT:
+		return " (no answer within connect_timeout)";
+	case -EHOSTUNREACH:
+		return " (the address did not resolve or is unreachable)";
+	default:
+		return "";
+	}
+}
+
+/* With the lock held: a new controller at the head of the list, refs 0. */
+static int connect_new(const struct rblk_fio_trid *t, const struct rblk_fio_conn_params *p,
+		       struct rblk_fio_ctrl **out, char *why, size_t whylen)
+{
+	struct rblk_connect_opts o;
+	struct rblk_fio_ctrl *rc;
+	uint16_t status = 0;
+	char where[RBLK_FIO_ADDR_MAX * 2 + RBLK_NQN_MAX + 64];
+	int ret;
+
+	rc = calloc(1, sizeof(*rc));
+	if (!rc) {
+		snprintf(why, whylen, "out of memory");
+		return -ENOMEM;
+	}
+	rc->trid = *t;
+	rc->params = *p;
+	rc->is_private = p->private_ctrl;
+
+	rblk_connect_opts_init(&o);
+	o.traddr = rc->trid.traddr;
+	o.trsvcid = rc->trid.trsvcid;
+	o.subnqn = rc->trid.subnqn;
+	o.hostnqn = rc->trid.hostnqn[0] ? rc->trid.hostnqn : NULL;
+	o.hostid = rc->trid.hostid[0] ? rc->trid.hostid : NULL;
+	o.host_traddr = rc->trid.host_traddr[0] ? rc->trid.host_traddr : NULL;
+	if (p->queue_size)
+		o.queue_size = p->queue_size;
+	if (p->keep_alive_tmo)
+		o.keep_alive_tmo = p->keep_alive_tmo;
+	if (p->nr_io_queues)
+		o.nr_io_queues = p->nr_io_queues;
+	if (p->connect_timeout_ms)
+		o.connect_timeout_ms = p->connect_timeout_ms;
+	if (p->reconnect_delay > 0)
+		o.reconnect_delay = p->reconnect_delay;
+	if (p->ctrl_loss_tmo >= -1)
+		o.ctrl_loss_tmo = p->ctrl_loss_tmo;
+
+	ret = rblk_connect(&o, &rc->ctrl, &status);
+	if (ret) {
+		rblk_fio_trid_str(t, where, sizeof(where));
+		if (ret == -EREMOTEIO && status)
+			snprintf(why, whylen, "cannot connect to %s: the target refused: %s (status 0x%x)",
+				 where, rblk_status_str(status), status);
+		else if (ret == -EINVAL)
+			snprintf(why, whylen, "cannot connect to %s: invalid connection parameters "
+				 "(queue_size 16..1024, NQNs up to 223 bytes, hostid a UUID)", where);
+		else
+			snprintf(why, whylen, "cannot connect to %s: %s%s", where, strerror(-ret),
+				 connect_hint(ret));
+		free(rc);
+		return ret;
+	}
+	rc->next = cache_head;
+	cache_head = rc;
+	*out = rc;
+	return 0;
+}
+
+int rblk_fio_ctrl_get(const struct rblk_fio_trid *t, const struct rblk_fio_conn_params *p,
+		      struct rblk_fio_ctrl **out, char *why, size_t whylen)
+{
+	struct rblk_fio_ctrl *rc;
+	int ret = 0;
+
+	pthread_mutex_lock(&cache_lock);
+	for (rc = cache_head; rc; rc = rc->next)
+		if (matches(rc, t, p))
+			break;
+	if (!rc)
+		ret = connect_new(t, p, &rc, why, whylen);
+	if (!ret) {
+		rc->refs++;
+		*out = rc;
+	}
+	pthread_mutex_unlock(&cache_lock);
+	return ret;
+}
+
+int rblk_fio_ctrl_get_qpair(const struct rblk_fio_trid *t, const struct rblk_fio_conn_params *p,
+			    struct rblk_fio_ctrl **out, struct rblk_qpair **qp,
+			    char *why, size_t whylen)
+{
+	struct rblk_fio_ctrl *rc;
+	int ret = -EBUSY;
+
+	why[0] = '\0';
+	pthread_mutex_lock(&cache_lock);
+	for (rc = cache_head; rc; rc = rc->next) {
+		if (!matches(rc, t, p))
+			continue;
+		ret = rblk_qpair_alloc(rc->ctrl, qp);
+		if (ret != -EBUSY)
+			break;
+	}
+	if (!rc && ret == -EBUSY) {
+		/* Every shared controller's I/O queues are taken (or none exists yet). */
+		ret = connect_new(t, p, &rc, why, whylen);
+		if (!ret)
+			ret = rblk_qpair_alloc(rc->ctrl, qp);
+	}
+	if (ret && rc && !*why)
+		snprintf(why, whylen, "no I/O queue on the controller of %s: %s", rc->trid.subnqn,
+			 strerror(-ret));
+	if (!ret) {
+		rc->refs++;
+		*out = rc;
+	} else if (rc && !rc->refs) {
+		/* A controller connected for us alone that we cannot use. */
+		cache_head = rc->next;
+		rblk_disconnect(rc->ctrl);
+		free(rc);
+	}
+	pthread_mutex_unlock(&cache_lock);
+	return ret;
+}
+
+void rblk_fio_ctrl_put_qpair(struct rblk_fio_ctrl *rc, struct rblk_qpair *qp)
+{
+	rblk_qpair_free(qp);
+	rblk_fio_ctrl_put(rc);
+}
+
+int rblk_fio_ctrl_ns(struct rblk_fio_ctrl *rc, uint32_t nsid, struct rblk_ns **out,
+		     char *why, size_t whylen)
+{
+	int ret = 0;
+
+	pthread_mutex_lock(&cache_lock);
+	for (unsigned i = 0; i < rc->nns; i++) {
+		if (rc->ns[i].nsid == nsid) {
+			*out = rc->ns[i].ns;
+			goto out;
+		}
+	}
+	if (rc->nns == NS_MAX) {
+		snprintf(why, whylen, "more than %d namespaces of one controller", NS_MAX);
+		ret = -E2BIG;
+		goto out;
+	}
+	ret = rblk_ns_open(rc->ctrl, nsid, out);
+	if (ret) {
+		if (ret == -ENODEV || ret == -EREMOTEIO)
+			snprintf(why, whylen, "namespace %u of %s: no such active namespace",
+				 nsid, rc->trid.subnqn);
+		else if (ret == -EOPNOTSUPP)
+			snprintf(why, whylen, "namespace %u of %s: unsupported format (metadata, "
+				 "or blocks not 512 B..4 KiB)", nsid, rc->trid.subnqn);
+		else
+			snprintf(why, whylen, "namespace %u of %s: %s", nsid, rc->trid.subnqn,
+				 strerror(-ret));
+		goto out;
+	}
+	rc->ns[rc->nns].nsid = nsid;
+	rc->ns[rc->nns].ns = *out;
+	rc->nns++;
+out:
+	pthread_mutex_unlock(&cache_lock);
+	return ret;
+}
+
+struct rblk_ctrl *rblk_fio_ctrl_handle(struct rblk_fio_ctrl *rc)
+{
+	return rc->ctrl;
+}
+
+void rblk_fio_ctrl_put(struct rblk_fio_ctrl *rc)
+{
+	struct rblk_fio_ctrl **pp;
+
+	if (!rc)
+		return;
+	pthread_mutex_lock(&cache_lock);
+	if (--rc->refs) {
+		pthread_mutex_unlock(&cache_lock);
+		return;
+	}
+	for (pp = &cache_head; *pp; pp = &(*pp)->next) {
+		if (*pp == rc) {
+			*pp = rc->next;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&cache_lock);
+	for (unsigned i = 0; i < rc->nns; i++)
+		rblk_ns_close(rc->ns[i].ns);
+	rblk_disconnect(rc->ctrl);
+	free(rc);
+}

@@ -1,0 +1,393 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fio-plugin/engine: the fio ioengine "rblk" (librblk_fio.so): NVMe over
+ * Fabrics/RDMA from fio through rblk's initiator library, with no kernel host.
+ *
+ *   fio --ioengine=external:/path/librblk_fio.so --thread=1 \
+ *       --filename='trtype=RDMA adrfam=IPv4 traddr=10.0.0.1 trsvcid=4420 subnqn=nqn.2024-01.io.example\:disk ns=1'
+ *
+ * This file owns the life cycle; engine_io.c the data path. fio calls, in order:
+ *   setup (main thread, once per job, before any job runs): parse each file's
+ *     transport ID, connect or share a controller, size the file from
+ *     Identify Namespace;
+ *   init (job thread): one I/O queue pair per distinct controller of the
+ *     job's files — jobs are threads of one process (thread=1), so the
+ *     controllers made in setup serve them all;
+ *   iomem_alloc: fio's I/O buffers from registered memory (zero-copy);
+ *   open_file/close_file, then the data path, then iomem_free and cleanup.
+ * Processes (fio's default) would inherit RDMA resources across fork(), which
+ * verbs do not allow, so thread=1 is required and checked.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rblk/common.h>
+
+#include "fio-plugin/engine.h"
+
+_Static_assert(FIO_IOOPS_VERSION >= 31, "built against fio >= 3.33's engine ABI (errdetails)");
+
+#define WHY_LEN 512
+
+/* ---- logging: the library's messages go through fio's log */
+
+static void log_to_fio(enum rblk_log_level level, const char *msg, void *arg)
+{
+	if (level <= RBLK_LOG_WARN)
+		log_err("rblk: %s\n", msg);
+	else
+		log_info("rblk: %s\n", msg);
+}
+
+static pthread_once_t log_once = PTHREAD_ONCE_INIT;
+static char log_level_name[16] = "warn";
+
+static void log_setup(void)
+{
+	enum rblk_log_level lvl = RBLK_LOG_WARN;
+
+	if (rblk_log_level_parse(log_level_name, &lvl))
+		log_err("rblk: rblk_log=%s: not err, warn, notice, info or debug; using warn\n",
+			log_level_name);
+	rblk_log_set_level(lvl);
+	rblk_log_set_handler(log_to_fio, NULL);
+}
+
+/* Reports a setup error the way fio's own do: the message, then td's error. */
+static int fail(struct thread_data *td, struct fio_file *f, int err, const char *what,
+		const char *why)
+{
+	if (f)
+		log_err("rblk: %s: %s\n", f->file_name, why);
+	else
+		log_err("rblk: %s\n", why);
+	td_vmsg(td, err, why, what);
+	return 1;
+}
+
+/* ---- files */
+
+static void file_release(struct fio_file *f)
+{
+	struct rblk_fio_file *rf = FILE_ENG_DATA(f);
+
+	if (!rf)
+		return;
+	rblk_fio_ctrl_put(rf->setup_rc);
+	free(rf);
+	FILE_SET_ENG_DATA(f, NULL);
+}
+
+/* Pass 1: every file's transport ID, before anything connects. */
+static int file_parse(struct thread_data *td, struct fio_file *f, const struct rblk_fio_trid *defaults)
+{
+	struct rblk_fio_file *rf;
+	char why[WHY_LEN] = "";
+	int ret;
+
+	if (FILE_ENG_DATA(f))
+		return 0;
+	rf = calloc(1, sizeof(*rf));
+	if (!rf)
+		return fail(td, f, ENOMEM, "rblk setup", "out of memory");
+	FILE_SET_ENG_DATA(f, rf);
+	ret = rblk_fio_trid_parse(f->file_name, &rf->trid, why, sizeof(why));
+	if (!ret)
+		ret = rblk_fio_trid_complete(&rf->trid, defaults, why, sizeof(why));
+	if (ret)
+		return fail(td, f, EINVAL, "rblk filename", why);
+	return 0;
+}
+
+/* Pass 2: a controller for each file, and its size from Identify Namespace. */
+static int file_connect(struct thread_data *td, struct fio_file *f,
+			const struct rblk_fio_conn_params *p)
+{
+	struct rblk_fio_file *rf = FILE_ENG_DATA(f);
+	struct rblk_ns *ns;
+	char why[WHY_LEN] = "";
+	int ret;
+
+	if (rf->size)
+		return 0;
+	ret = rblk_fio_ctrl_get(&rf->trid, p, &rf->setup_rc, why, sizeof(why));
+	if (ret)
+		return fail(td, f, -ret, "rblk connect", why);
+	ret = rblk_fio_ctrl_ns(rf->setup_rc, rf->trid.nsid, &ns, why, sizeof(why));
+	if (ret)
+		return fail(td, f, -ret, "rblk namespace", why);
+	rf->lba_shift = (uint32_t)__builtin_ctz(rblk_ns_block_size(ns));
+	rf->size = rblk_ns_num_blocks(ns) << rf->lba_shift;
+	if (p->private_ctrl) {
+		/* The job connects its own controller in init: this one only sized the file. */
+		rblk_fio_ctrl_put(rf->setup_rc);
+		rf->setup_rc = NULL;
+	}
+	/* No local file behind the name: never lay one out or stat it as a file. */
+	f->filetype = FIO_TYPE_BLOCK;
+	f->real_file_size = rf->size;
+	fio_file_set_size_known(f);
+	return 0;
+}
+
+static int rblk_fio_setup(struct thread_data *td)
+{
+	struct rblk_fio_opts *o = td->eo;
+	struct rblk_fio_conn_params p;
+	struct rblk_fio_trid defaults;
+	struct fio_file *f;
+	unsigned int i;
+	int err = 0;
+
+	if (o->log_level && strlen(o->log_level) < sizeof(log_level_name))
+		strcpy(log_level_name, o->log_level);
+	pthread_once(&log_once, log_setup);
+
+	if (!td->o.use_thread)
+		return fail(td, NULL, EINVAL, "rblk setup",
+			    "thread=1 is required: fio jobs must be threads of one process "
+			    "(RDMA resources cannot be shared with forked processes); add --thread=1 "
+			    "or 'thread' to the job file");
+
+	rblk_fio_opts_defaults(o, &defaults, &p);
+	for_each_file(td, f, i)
+		if ((err = file_parse(td, f, &defaults)))
+			break;
+	if (!err)
+		for_each_file(td, f, i)
+			if ((err = file_connect(td, f, &p)))
+				break;
+	if (err)
+		for_each_file(td, f, i)
+			file_release(f);
+	return err;
+}
+
+static int rblk_fio_get_file_size(struct thread_data *td, struct fio_file *f)
+{
+	struct rblk_fio_file *rf = FILE_ENG_DATA(f);
+
+	if (!rf)
+		return fail(td, f, EINVAL, "rblk get_file_size", "the file was not set up");
+	f->real_file_size = rf->size;
+	fio_file_set_size_known(f);
+	return 0;
+}
+
+/* ---- jobs */
+
+static void td_free(struct rblk_fio_td *d)
+{
+	for (unsigned i = 0; i < d->nqp; i++)
+		rblk_fio_ctrl_put_qpair(d->qps[i].rc, d->qps[i].qp);
+	free(d->qps);
+	free(d->pfds);
+	free(d->events);
+	free(d->staged);
+	free(d);
+}
+
+/* The job's qpair for @rf's controller, allocating one the first time. */
+static int bind_file(struct thread_data *td, struct rblk_fio_td *d, struct fio_file *f,
+		     const struct rblk_fio_conn_params *p)
+{
+	struct rblk_fio_file *rf = FILE_ENG_DATA(f);
+	struct rblk_fio_qp *q = NULL;
+	char why[WHY_LEN] = "";
+	int ret;
+
+	if (!rf)
+		return fail(td, f, EINVAL, "rblk init", "the file was not set up");
+	for (unsigned i = 0; i < d->nqp && !q; i++)
+		if (rblk_fio_trid_same_ctrl(&d->qps[i].trid, &rf->trid))
+			q = &d->qps[i];
+	if (!q) {
+		q = &d->qps[d->nqp];
+		ret = rblk_fio_ctrl_get_qpair(&rf->trid, p, &q->rc, &q->qp, why, sizeof(why));
+		if (ret)
+			return fail(td, f, -ret, "rblk qpair", why);
+		q->trid = rf->trid;
+		d->pfds[d->nqp].fd = rblk_qpair_fd(q->qp);
+		d->pfds[d->nqp].events = POLLIN;
+		d->nqp++;
+		if (td->o.iodepth > rblk_qpair_depth(q->qp))
+			log_info("rblk: %s: iodepth=%u is more than the I/O queue's %u entries: "
+				 "the rest waits (raise queue_size=)\n", td->o.name, td->o.iodepth,
+				 rblk_qpair_depth(q->qp));
+	}
+	ret = rblk_fio_ctrl_ns(q->rc, rf->trid.nsid, &rf->ns, why, sizeof(why));
+	if (ret)
+		return fail(td, f, -ret, "rblk namespace", why);
+	rf->qp = q;
+	return 0;
+}
+
+static int rblk_fio_init(struct thread_data *td)
+{
+	struct rblk_fio_opts *o = td->eo;
+	struct rblk_fio_conn_params p;
+	struct rblk_fio_trid defaults;
+	struct rblk_fio_td *d;
+	struct fio_file *f;
+	unsigned int i;
+
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return fail(td, NULL, ENOMEM, "rblk init", "out of memory");
+	td->io_ops_data = d;
+	d->cap = td->o.iodepth ? td->o.iodepth : 1;
+	d->qps = calloc(td->o.nr_files ? td->o.nr_files : 1, sizeof(*d->qps));
+	d->pfds = calloc(td->o.nr_files ? td->o.nr_files : 1, sizeof(*d->pfds));
+	d->events = calloc(d->cap, sizeof(*d->events));
+	d->staged = calloc(d->cap, sizeof(*d->staged));
+	if (!d->qps || !d->pfds || !d->events || !d->staged)
+		return fail(td, NULL, ENOMEM, "rblk init", "out of memory");
+	d->fua = o->fua;
+	d->busy_poll = o->busy_poll;
+	d->spin_us = o->spin_us;
+
+	rblk_fio_opts_defaults(o, &defaults, &p);
+	for_each_file(td, f, i)
+		if (bind_file(td, d, f, &p))
+			return 1;
+	return 0;
+}
+
+static void rblk_fio_cleanup(struct thread_data *td)
+{
+	struct rblk_fio_td *d = td->io_ops_data;
+	struct fio_file *f;
+	unsigned int i;
+
+	if (d)
+		td_free(d);
+	td->io_ops_data = NULL;
+	for_each_file(td, f, i)
+		file_release(f);
+}
+
+static int rblk_fio_open_file(struct thread_data *td, struct fio_file *f)
+{
+	struct rblk_fio_file *rf = FILE_ENG_DATA(f);
+	char why[WHY_LEN];
+
+	if (!rf || !rf->ns)
+		return fail(td, f, EINVAL, "rblk open", "the file was not set up");
+	if (f->file_offset + f->io_size > rf->size) {
+		snprintf(why, sizeof(why), "offset %llu + size %llu is beyond the namespace's "
+			 "%llu bytes", (unsigned long long)f->file_offset,
+			 (unsigned long long)f->io_size, (unsigned long long)rf->size);
+		return fail(td, f, EINVAL, "rblk open", why);
+	}
+	if (td_write(td) && rblk_ns_read_only(rf->ns))
+		return fail(td, f, EROFS, "rblk open", "the namespace is write-protected");
+	return 0;
+}
+
+static int rblk_fio_close_file(struct thread_data *td, struct fio_file *f)
+{
+	return 0;
+}
+
+/* Nothing is cached on this side of the fabric. */
+static int rblk_fio_invalidate(struct thread_data *td, struct fio_file *f)
+{
+	return 0;
+}
+
+/* ---- buffers: registered with every controller the job uses */
+
+static int rblk_fio_iomem_alloc(struct thread_data *td, size_t total)
+{
+	struct rblk_fio_td *d = td->io_ops_data;
+	unsigned i;
+	int ret;
+
+	if (!d || !d->nqp)
+		return 1;
+	d->buf = rblk_buf_alloc(rblk_fio_ctrl_handle(d->qps[0].rc), total);
+	if (!d->buf) {
+		log_err("rblk: %s: cannot allocate %zu bytes of registered memory for the I/O "
+			"buffers (check ulimit -l)\n", td->o.name, total);
+		return 1;
+	}
+	d->buf_len = total;
+	for (i = 1; i < d->nqp; i++) {
+		ret = rblk_mem_register(rblk_fio_ctrl_handle(d->qps[i].rc), d->buf, total);
+		if (ret) {
+			log_err("rblk: %s: registering the I/O buffers with a second controller: "
+				"%s\n", td->o.name, strerror(-ret));
+			while (--i > 0)
+				rblk_mem_unregister(rblk_fio_ctrl_handle(d->qps[i].rc), d->buf);
+			rblk_buf_free(rblk_fio_ctrl_handle(d->qps[0].rc), d->buf);
+			d->buf = NULL;
+			return 1;
+		}
+	}
+	td->orig_buffer = d->buf;
+	return 0;
+}
+
+static void rblk_fio_iomem_free(struct thread_data *td)
+{
+	struct rblk_fio_td *d = td->io_ops_data;
+
+	if (!d || !d->buf)
+		return;
+	for (unsigned i = 1; i < d->nqp; i++)
+		rblk_mem_unregister(rblk_fio_ctrl_handle(d->qps[i].rc), d->buf);
+	rblk_buf_free(rblk_fio_ctrl_handle(d->qps[0].rc), d->buf);
+	d->buf = NULL;
+	td->orig_buffer = NULL;
+}
+
+static int rblk_fio_io_u_init(struct thread_data *td, struct io_u *io_u)
+{
+	struct rblk_fio_req *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return 1;
+	r->io_u = io_u;
+	r->d = td->io_ops_data;
+	io_u->engine_data = r;
+	return 0;
+}
+
+static void rblk_fio_io_u_free(struct thread_data *td, struct io_u *io_u)
+{
+	free(io_u->engine_data);
+	io_u->engine_data = NULL;
+}
+
+/*
+ * The symbol fio looks up after dlopen(). FIO_DISKLESSIO: the filename is not a
+ * local path, so fio must not stat, create, fadvise or invalidate it.
+ * FIO_NO_OFFLOAD: a qpair belongs to the job's thread (io_submit_mode=offload
+ * would queue from another one).
+ */
+struct ioengine_ops ioengine __attribute__((visibility("default"))) = {
+	.name = "rblk",
+	.version = FIO_IOOPS_VERSION,
+	.flags = FIO_RAWIO | FIO_NOEXTEND | FIO_NODISKUTIL | FIO_MEMALIGN | FIO_DISKLESSIO |
+		 FIO_NO_OFFLOAD | FIO_ASYNCIO_SETS_ISSUE_TIME,
+	.setup = rblk_fio_setup,
+	.init = rblk_fio_init,
+	.queue = rblk_fio_queue,
+	.commit = rblk_fio_commit,
+	.getevents = rblk_fio_getevents,
+	.event = rblk_fio_event,
+	.errdetails = rblk_fio_errdetails,
+	.cleanup = rblk_fio_cleanup,
+	.open_file = rblk_fio_open_file,
+	.close_file = rblk_fio_close_file,
+	.invalidate = rblk_fio_invalidate,
+	.get_file_size = rblk_fio_get_file_size,
+	.iomem_alloc = rblk_fio_iomem_alloc,
+	.iomem_free = rblk_fio_iomem_free,
+	.io_u_init = rblk_fio_io_u_init,
+	.io_u_free = rblk_fio_io_u_free,
+	.option_struct_size = sizeof(struct rblk_fio_opts),
+	.options = rblk_fio_options,
+};
