@@ -338,9 +338,12 @@ unsigned rblk_poll_group_poll(struct rblk_poll_group *pg)
 		now = rblk_now_ms();
 		if (now >= pg->next_tick_ms) {
 			/* Keep-alive: the admin queue's owner checks its controller. */
-			TAILQ_FOREACH(q, &pg->queues, link)
-				if (q->state == RBLK_RDMA_Q_LIVE)
-					rblk_sq_tick(&q->sq, now);
+			TAILQ_FOREACH(q, &pg->queues, link) {
+				if (q->state != RBLK_RDMA_Q_LIVE)
+					continue;
+				rblk_sq_tick(&q->sq, now);
+				rblk_rdma_queue_check_stall(q, now);
+			}
 			pg->next_tick_ms = now + pg->opts.tick_ms;
 			atomic_fetch_add_explicit(&pg->stats.ticks, 1, memory_order_relaxed);
 		}

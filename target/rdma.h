@@ -275,6 +275,7 @@ struct rblk_rdma_queue {
 	struct rblk_mr_pool *icd;         /* depth x in-capsule size, I/O queues only */
 	struct rblk_mr_pool *rsps;        /* nreqs x 16 B */
 	uint32_t icd_size;                /* 0 on the admin queue */
+	bool no_invalidate;               /* plain SEND even for 0x4F (debugging) */
 	struct rblk_rdma_recv *recvs;     /* [depth] */
 	struct rblk_rdma_req *reqs;       /* [nreqs] */
 	uint16_t depth;
@@ -311,6 +312,12 @@ struct rblk_rdma_queue {
 	struct rblk_pg_msg msg_disconnect;
 	int disconnect_reason;            /* enum rblk_cm_event_type, or -1: local */
 
+	/* Stall detector (ticks): completions seen, and since when none came. */
+	uint64_t progress;
+	uint64_t progress_seen;
+	uint64_t stalled_since_ms;
+	bool stall_reported;
+
 	TAILQ_ENTRY(rblk_rdma_queue) link; /* pg->queues */
 	struct rblk_rdma_qstats stats;
 };
@@ -344,42 +351,12 @@ void rblk_rdma_queue_request_disconnect(struct rblk_rdma_queue *q, int reason);
  * destroyed. Returns true when q was freed.
  */
 bool rblk_rdma_queue_reap(struct rblk_rdma_queue *q);
+/*
+ * Poll group thread, from the ticks: logs (once) what a queue whose requests
+ * made no progress for a few seconds waits for.
+ */
+void rblk_rdma_queue_check_stall(struct rblk_rdma_queue *q, uint64_t now_ms);
 /* Copies the counters (any thread). */
 void rblk_rdma_queue_stats(struct rblk_rdma_queue *q, struct rblk_rdma_qstats_snapshot *out);
-
-/* ======================================================================== */
-/* The transport object the core holds (rdma_listener.c).                  */
-
-struct rblk_rdma_listener {
-	struct rblk_transport *t;
-	struct rblk_listener *l;
-	struct rblk_cm_id *id;
-	struct rblk_rdma_listener *next;
-};
-
-struct rblk_transport {
-	struct rblk_target *tgt;
-	pthread_mutex_t ctl_lock;         /* start/stop */
-	pthread_mutex_t lock;             /* listeners; stopping vs. new queues */
-	struct rblk_cm_channel *ch;       /* every listener and every queue's id */
-	struct rblk_rdma_listener *listeners;
-	pthread_t cm_thread;
-	int cm_stop_fd;                   /* eventfd: the CM thread exits */
-	bool started;
-	atomic_bool stopping;             /* refuse new connections */
-
-	unsigned npg;
-	struct rblk_poll_group **pgs;
-	unsigned next_pg;                 /* round robin (CM thread) */
-
-	pthread_mutex_t qlock;            /* nr_queues + queues_cv */
-	pthread_cond_t queues_cv;
-	unsigned nr_queues;               /* allocated queue objects */
-};
-
-extern const struct rblk_transport_ops rblk_rdma_transport_ops;
-
-/* A queue object went away (rblk_rdma_queue_reap). */
-void rblk_rdma_transport_queue_gone(struct rblk_transport *t);
 
 #endif

@@ -22,7 +22,7 @@
 
 #include "common/log.h"
 #include "protocol/cm.h"
-#include "target/rdma.h"
+#include "target/rdma_listener.h"
 
 #define LISTEN_BACKLOG 128
 #define STOP_DRAIN_TIMEOUT_S 30
@@ -366,6 +366,15 @@ int rblk_transport_create(struct rblk_target *tgt, struct rblk_transport **out)
 	pthread_cond_init(&t->queues_cv, &ca);
 	pthread_condattr_destroy(&ca);
 	atomic_init(&t->stopping, false);
+	/*
+	 * A debugging knob: answer 0x4F SGLs with a plain SEND (the host then
+	 * invalidates its key itself), to tell remote-invalidation problems of
+	 * a provider apart from others.
+	 */
+	t->no_invalidate = getenv("RBLK_RDMA_NO_INVALIDATE") &&
+			   !strcmp(getenv("RBLK_RDMA_NO_INVALIDATE"), "1");
+	if (t->no_invalidate)
+		RBLK_NOTICE("RDMA transport: RBLK_RDMA_NO_INVALIDATE=1: no SEND_WITH_INV");
 	*out = t;
 	return 0;
 }

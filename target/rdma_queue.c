@@ -20,7 +20,7 @@
 
 #include "common/log.h"
 #include "protocol/cm.h"
-#include "target/rdma.h"
+#include "target/rdma_listener.h"
 
 /* Receives the QP never flushed (posted after it broke) are given up after this. */
 #define DRAIN_RECV_TIMEOUT_MS 2000
@@ -146,6 +146,7 @@ static int setup(struct rblk_rdma_queue *q)
 	q->nreqs = q->plan.depth;
 	/* Admin capsules are 64 bytes: its Connect data comes by RDMA READ (§8.2). */
 	q->icd_size = q->plan.qid ? o->in_capsule_data_size : 0;
+	q->no_invalidate = q->t->no_invalidate;
 	q->max_sge = min_u(q->dev->attr.max_sge ? q->dev->attr.max_sge : 1, RBLK_REQ_MAX_IOV);
 	q->max_sge_rd = q->dev->attr.max_sge_rd ? min_u(q->dev->attr.max_sge_rd, q->max_sge)
 						  : q->max_sge;
@@ -439,6 +440,48 @@ const struct rblk_transport_ops rblk_rdma_transport_ops = {
 	.disconnect = op_disconnect,
 	.run_on = op_run_on,
 };
+
+#define STALL_REPORT_MS 5000
+
+void rblk_rdma_queue_check_stall(struct rblk_rdma_queue *q, uint64_t now_ms)
+{
+	unsigned n[RBLK_RDMA_REQ_COMPLETING + 1] = { 0 };
+	unsigned waiting_buf = 0, incoming = 0;
+	struct rblk_rdma_recv *rv;
+	struct rblk_rdma_req *r;
+
+	if (q->progress != q->progress_seen || !q->reqs_busy) {
+		if (q->stall_reported)
+			RBLK_NOTICE("%s qid %u: requests move again", q->peer, q->sq.qid);
+		q->progress_seen = q->progress;
+		q->stalled_since_ms = now_ms;
+		q->stall_reported = false;
+		return;
+	}
+	if (q->stall_reported || now_ms - q->stalled_since_ms < STALL_REPORT_MS)
+		return;
+	q->stall_reported = true;
+	for (uint16_t i = 0; i < q->nreqs; i++)
+		n[q->reqs[i].state]++;
+	TAILQ_FOREACH(r, &q->dev->pending_buf, link)
+		waiting_buf++;
+	STAILQ_FOREACH(rv, &q->incoming, link)
+		incoming++;
+	RBLK_WARN("%s qid %u: no progress for %llu ms: requests NEW %u NEED_BUFFER %u "
+		  "NEED_RDMA_READ %u TRANSFERRING_H2C %u READY_TO_EXECUTE %u EXECUTING %u "
+		  "READY_TO_COMPLETE %u COMPLETING %u; pool %u/%u free (%u waiting), send "
+		  "slots %u/%u, reads %u/%u, receives posted %u/%u, signaled WRs %u, "
+		  "unbound capsules %u, backend in flight %u, parked %u",
+		  q->peer, q->sq.qid, (unsigned long long)(now_ms - q->stalled_since_ms),
+		  n[RBLK_RDMA_REQ_NEW], n[RBLK_RDMA_REQ_NEED_BUFFER], n[RBLK_RDMA_REQ_NEED_RDMA_READ],
+		  n[RBLK_RDMA_REQ_TRANSFERRING_H2C], n[RBLK_RDMA_REQ_READY_TO_EXECUTE],
+		  n[RBLK_RDMA_REQ_EXECUTING], n[RBLK_RDMA_REQ_READY_TO_COMPLETE],
+		  n[RBLK_RDMA_REQ_COMPLETING], rblk_mr_pool_free_count(q->dev->pool),
+		  rblk_mr_pool_count(q->dev->pool), waiting_buf, q->send_slots, q->send_slots_max,
+		  q->reads_avail, q->plan.initiator_depth, q->recv_posted, q->depth,
+		  q->signaled_inflight, incoming, rblk_bqueue_inflight(q->sq.bq),
+		  q->sq.waitq ? q->sq.waitq->count : 0);
+}
 
 void rblk_rdma_queue_stats(struct rblk_rdma_queue *q, struct rblk_rdma_qstats_snapshot *out)
 {

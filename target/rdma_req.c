@@ -338,6 +338,7 @@ void rblk_rdma_queue_response(struct rblk_req *req)
 	       r->state != RBLK_RDMA_REQ_READY_TO_COMPLETE);
 	assert(!r->queued);
 	r->state = RBLK_RDMA_REQ_READY_TO_COMPLETE;
+	r->q->progress++;
 	rblk_rdma_req_process(r);
 }
 
@@ -436,6 +437,11 @@ static void send_done(struct rblk_rdma_req *r, const struct rblk_wc *wc)
 void rblk_rdma_handle_wc(const struct rblk_wc *wc)
 {
 	void *obj = rblk_rdma_wr_obj(wc->wr_id);
+
+	if (rblk_rdma_wr_kind(wc->wr_id) == RBLK_RDMA_WR_RECV)
+		((struct rblk_rdma_recv *)obj)->q->progress++;
+	else if (rblk_rdma_wr_kind(wc->wr_id) != RBLK_RDMA_WR_WRITE)
+		((struct rblk_rdma_req *)obj)->q->progress++;
 
 	switch (rblk_rdma_wr_kind(wc->wr_id)) {
 	case RBLK_RDMA_WR_RECV:

@@ -112,7 +112,7 @@ int rblk_rdma_build_reads(struct rblk_rdma_req *r, struct rblk_rdma_chain *c)
 
 int rblk_rdma_build_response(struct rblk_rdma_req *r, struct rblk_rdma_chain *c)
 {
-	bool inv = r->sgl.kind == RBLK_SGL_KEYED_INV;
+	bool inv = r->sgl.kind == RBLK_SGL_KEYED_INV && !r->q->no_invalidate;
 	int ret;
 
 	c->nwr = c->nsge = 0;
