@@ -1,0 +1,89 @@
+#!/bin/bash
+# 28-cli-attach: `rblk attach` makes an rblk-target namespace /dev/nbdN (NBD over netlink,
+# two connections, from 10.99.0.2): mkfs.ext4, mount, write files, unmount, fsck clean,
+# mount again and verify every file; data written through the device is what `rblk read`
+# reads from the target; `rblk detach` ends it and the attach process exits 0. Then an
+# attach --daemon ended by SIGTERM, and a read-only namespace.
+# vm-timeout: 1200
+set -u
+. "${RBLK_VM_LIB:-$(dirname "$0")/../lib.sh}"
+
+RBLK=$(rblk_bin initiator/rblk)
+TGT=$(rblk_bin target/rblk-target)
+need_cmd jq jq
+need_cmd mkfs.ext4 e2fsprogs
+NQN=nqn.2024-01.io.rblk:attach
+C="-t rdma -a $VM_ADDR0 -s 4420 -n $NQN -w $VM_ADDR1"
+modprobe nbd nbds_max=4 || die "modprobe nbd failed"
+
+fail() { bg_log target; [ -n "${BG_PIDS[attach]:-}" ] && bg_log attach; dmesg | tail -30; die "$*"; }
+
+truncate -s 256M "$T_WORK/disk.img"
+truncate -s 16M "$T_WORK/ro.img"
+bg_start target "$TGT" --listen $VM_ADDR0 --subsystem $NQN --ns "$T_WORK/disk.img" \
+	--ns "$T_WORK/ro.img,ro" --allow-any-host
+wait_for_line 60 target.log 'ready' "$BG_PID" || fail "rblk-target did not start"
+
+# ---- foreground attach, ext4, detach
+bg_start attach "$RBLK" attach $C -N 1 --connections 2 -o json
+wait_for_line 120 "$T_WORK/attach.log" '"device"' "$BG_PID" || fail "attach printed no device"
+dev=$(grep -o '"/dev/nbd[0-9]*"' attach.log | tr -d '"')
+[ -b "$dev" ] || fail "$dev is not a block device"
+idx=${dev#/dev/nbd}
+[ "$(blockdev --getsize64 "$dev")" = $((256 << 20)) ] || fail "$dev has the wrong size"
+grep -q "rblk:rdma:$VM_ADDR0:4420:$NQN:ns1" /sys/block/nbd$idx/backend 2>/dev/null ||
+	log "note: no backend identifier in sysfs (older kernel?)"
+log "attached as $dev ($(cat /sys/block/nbd$idx/size) sectors)"
+
+mkfs.ext4 -q -F "$dev" || fail "mkfs.ext4 on $dev failed"
+mkdir -p mnt
+mount "$dev" mnt || fail "mount $dev failed"
+for i in 1 2 3; do
+	head -c $((5 << 20)) /dev/urandom > mnt/big$i || fail "writing big$i failed"
+done
+mkdir mnt/dir
+for i in $(seq 1 50); do echo "file $i $RANDOM" > mnt/dir/f$i; done
+(cd mnt && find . -type f | sort | xargs sha256sum) > sums.txt
+sync
+umount mnt || fail "umount failed"
+fsck.ext4 -fn "$dev" > fsck.txt 2>&1 || { cat fsck.txt; fail "fsck.ext4 found problems"; }
+mount "$dev" mnt || fail "second mount failed"
+(cd mnt && sha256sum -c --quiet ../sums.txt) || fail "files differ after remount"
+umount mnt || fail "second umount failed"
+log "ext4 on $dev: 15 MiB + 50 files written, fsck clean, contents verified"
+
+# a pattern through the block device is what rblk reads from the target
+head -c $((1 << 20)) /dev/urandom > pat.bin
+dd if=pat.bin of="$dev" bs=1M seek=200 oflag=direct conv=fsync status=none || fail "dd to $dev failed"
+
+timeout 60 "$RBLK" detach "$dev" || fail "rblk detach $dev failed"
+bg_wait attach 60 || fail "the attach process did not exit 0 after detach"
+[ -e /sys/block/nbd$idx/pid ] && fail "$dev is still connected"
+bg_log attach
+timeout 120 "$RBLK" read $C -N 1 --offset 200M --length 1M -d got.bin || fail "rblk read failed"
+cmp pat.bin got.bin || fail "rblk reads something else than was written through $dev"
+log "detached; what went through $dev is on the target"
+
+# ---- --daemon, ended by SIGTERM
+timeout 120 "$RBLK" attach $C -N 1 --daemon > daemon.txt || fail "attach --daemon failed"
+dev=$(head -1 daemon.txt)
+idx=${dev#/dev/nbd}
+[ -b "$dev" ] || fail "attach --daemon printed '$dev'"
+pid=$(cat /sys/block/nbd$idx/pid) || fail "no pid for $dev"
+dd if="$dev" of=/dev/null bs=1M count=8 iflag=direct status=none || fail "reading $dev failed"
+kill -TERM "$pid"
+wait_for 60 sh -c "! kill -0 $pid" || fail "the attach daemon did not exit on SIGTERM"
+[ -e /sys/block/nbd$idx/pid ] && fail "$dev still connected after SIGTERM"
+log "attach --daemon as $dev: SIGTERM detached it"
+
+# ---- a write-protected namespace is a read-only device
+bg_start attach "$RBLK" attach $C -N 2
+wait_for_line 120 "$T_WORK/attach.log" '^/dev/nbd' "$BG_PID" || fail "attach of ns 2 printed no device"
+dev=$(grep -m1 '^/dev/nbd' attach.log)
+[ "$(blockdev --getro "$dev")" = 1 ] || fail "$dev is not read-only"
+dd if="$dev" of=/dev/null bs=1M count=1 iflag=direct status=none || fail "reading read-only $dev failed"
+dd if=/dev/zero of="$dev" bs=4k count=1 oflag=direct status=none 2>/dev/null && fail "writing read-only $dev worked"
+bg_stop attach 60 || fail "attach did not stop cleanly on SIGTERM"
+log "namespace 2 (ro) attached read-only"
+
+bg_stop target || fail "rblk-target did not stop cleanly"
