@@ -323,6 +323,13 @@ int rblk_cli_attach(int argc, char **argv)
 		goto out_ns;
 	}
 
+	if (rblk_ctrl_num_io_queues(ctrl) && (unsigned long)a.connections > rblk_ctrl_num_io_queues(ctrl)) {
+		/* each connection owns one I/O queue */
+		a.connections = rblk_ctrl_num_io_queues(ctrl);
+		rblk_cli_err("note: the controller gave %ld I/O queues: using %ld connections (ask for "
+			     "more with -i)", a.connections, a.connections);
+	}
+
 	/* signals go to the signalfd, in every thread */
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGINT);

@@ -640,6 +640,12 @@ int rblk_cli_bench(int argc, char **argv)
 		.size = b.a.size, .verify = b.a.verify, .seed = VERIFY_SEED, .busy_poll = b.a.busy_poll,
 		.progress = rblk_cli_progress_wanted(b.a.no_progress),
 	};
+	if (rblk_ctrl_num_io_queues(ctrl) && b.p.numjobs > rblk_ctrl_num_io_queues(ctrl)) {
+		/* each job owns one I/O queue */
+		b.p.numjobs = rblk_ctrl_num_io_queues(ctrl);
+		rblk_cli_err("note: the controller gave %u I/O queues: running %u jobs (ask for more with -i)",
+			     b.p.numjobs, b.p.numjobs);
+	}
 	if (b.p.qd > rblk_ctrl_io_queue_size(ctrl) - 1 && rblk_ctrl_io_queue_size(ctrl) > 1)
 		b.p.qd = rblk_ctrl_io_queue_size(ctrl) - 1;
 	params = params_json(&b.a, &b.p, &opts, nsid);

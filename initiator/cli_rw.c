@@ -122,7 +122,8 @@ static void io_done(struct rblk_io *io, uint16_t status, int err, void *arg)
 	(void)io;
 	s->status = status;
 	s->err = err;
-	if (!status && !err && s->st == SLOT_IO && s->job->write && s->job->verify)
+	if (!status && !err && s->st == SLOT_IO && s->job->write && s->job->verify &&
+	    s->io.op == RBLK_OP_WRITE)
 		s->st = SLOT_NEED_VERIFY;
 	else
 		s->st = SLOT_DONE;
@@ -356,6 +357,39 @@ static int run_job(struct rw_job *j, struct cli_progress *prog)
 		}
 	}
 	return j->fail;
+}
+
+/*
+ * A Flush on our own queue pair: the synchronous rblk_flush() needs a queue
+ * of its own, and the controller may have only the one we hold.
+ */
+static int flush_queue(struct rw_job *j)
+{
+	struct rw_slot *s = &j->slots[0];
+
+	memset(&s->io, 0, sizeof(s->io));
+	s->io.op = RBLK_OP_FLUSH;
+	s->io.ns = j->ns;
+	s->st = SLOT_IO;
+	s->verify_read = false;
+	s->status = 0;
+	s->err = rblk_submit(j->qp, &s->io, io_done, s);
+	if (s->err)
+		s->st = SLOT_DONE;
+	while (s->st != SLOT_DONE) {
+		int n = rblk_poll(j->qp, 1);
+
+		if (n < 0) {
+			s->err = n;
+			break;
+		}
+		if (!n && wait_fd(rblk_qpair_fd(j->qp), 100))
+			break;
+	}
+	s->st = SLOT_FREE;
+	if (s->err || s->status)
+		return rblk_cli_report(CLI_OP_IO, s->err ? s->err : -EREMOTEIO, s->status, "flush failed");
+	return CLI_EXIT_OK;
 }
 
 static void *buf_alloc(struct rblk_ctrl *ctrl, size_t len, bool *heap)
@@ -640,13 +674,9 @@ static int run(int argc, char **argv, bool write)
 	ret = run_job(&j, &prog);
 	secs = rblk_cli_now() - t0;
 	rblk_cli_progress_end(&prog);
-	if (!ret && write && !a.fua && !j.verify) {
+	if (!ret && write && !a.fua)
 		/* what is written is durable when we say so (a volatile write cache may hold it) */
-		int fret = rblk_flush(j.ns);
-
-		if (fret)
-			ret = rblk_cli_report(CLI_OP_IO, fret, rblk_ns_last_status(j.ns), "flush failed");
-	}
+		ret = flush_queue(&j);
 	if (!ret) {
 		double mbps = secs > 0 ? (double)j.done_bytes / secs / 1e6 : 0;
 

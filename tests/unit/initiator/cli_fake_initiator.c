@@ -14,7 +14,9 @@
  *
  * Namespace data lives in memory, or in $RBLK_FAKE_DIR/nsN.img when that is
  * set (so `rblk-fake write` then `rblk-fake read` round-trip between
- * processes). Asynchronous I/O completes at the next rblk_poll(); an eventfd
+ * processes). There are $RBLK_FAKE_IO_QUEUES I/O queues (default 2): as in
+ * the library, rblk_qpair_alloc() owns one and fails with -EBUSY when none
+ * is left, and the synchronous calls need a free one too. Asynchronous I/O completes at the next rblk_poll(); an eventfd
  * stands in for the completion channel. $RBLK_FAKE_FAIL_LBA makes any I/O
  * touching that LBA fail with Unrecovered Read Error / Write Fault.
  */
@@ -213,7 +215,14 @@ void rblk_disconnect(struct rblk_ctrl *ctrl)
 const void *rblk_ctrl_identify(struct rblk_ctrl *ctrl) { return &ctrl->id; }
 uint16_t rblk_ctrl_cntlid(struct rblk_ctrl *ctrl) { (void)ctrl; return 1; }
 uint32_t rblk_ctrl_max_xfer(struct rblk_ctrl *ctrl) { (void)ctrl; return 128 * 1024; }
-uint32_t rblk_ctrl_num_io_queues(struct rblk_ctrl *ctrl) { (void)ctrl; return 2; }
+static unsigned io_queues(void)
+{
+	const char *s = getenv("RBLK_FAKE_IO_QUEUES");
+
+	return s ? (unsigned)atoi(s) : 2;
+}
+
+uint32_t rblk_ctrl_num_io_queues(struct rblk_ctrl *ctrl) { (void)ctrl; return io_queues(); }
 uint32_t rblk_ctrl_io_queue_size(struct rblk_ctrl *ctrl) { (void)ctrl; return 128; }
 enum rblk_ctrl_state rblk_ctrl_state(struct rblk_ctrl *ctrl) { (void)ctrl; return RBLK_CTRL_LIVE; }
 
@@ -381,33 +390,39 @@ static uint16_t execute(struct rblk_ns *ns, enum rblk_io_op op, void *buf, uint6
 	}
 }
 
-static int sync_result(uint16_t st)
+/* The synchronous calls borrow a free I/O queue, as the library's do. */
+static int sync_io(struct rblk_ns *ns, enum rblk_io_op op, void *buf, uint64_t lba, uint32_t nlb)
 {
+	uint16_t st;
+
+	if (ns->ctrl->nqpairs >= (int)io_queues())
+		return -EBUSY;
+	st = execute(ns, op, buf, lba, nlb);
 	last_status = st;
 	return st ? -EREMOTEIO : 0;
 }
 
 int rblk_read(struct rblk_ns *ns, void *buf, uint64_t lba, uint32_t nlb)
 {
-	return sync_result(execute(ns, RBLK_OP_READ, buf, lba, nlb));
+	return sync_io(ns, RBLK_OP_READ, buf, lba, nlb);
 }
 
 int rblk_write(struct rblk_ns *ns, const void *buf, uint64_t lba, uint32_t nlb, unsigned flags)
 {
 	(void)flags;
-	return sync_result(execute(ns, RBLK_OP_WRITE, (void *)buf, lba, nlb));
+	return sync_io(ns, RBLK_OP_WRITE, (void *)buf, lba, nlb);
 }
 
-int rblk_flush(struct rblk_ns *ns) { return sync_result(execute(ns, RBLK_OP_FLUSH, NULL, 0, 0)); }
+int rblk_flush(struct rblk_ns *ns) { return sync_io(ns, RBLK_OP_FLUSH, NULL, 0, 0); }
 
 int rblk_write_zeroes(struct rblk_ns *ns, uint64_t lba, uint32_t nlb)
 {
-	return sync_result(execute(ns, RBLK_OP_WRITE_ZEROES, NULL, lba, nlb));
+	return sync_io(ns, RBLK_OP_WRITE_ZEROES, NULL, lba, nlb);
 }
 
 int rblk_deallocate(struct rblk_ns *ns, uint64_t lba, uint32_t nlb)
 {
-	return sync_result(execute(ns, RBLK_OP_DEALLOCATE, NULL, lba, nlb));
+	return sync_io(ns, RBLK_OP_DEALLOCATE, NULL, lba, nlb);
 }
 
 void *rblk_buf_alloc(struct rblk_ctrl *ctrl, size_t len)
@@ -424,8 +439,11 @@ int rblk_mem_unregister(struct rblk_ctrl *ctrl, void *addr) { (void)ctrl; (void)
 
 int rblk_qpair_alloc(struct rblk_ctrl *ctrl, struct rblk_qpair **out)
 {
-	struct rblk_qpair *qp = calloc(1, sizeof(*qp));
+	struct rblk_qpair *qp;
 
+	if (ctrl->nqpairs >= (int)io_queues())
+		return -EBUSY;
+	qp = calloc(1, sizeof(*qp));
 	if (!qp)
 		return -ENOMEM;
 	qp->ctrl = ctrl;

@@ -127,6 +127,10 @@ expect 2 "odd-sized input" write $T -N 1 -d odd.bin && has err.txt 'not a multip
 expect 2 "input too large" write $T -N 3 -d in.bin
 expect 3 "write-protected namespace" write $T -N 3 -d zero.bin && has err.txt 'write-protected' "ro message"
 expect 2 "read -o json to stdout" read $T -N 1 -o json
+# one I/O queue: the copy holds it, so its closing Flush must go through it too
+RBLK_FAKE_IO_QUEUES=1 expect 0 "write with one I/O queue" write $T -N 1 -d zero.bin
+RBLK_FAKE_IO_QUEUES=1 expect 0 "bench, more jobs than queues" bench $T -N 1 --numjobs 4 --time 0.2 --no-counters &&
+	has err.txt 'gave 1 I/O queues: running 1 jobs' "jobs clamped"
 RBLK_FAKE_FAIL_LBA=100 expect 3 "target read error" read $T -N 1 -d x.bin &&
 	has err.txt 'NVMe status: Unrecovered Read Error' "read error status"
 expect 2 "--fua on read" read $T -N 1 --fua -d x.bin
