@@ -1,0 +1,358 @@
+# lib.sh: helpers that VM test scripts (tests/vm/t/*.sh) source, and that run-suite.sh
+# uses to clean up after each test. Runs inside the Soft-RoCE VM (bash, root).
+#
+#   . "${RBLK_VM_LIB:-$(dirname "$0")/../lib.sh}"
+#
+# Variables (set by run-suite.sh; sensible defaults when a script runs alone):
+#   RBLK_BUILD  the build tree (binaries: $RBLK_BUILD/tests/func/rdma_smoke, ...)
+#   RBLK_SRC    the source tree (empty if not visible in the VM)
+#   T_NAME      the test's name; T_WORK its fresh working dir (the cwd, on tmpfs)
+#   T_OUT       a folder for artifacts kept on the host ($VM_OUT/results/<name>.files)
+#   VM_ADDR0/VM_ADDR1  10.99.0.1 (veth0, rxe0) and 10.99.0.2 (veth1, rxe1)
+#
+# Exit statuses: 0 pass, 77 skip (`skip`), anything else fails (`die` exits 1).
+# Helpers that print a value (rblk_bin, null_blk_create, nvme_connect_rdma) are used as
+# x=$(helper ...) || exit 1: a `die` inside $(...) only ends the subshell. Their
+# messages go to stderr. Each program started costs ~0.05-0.3 s under TCG: prefer bash
+# builtins (read, [[ ]]) in loops.
+
+RBLK_BUILD=${RBLK_BUILD:-}
+RBLK_SRC=${RBLK_SRC:-}
+T_NAME=${T_NAME:-$(basename "$0" .sh)}
+T_WORK=${T_WORK:-$PWD}
+T_OUT=${T_OUT:-${VM_OUT:-/tmp}/results/$T_NAME.files}
+VM_ADDR0=10.99.0.1
+VM_ADDR1=10.99.0.2
+NVMET_CFS=/sys/kernel/config/nvmet
+_T_START=${_T_START:-$SECONDS}
+
+# log goes to stderr, so helpers can log from inside $(...)
+log() { printf '[%3ss] %s\n' $((SECONDS - _T_START)) "$*" >&2; }
+die() { printf '[%3ss] FAIL: %s\n' $((SECONDS - _T_START)) "$*" >&2; exit 1; }
+skip() { printf 'SKIP: %s\n' "$*" >&2; exit 77; }
+
+# need_cmd CMD PACKAGE: a missing tool is a broken setup, not a skip.
+need_cmd() {
+	command -v "$1" >/dev/null 2>&1 ||
+		die "$1 not found: install the Debian package $2 on the host (scripts/install-deps.sh)"
+}
+
+# rblk_bin REL: the path of a built program in $RBLK_BUILD, or die saying what to build.
+rblk_bin() {
+	[ -n "$RBLK_BUILD" ] || die "RBLK_BUILD is not set (run through tests/vm/run-vm-tests.sh BUILD_DIR)"
+	local p=$RBLK_BUILD/$1
+	[ -x "$p" ] || die "$p is not built: run 'cmake --build $RBLK_BUILD --target $(basename "$1")' on the host first"
+	printf '%s\n' "$p"
+}
+
+# wait_for SECONDS CMD [ARGS...]: poll CMD every 0.2 s until it succeeds; 1 on timeout.
+wait_for() {
+	local limit=$1 end; shift
+	end=$((SECONDS + limit))
+	while :; do
+		"$@" >/dev/null 2>&1 && return 0
+		[ $SECONDS -ge $end ] && break
+		sleep 0.2
+	done
+	log "wait_for: '$*' still failing after ${limit}s"
+	return 1
+}
+
+# wait_for_line SECONDS FILE REGEX [PID]: wait until FILE has a line matching REGEX;
+# fails early if PID (the process writing FILE) exits first.
+wait_for_line() {
+	local limit=$1 file=$2 re=$3 pid=${4:-} end=$((SECONDS + $1))
+	while :; do
+		grep -qE -- "$re" "$file" 2>/dev/null && return 0
+		if [ -n "$pid" ] && ! kill -0 "$pid" 2>/dev/null; then
+			log "wait_for_line: process $pid exited before '$re' appeared in $file"
+			return 1
+		fi
+		[ $SECONDS -ge $end ] && break
+		sleep 0.2
+	done
+	log "wait_for_line: no '$re' in $file after ${limit}s"
+	return 1
+}
+
+# bg_start NAME CMD [ARGS...]: run CMD in the background, output to $T_WORK/NAME.log;
+# its pid goes in BG_PID (and BG_PIDS[NAME]).
+declare -A BG_PIDS=()
+bg_start() {
+	local name=$1; shift
+	"$@" > "$T_WORK/$name.log" 2>&1 &
+	BG_PID=$!
+	BG_PIDS[$name]=$BG_PID
+	log "started $name (pid $BG_PID): $*"
+}
+
+# bg_wait NAME [SECONDS]: wait for a background process to exit by itself (default
+# 60 s; then it is killed); returns its exit status (124 if it had to be killed).
+bg_wait() {
+	local name=$1 limit=${2:-60} pid end rc
+	pid=${BG_PIDS[$name]:-}
+	[ -n "$pid" ] || die "bg_wait: no background process named $name"
+	end=$((SECONDS + limit))
+	while kill -0 "$pid" 2>/dev/null && [ $SECONDS -lt $end ]; do sleep 0.2; done
+	if kill -0 "$pid" 2>/dev/null; then
+		log "$name (pid $pid) still running after ${limit}s: killing it"
+		kill -KILL "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+		rc=124
+	else
+		wait "$pid"; rc=$?
+	fi
+	unset "BG_PIDS[$name]"
+	return $rc
+}
+
+# bg_stop NAME [SECONDS]: SIGTERM, then SIGKILL after SECONDS (default 20: clean
+# shutdowns are slow under TCG); returns the exit status (124 if it had to be killed).
+bg_stop() {
+	local name=$1 pid
+	pid=${BG_PIDS[$name]:-}
+	[ -n "$pid" ] || return 0
+	kill -TERM "$pid" 2>/dev/null
+	bg_wait "$name" "${2:-20}"
+}
+
+# bg_log NAME: print a background process's output (for failure reports).
+bg_log() { echo "--- $1.log ---"; cat "$T_WORK/$1.log" 2>/dev/null; echo "---"; }
+
+# ---------------------------------------------------------------- block devices
+# null_blk_create [SIZE_GB] [MODULE_PARAMS...]: load null_blk with one device and print
+# its path. By default it has no memory behind it (reads return zeroes, writes are
+# dropped: fast); pass memory_backed=1 for data that reads back (e.g. fio verify).
+null_blk_create() {
+	local gb=${1:-1}
+	shift $(($# > 0 ? 1 : 0))
+	if [ ! -b /dev/nullb0 ]; then
+		modprobe null_blk nr_devices=1 gb="$gb" "$@" >&2 || die "modprobe null_blk $* failed"
+	fi
+	wait_for 10 test -b /dev/nullb0 || die "/dev/nullb0 did not appear"
+	echo /dev/nullb0
+}
+
+# ---------------------------------------------------------------- kernel nvmet (target)
+# nvmet_setup_rdma_port [PORTID] [ADDR] [SVCID]: a kernel target RDMA port (no subsystem
+# yet). Defaults: port 1 on 10.99.0.1:4420.
+nvmet_setup_rdma_port() {
+	local id=${1:-1} addr=${2:-$VM_ADDR0} svc=${3:-4420} p
+	modprobe nvmet_rdma || die "modprobe nvmet_rdma failed"
+	[ -d $NVMET_CFS ] || die "$NVMET_CFS missing (configfs not mounted?)"
+	p=$NVMET_CFS/ports/$id
+	mkdir "$p" || die "mkdir $p"
+	echo rdma > "$p/addr_trtype" && echo ipv4 > "$p/addr_adrfam" &&
+		echo "$addr" > "$p/addr_traddr" && echo "$svc" > "$p/addr_trsvcid" ||
+		die "configuring nvmet port $id ($addr:$svc)"
+	log "nvmet: rdma port $id on $addr:$svc"
+}
+
+# nvmet_add_subsystem NQN PATH [NSID]: a subsystem open to any host with one namespace
+# backed by a block device or a file (files get buffered_io: tmpfs has no O_DIRECT).
+nvmet_add_subsystem() {
+	local nqn=$1 path=$2 nsid=${3:-1} s n
+	modprobe nvmet || die "modprobe nvmet failed"
+	s=$NVMET_CFS/subsystems/$nqn
+	[ -d "$s" ] || { mkdir "$s" && echo 1 > "$s/attr_allow_any_host"; } || die "creating subsystem $nqn"
+	n=$s/namespaces/$nsid
+	mkdir "$n" || die "mkdir $n"
+	echo "$path" > "$n/device_path" || die "device_path $path"
+	[ -f "$path" ] && { echo 1 > "$n/buffered_io" || die "buffered_io"; }
+	echo 1 > "$n/enable" || die "enabling namespace $nsid ($path) of $nqn"
+	log "nvmet: subsystem $nqn namespace $nsid = $path"
+}
+
+# nvmet_expose NQN [PORTID]: make a subsystem reachable through a port.
+nvmet_expose() {
+	local nqn=$1 id=${2:-1}
+	ln -s "$NVMET_CFS/subsystems/$nqn" "$NVMET_CFS/ports/$id/subsystems/$nqn" ||
+		die "linking $nqn to port $id"
+}
+
+# nvmet_cleanup: remove every port, subsystem and host from the kernel target.
+nvmet_cleanup() {
+	local x y
+	[ -d $NVMET_CFS ] || return 0
+	for x in $NVMET_CFS/ports/*; do
+		[ -d "$x" ] || continue
+		for y in "$x"/subsystems/*; do [ -L "$y" ] && rm -f "$y"; done
+		for y in "$x"/referrals/*; do [ -d "$y" ] && rmdir "$y"; done
+		for y in "$x"/ana_groups/*; do [ -d "$y" ] && [ "${y##*/}" != 1 ] && rmdir "$y"; done
+		rmdir "$x"
+	done 2>/dev/null
+	for x in $NVMET_CFS/subsystems/*; do
+		[ -d "$x" ] || continue
+		for y in "$x"/allowed_hosts/*; do [ -L "$y" ] && rm -f "$y"; done
+		for y in "$x"/namespaces/*; do
+			[ -d "$y" ] || continue
+			echo 0 > "$y/enable"; rmdir "$y"
+		done
+		rmdir "$x"
+	done 2>/dev/null
+	for x in $NVMET_CFS/hosts/*; do [ -d "$x" ] && rmdir "$x"; done 2>/dev/null
+	return 0
+}
+
+# ---------------------------------------------------------------- kernel host
+# nvme_dev_for_nqn NQN: the namespace block device(s) of a connected subsystem.
+nvme_dev_for_nqn() {
+	local s d
+	for s in /sys/class/nvme-subsystem/*; do
+		[ "$(cat "$s/subsysnqn" 2>/dev/null)" = "$1" ] || continue
+		for d in "$s"/nvme*n*; do
+			[ -e "$d" ] && [ -b "/dev/${d##*/}" ] && echo "/dev/${d##*/}"
+		done
+	done
+}
+
+# nvme_connect_rdma NQN [ADDR] [SVCID] [HOST_ADDR] [extra nvme-cli args...]: connect
+# the kernel host and print the first namespace's block device. HOST_ADDR (default
+# 10.99.0.2) makes the traffic cross rxe1 -> rxe0; pass "" to stay on one device.
+nvme_connect_rdma() {
+	local nqn=$1 addr=${2:-$VM_ADDR0} svc=${3:-4420} host=${4-$VM_ADDR1} dev
+	shift $(($# < 4 ? $# : 4))
+	need_cmd nvme nvme-cli
+	modprobe nvme_rdma || die "modprobe nvme_rdma failed"
+	nvme connect -t rdma -a "$addr" -s "$svc" -n "$nqn" ${host:+-w "$host"} "$@" >&2 ||
+		die "nvme connect -t rdma -a $addr -s $svc -n $nqn failed"
+	wait_for 20 test -n "$(nvme_dev_for_nqn "$nqn")" ||
+		die "no namespace block device appeared for $nqn"
+	dev=$(nvme_dev_for_nqn "$nqn" | head -1)
+	log "nvme: $nqn connected as $dev"
+	echo "$dev"
+}
+
+# ---------------------------------------------------------------- RDMA
+# rxe_counter DEV NAME: an rxe hw counter (sent_pkts, rcvd_pkts, ...).
+rxe_counter() { cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2"; }
+
+# vm_restore_rxe: put the rxe0/rxe1 pair back if a test removed it.
+vm_restore_rxe() {
+	local i
+	for i in 0 1; do
+		[ -d /sys/class/infiniband/rxe$i ] && continue
+		echo "vm_cleanup: rxe$i was gone; recreating it on veth$i"
+		rdma link add rxe$i type rxe netdev veth$i
+	done
+}
+
+# ---------------------------------------------------------------- cleanup
+# vm_state_save DIR: record what exists now (processes, modules, mounts), so that
+# vm_cleanup can undo whatever a test leaves behind. run-suite.sh calls it before each
+# test and exports RBLK_VM_STATE.
+vm_state_save() {
+	local dir=$1 d
+	mkdir -p "$dir"
+	for d in /proc/[0-9]*; do echo "${d#/proc/}"; done > "$dir/pids"
+	awk '{print $1}' /proc/modules > "$dir/modules"
+	awk '{print $2}' /proc/self/mounts > "$dir/mounts"
+}
+
+# user processes that did not exist when the state was saved; never this shell, its
+# ancestors or its own children (zombies and helpers of the cleanup itself)
+_vm_new_pids() {
+	local state=$1 d pid line rest p me=$BASHPID
+	declare -A old=() keep=()
+	while read -r pid; do old[$pid]=1; done < "$state/pids"
+	p=$me
+	while [ -n "$p" ] && [ "$p" -gt 1 ]; do
+		keep[$p]=1
+		read -r line 2>/dev/null < "/proc/$p/stat" || break
+		rest=${line##*) }
+		set -- $rest
+		p=$2
+	done
+	for d in /proc/[0-9]*; do
+		pid=${d#/proc/}
+		[ -n "${old[$pid]:-}" ] || [ -n "${keep[$pid]:-}" ] && continue
+		read -r line 2>/dev/null < "$d/stat" || continue
+		rest=${line##*) }
+		set -- $rest
+		# $1 state, $2 ppid, $7 flags
+		[ "$1" = Z ] || [ "$2" = "$me" ] && continue
+		(( $7 & 0x200000 )) && continue	# PF_KTHREAD
+		echo "$pid"
+	done
+}
+
+_vm_alive() {
+	local line
+	read -r line 2>/dev/null < "/proc/$1/stat" || return 1
+	line=${line##*) }
+	[ "${line%% *}" != Z ]
+}
+
+# vm_cleanup: undo what a test left behind, in an order that lets each step work:
+# unmount, disconnect the kernel host (before its target goes away), disconnect NBD,
+# kill leftover processes, tear down the kernel target, detach loop devices, unload
+# modules the test loaded, restore rxe0/rxe1. Without a saved state (RBLK_VM_STATE) it
+# does what needs none of it. Safe to call twice; says what it did.
+vm_cleanup() {
+	local state=${RBLK_VM_STATE:-} m pids p i left n
+
+	if [ -n "$state" ] && [ -f "$state/mounts" ]; then
+		# new mount points, deepest first
+		awk '{print $2}' /proc/self/mounts | grep -vxF -f "$state/mounts" | sort -r |
+		while read -r m; do
+			echo "vm_cleanup: unmounting $m"
+			umount "$m" 2>/dev/null || umount -l "$m"
+		done
+	fi
+
+	if compgen -G "/sys/class/nvme-fabrics/ctl/nvme*" >/dev/null; then
+		echo "vm_cleanup: nvme disconnect-all"
+		timeout 60 nvme disconnect-all >/dev/null 2>&1 || echo "vm_cleanup: nvme disconnect-all failed"
+	fi
+
+	for p in /sys/block/nbd*; do
+		[ -e "$p/pid" ] || continue
+		echo "vm_cleanup: disconnecting /dev/${p##*/}"
+		timeout 30 nbd-client -d "/dev/${p##*/}" >/dev/null 2>&1
+	done
+
+	if [ -n "$state" ] && [ -f "$state/pids" ]; then
+		pids=$(_vm_new_pids "$state")
+		if [ -n "$pids" ]; then
+			for p in $pids; do
+				echo "vm_cleanup: killing leftover pid $p: $(tr '\0' ' ' < /proc/$p/cmdline 2>/dev/null)"
+			done
+			kill -TERM $pids 2>/dev/null
+			for i in $(seq 25); do
+				left=
+				for p in $pids; do _vm_alive $p && left="$left $p"; done
+				[ -z "$left" ] && break
+				sleep 0.2
+			done
+			[ -n "$left" ] && { echo "vm_cleanup: SIGKILL$left"; kill -KILL $left 2>/dev/null; sleep 0.5; }
+		fi
+	fi
+
+	if [ -d $NVMET_CFS ] && [ -n "$(ls -A $NVMET_CFS/ports $NVMET_CFS/subsystems $NVMET_CFS/hosts 2>/dev/null)" ]; then
+		echo "vm_cleanup: removing the kernel target's configuration"
+		nvmet_cleanup
+	fi
+
+	if losetup -a 2>/dev/null | grep -q .; then
+		echo "vm_cleanup: detaching loop devices"
+		losetup -D
+	fi
+
+	if [ -n "$state" ] && [ -f "$state/modules" ]; then
+		# unload modules the test loaded; repeat while progress is made (dependencies)
+		for i in 1 2 3 4; do
+			left=$(awk '{print $1}' /proc/modules | grep -vxF -f "$state/modules")
+			[ -z "$left" ] && break
+			n=0
+			for m in $left; do
+				rmmod "$m" 2>/dev/null && { echo "vm_cleanup: unloaded $m"; n=1; }
+			done
+			[ $n = 0 ] && break
+		done
+		left=$(awk '{print $1}' /proc/modules | grep -vxF -f "$state/modules")
+		[ -n "$left" ] && echo "vm_cleanup: could not unload:" $left
+	fi
+
+	vm_restore_rxe
+	return 0
+}

@@ -1,0 +1,114 @@
+#!/bin/bash
+# run-suite.sh: the test runner inside the Soft-RoCE VM (one boot runs the whole suite).
+#
+#   run-suite.sh [--build DIR] [--src DIR] [--timeout SEC] [--verbose] [TEST...]
+#
+# TEST is a script path, a name from t/ ("00-rxe-up" or "00-rxe-up.sh") or a glob over
+# those names ("0*"); default: every t/*.sh, in order. Each test runs with bash in its own
+# fresh working dir (/tmp/rblk-t/<name>, tmpfs) under a timeout (--timeout, default
+# $RBLK_VM_TEST_TIMEOUT or 300 s; a script can ask for its own with a line
+# "# vm-timeout: SEC"). Its output goes to $VM_OUT/results/<name>.log, its status to
+# <name>.rc, its duration to <name>.time, the kernel messages it caused to <name>.dmesg.
+# After each test, vm_cleanup (lib.sh) kills what it left running, disconnects the
+# kernel NVMe host, tears down the kernel target, unloads the modules it loaded.
+# Prints one line per test: "PASS name (Ns)", "FAIL name (rc=N)", "SKIP name (why)".
+# Exit status: 0 if nothing failed, 1 otherwise, 2 on bad usage.
+set -u
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+BUILD=${RBLK_BUILD:-}
+SRC=${RBLK_SRC:-}
+TIMEOUT=${RBLK_VM_TEST_TIMEOUT:-300}
+VERBOSE=${RBLK_VM_VERBOSE:-0}
+
+usage() { sed -n '3,4p' "$0" | sed 's/^# *//' >&2; exit 2; }
+while [ $# -gt 0 ]; do
+	case $1 in
+	--build) BUILD=$2; shift 2 ;;
+	--src) SRC=$2; shift 2 ;;
+	--timeout) TIMEOUT=$2; shift 2 ;;
+	-v|--verbose) VERBOSE=1; shift ;;
+	-h|--help) usage ;;
+	--) shift; break ;;
+	-*) echo "run-suite: unknown option $1" >&2; usage ;;
+	*) break ;;
+	esac
+done
+[[ $TIMEOUT =~ ^[1-9][0-9]*$ ]] || { echo "run-suite: bad timeout '$TIMEOUT'" >&2; exit 2; }
+
+# resolve the test list
+tests=()
+if [ $# -eq 0 ]; then
+	for f in "$HERE"/t/*.sh; do [ -f "$f" ] && tests+=("$f"); done
+fi
+for a in "$@"; do
+	if [ -f "$a" ]; then tests+=("$(realpath "$a")"); continue; fi
+	a=${a%.sh}
+	found=0
+	for f in "$HERE"/t/$a.sh; do
+		[ -f "$f" ] && { tests+=("$f"); found=1; }
+	done
+	[ $found = 1 ] || { echo "run-suite: no test matches '$a' in $HERE/t" >&2; exit 2; }
+done
+[ ${#tests[@]} -gt 0 ] || { echo "run-suite: no tests in $HERE/t" >&2; exit 2; }
+
+RES=${VM_OUT:-/tmp/vm-out}/results
+mkdir -p "$RES" || exit 2
+export RBLK_BUILD=$BUILD RBLK_SRC=$SRC RBLK_VM_LIB=$HERE/lib.sh
+# shellcheck source=lib.sh
+. "$HERE/lib.sh"
+
+echo "run-suite: ${#tests[@]} test(s) on $(uname -r), build ${BUILD:-(none)}"
+cut -d' ' -f1 /proc/uptime > "$RES/.suite-started"
+failed=0
+for t in "${tests[@]}"; do
+	name=$(basename "$t" .sh)
+	tmo=$(sed -nE 's/^#[[:space:]]*vm-timeout:[[:space:]]*([0-9]+).*/\1/p' "$t" | head -1)
+	tmo=${tmo:-$TIMEOUT}
+	work=/tmp/rblk-t/$name
+	state=/tmp/rblk-state/$name
+	rm -rf "$work" "$state" "$RES/$name".{rc,log,time,dmesg,files}
+	mkdir -p "$work"
+	vm_state_save "$state"
+	dmesg_lines=$(dmesg 2>/dev/null | wc -l)
+	: > "$RES/$name.started"
+
+	start=$SECONDS
+	# timeout puts the test in its own process group and signals the whole group.
+	run() (
+		cd "$work" &&
+		T_NAME=$name T_WORK=$work T_OUT=$RES/$name.files \
+			exec timeout -k 10 "$tmo" bash "$t"
+	)
+	if [ "$VERBOSE" = 1 ]; then
+		run 2>&1 < /dev/null | tee "$RES/$name.log" | sed "s/^/  $name| /"
+		rc=${PIPESTATUS[0]}
+	else
+		run > "$RES/$name.log" 2>&1 < /dev/null
+		rc=$?
+	fi
+	dur=$((SECONDS - start))
+	cd /
+
+	[ $rc = 124 ] && echo "*** run-suite: $name timed out after ${tmo}s (raise it with a '# vm-timeout: SEC' line)" >> "$RES/$name.log"
+	out=$(RBLK_VM_STATE=$state vm_cleanup 2>&1)
+	[ -n "$out" ] && printf '%s\n%s\n' "--- run-suite: cleanup after $name ---" "$out" >> "$RES/$name.log"
+	dmesg 2>/dev/null | tail -n +$((dmesg_lines + 1)) > "$RES/$name.dmesg"
+	[ -s "$RES/$name.dmesg" ] || rm -f "$RES/$name.dmesg"
+	if [ $rc != 0 ] && [ $rc != 77 ] && [ -f "$RES/$name.dmesg" ]; then
+		printf '%s\n' "--- run-suite: kernel messages during $name (last 40) ---" >> "$RES/$name.log"
+		tail -n 40 "$RES/$name.dmesg" >> "$RES/$name.log"
+	fi
+	rm -rf "$work" "$state"
+
+	echo "$dur" > "$RES/$name.time"
+	echo "$rc" > "$RES/$name.rc"
+	rm -f "$RES/$name.started"
+	case $rc in
+	0) echo "PASS $name (${dur}s)" ;;
+	77) why=$(sed -n 's/^SKIP: //p' "$RES/$name.log" | tail -1)
+	    echo "SKIP $name${why:+ ($why)}" ;;
+	*) echo "FAIL $name (rc=$rc)"; failed=$((failed + 1)) ;;
+	esac
+done
+: > "$RES/.suite-done"
+[ $failed = 0 ]
