@@ -40,7 +40,7 @@ step "dependencies"
 "$top/scripts/install-deps.sh"
 
 step "build (gcc, -Werror) in $build"
-cmake -S "$top" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake -S "$top" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRBLK_FIO_PLUGIN=ON >/dev/null
 cmake --build "$build" -j "$jobs"
 
 step "unit tests"

@@ -1,0 +1,181 @@
+#!/bin/bash
+# fio_plugin_bench.sh: fio through the rblk plugin vs fio with io_uring on the kernel
+# host's /dev/nvmeXnY, in one Soft-RoCE VM boot, against the same target. A benchmark,
+# not a test: it prints figures and writes JSON, and never judges them.
+#
+#   bench/fio_plugin_bench.sh [--reps N] [--runtime S] [--target kernel|rblk]
+#                             [--out DIR] [BUILD_DIR]
+#
+# Workloads (one job each, 10.99.0.2 -> 10.99.0.1 across rxe1 -> rxe0):
+#   randread-4k-qd32   IOPS
+#   randread-4k-qd1    latency avg and p99 (completion latency, usec)
+#   seqread-128k-qd16  MB/s
+# Sides: "plugin" (fio --ioengine=external:librblk_fio.so --thread=1) and "kernel" (fio
+# --ioengine=io_uring --direct=1 on the kernel nvme-rdma host's block device, connected
+# from the same address to the same subsystem). Each rep runs every workload on both
+# sides, alternating which goes first (A B, B A, ...); --reps (default 4) x --runtime
+# (default 6 s, after 1 s ramp). The host parses fio's JSON (python3), prints medians and
+# plugin/kernel ratios, and writes DIR/summary.json (DIR default BUILD_DIR/bench-out/
+# fio-plugin; raw fio JSON in DIR/raw/).
+# Target: "kernel" (default: nvmet-rdma on a null_blk without memory, the cheapest
+# target, so the initiators' costs show) or "rblk" (rblk-target on a 1 GiB tmpfs file).
+# Absolute numbers from a TCG VM mean little; the ratios are the result.
+set -euo pipefail
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+SRC=$(cd "$HERE/.." && pwd)
+REPS=4 RUNTIME=6 TARGET=kernel OUT=
+die() { echo "fio_plugin_bench: $*" >&2; exit 2; }
+while [ $# -gt 0 ]; do
+	case $1 in
+	--reps) REPS=$2; shift 2 ;;
+	--runtime) RUNTIME=$2; shift 2 ;;
+	--target) TARGET=$2; shift 2 ;;
+	--out) OUT=$2; shift 2 ;;
+	-h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-*) die "unknown option $1" ;;
+	*) break ;;
+	esac
+done
+BUILD=$(realpath "${1:-${RBLK_BUILD:-$SRC/build}}")
+[[ $REPS =~ ^[1-9][0-9]*$ && $RUNTIME =~ ^[1-9][0-9]*$ ]] || die "--reps and --runtime are positive integers"
+case $TARGET in kernel|rblk) ;; *) die "--target kernel or rblk" ;; esac
+[ -f "$BUILD/fio-plugin/librblk_fio.so" ] ||
+	die "$BUILD/fio-plugin/librblk_fio.so is not built (cmake -DRBLK_FIO_PLUGIN=ON, build target rblk_fio)"
+[ "$TARGET" = kernel ] || [ -x "$BUILD/target/rblk-target" ] || die "$BUILD/target/rblk-target is not built"
+case $BUILD in /tmp|/tmp/*) die "the build dir must not be under /tmp (the VM cannot see it)" ;; esac
+OUT=$(realpath -m "${OUT:-$BUILD/bench-out/fio-plugin}")
+case $OUT in /tmp|/tmp/*) die "--out must not be under /tmp (the VM writes there)" ;; esac
+command -v python3 >/dev/null || die "python3 is needed on the host to read fio's JSON"
+rm -rf "$OUT/raw"
+mkdir -p "$OUT/raw"
+
+# ---- the VM side (runs as root in the VM; $VM_OUT is $OUT)
+cat > "$OUT/vm-bench.sh" <<'VMEOF'
+set -u
+B=$RBLK_BUILD SO=$RBLK_BUILD/fio-plugin/librblk_fio.so
+NQN=nqn.2024-01.io.rblk:fio-bench
+log() { echo "[vm $(cut -d' ' -f1 /proc/uptime)s] $*" >&2; }
+die() { log "FAIL: $*"; exit 1; }
+modprobe nvme_rdma || die "modprobe nvme_rdma"
+if [ "$RBLK_BENCH_TARGET" = kernel ]; then
+	modprobe null_blk nr_devices=1 gb=4 || die "null_blk"
+	modprobe nvmet_rdma || die "nvmet_rdma"
+	C=/sys/kernel/config/nvmet
+	mkdir $C/subsystems/$NQN && echo 1 > $C/subsystems/$NQN/attr_allow_any_host
+	mkdir $C/subsystems/$NQN/namespaces/1
+	echo /dev/nullb0 > $C/subsystems/$NQN/namespaces/1/device_path
+	echo 1 > $C/subsystems/$NQN/namespaces/1/enable || die "nvmet namespace"
+	mkdir $C/ports/1
+	echo rdma > $C/ports/1/addr_trtype; echo ipv4 > $C/ports/1/addr_adrfam
+	echo 10.99.0.1 > $C/ports/1/addr_traddr; echo 4420 > $C/ports/1/addr_trsvcid
+	ln -s $C/subsystems/$NQN $C/ports/1/subsystems/$NQN || die "nvmet port"
+	TDESC="kernel nvmet-rdma, null_blk (no memory)"
+else
+	truncate -s 1G /tmp/bench.img
+	dd if=/dev/zero of=/tmp/bench.img bs=1M count=1024 conv=notrunc status=none
+	$B/target/rblk-target --listen 10.99.0.1 --subsystem $NQN --ns /tmp/bench.img \
+		--allow-any-host > /tmp/target.log 2>&1 &
+	for i in $(seq 300); do grep -q ready /tmp/target.log && break; sleep 0.2; done
+	grep -q ready /tmp/target.log || { cat /tmp/target.log; die "rblk-target did not start"; }
+	TDESC="rblk-target, 1 GiB file on tmpfs"
+fi
+nvme connect -t rdma -a 10.99.0.1 -s 4420 -n $NQN -w 10.99.0.2 >&2 || die "nvme connect"
+dev=
+for i in $(seq 100); do
+	for s in /sys/class/nvme-subsystem/*; do
+		[ "$(cat $s/subsysnqn 2>/dev/null)" = $NQN ] || continue
+		for d in $s/nvme*n*; do [ -b /dev/${d##*/} ] && dev=/dev/${d##*/}; done
+	done
+	[ -n "$dev" ] && break
+	sleep 0.2
+done
+[ -n "$dev" ] || die "no block device for $NQN"
+TRID="trtype=RDMA adrfam=IPv4 traddr=10.99.0.1 trsvcid=4420 subnqn=${NQN//:/\\:} hostaddr=10.99.0.2 ns=1"
+echo "{\"target\": \"$TDESC\", \"kernel_dev\": \"$dev\", \"kernel\": \"$(uname -r)\", \"cpus\": $(nproc)}" > $VM_OUT/raw/env.json
+log "target: $TDESC; kernel host device $dev"
+
+COMMON="--direct=1 --time_based=1 --ramp_time=1 --runtime=$RBLK_BENCH_RUNTIME --size=1g --output-format=json"
+wl_args() {
+	case $1 in
+	randread-4k-qd32) echo "--rw=randread --bs=4k --iodepth=32 --norandommap=1" ;;
+	randread-4k-qd1) echo "--rw=randread --bs=4k --iodepth=1 --norandommap=1" ;;
+	seqread-128k-qd16) echo "--rw=read --bs=128k --iodepth=16" ;;
+	esac
+}
+run_side() {
+	local side=$1 wl=$2 rep=$3 out=$VM_OUT/raw/$2.$1.$3.json
+	if [ $side = plugin ]; then
+		fio --name=$wl --ioengine=external:$SO --thread=1 --filename="$TRID" $COMMON \
+			$(wl_args $wl) --output=$out
+	else
+		fio --name=$wl --ioengine=io_uring --filename=$dev $COMMON $(wl_args $wl) --output=$out
+	fi || die "fio $side $wl rep $rep failed"
+	log "$wl $side rep $rep done"
+}
+for rep in $(seq $RBLK_BENCH_REPS); do
+	for wl in randread-4k-qd32 randread-4k-qd1 seqread-128k-qd16; do
+		if [ $((rep % 2)) = 1 ]; then
+			run_side plugin $wl $rep; run_side kernel $wl $rep
+		else
+			run_side kernel $wl $rep; run_side plugin $wl $rep
+		fi
+	done
+done
+nvme disconnect -n $NQN >&2
+log "done"
+VMEOF
+
+echo "fio_plugin_bench: target $TARGET, $REPS reps x $RUNTIME s, build $BUILD, results in $OUT"
+export VM_OUT=$OUT VM_TIMEOUT=$((300 + REPS * 6 * (RUNTIME + 12)))
+export RBLK_BUILD=$BUILD RBLK_BENCH_REPS=$REPS RBLK_BENCH_RUNTIME=$RUNTIME RBLK_BENCH_TARGET=$TARGET
+"$SRC/tests/vm/softroce-vm" "$OUT/vm-bench.sh" || die "the VM run failed (console: $OUT/console.log)"
+
+# ---- the host side: medians, ratios, table, summary.json
+python3 - "$OUT" "$REPS" "$RUNTIME" <<'PYEOF'
+import glob, json, os, statistics, sys
+out, reps, runtime = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+env = json.load(open(os.path.join(out, "raw", "env.json")))
+wls = ["randread-4k-qd32", "randread-4k-qd1", "seqread-128k-qd16"]
+metrics = {  # name, unit, extractor, "higher is better"
+    "iops": ("IOPS", lambda r: r["iops"], True),
+    "mbps": ("MB/s", lambda r: r["bw_bytes"] / 1e6, True),
+    "lat_avg": ("usec", lambda r: r["clat_ns"]["mean"] / 1e3, False),
+    "lat_p99": ("usec", lambda r: r["clat_ns"]["percentile"]["99.000000"] / 1e3, False),
+}
+show = {"randread-4k-qd32": ["iops", "lat_avg"], "randread-4k-qd1": ["lat_avg", "lat_p99", "iops"],
+        "seqread-128k-qd16": ["mbps", "iops"]}
+res = {"env": env, "reps": reps, "runtime_s": runtime, "workloads": {}}
+rows = []
+for wl in wls:
+    w = res["workloads"][wl] = {}
+    for side in ("plugin", "kernel"):
+        runs = []
+        for f in sorted(glob.glob(os.path.join(out, "raw", f"{wl}.{side}.*.json"))):
+            txt = open(f).read()
+            j = json.loads(txt[txt.index("{"):])  # fio may print notes before the JSON
+            job = j["jobs"][0]
+            r = job["read"]
+            runs.append({m: fn(r) for m, (_, fn, _) in metrics.items()} |
+                        {"cpu_usr": job["usr_cpu"], "cpu_sys": job["sys_cpu"], "errors": job["error"]})
+        w[side] = {"runs": runs, "median": {k: statistics.median(x[k] for x in runs) for k in runs[0]} if runs else {}}
+    for m in show[wl]:
+        p, k = w["plugin"]["median"].get(m), w["kernel"]["median"].get(m)
+        ratio = p / k if p is not None and k else None
+        w.setdefault("ratio_plugin_over_kernel", {})[m] = ratio
+        rows.append((wl, m, metrics[m][0], p, k, ratio, metrics[m][2]))
+    for side in ("plugin", "kernel"):
+        pass
+json.dump(res, open(os.path.join(out, "summary.json"), "w"), indent=2)
+print()
+print(f"fio: rblk plugin vs kernel nvme-rdma host + io_uring; target: {env['target']}; "
+      f"VM kernel {env['kernel']}, {env['cpus']} vCPUs; medians of {reps} reps x {runtime} s")
+print(f"{'workload':20} {'metric':8} {'unit':5} {'plugin':>12} {'kernel':>12} {'plugin/kernel':>14}")
+for wl, m, unit, p, k, ratio, hib in rows:
+    f = lambda v: "-" if v is None else f"{v:12.1f}"
+    better = "" if ratio is None else ("  (plugin better)" if (ratio > 1) == hib and abs(ratio - 1) > 0.02 else "")
+    print(f"{wl:20} {m:8} {unit:5} {f(p)} {f(k)} {('-' if ratio is None else f'{ratio:14.2f}')}{better}")
+cpu = [(wl, s, res["workloads"][wl][s]["median"].get("cpu_usr"), res["workloads"][wl][s]["median"].get("cpu_sys"))
+       for wl in wls for s in ("plugin", "kernel")]
+print("fio job CPU (median usr/sys %): " + "; ".join(f"{wl} {s} {u:.0f}/{y:.0f}" for wl, s, u, y in cpu if u is not None))
+print(f"summary: {os.path.join(out, 'summary.json')}")
+PYEOF

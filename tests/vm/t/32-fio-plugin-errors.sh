@@ -1,0 +1,68 @@
+#!/bin/bash
+# 32-fio-plugin-errors: fio through the rblk plugin ends with a non-zero status and a
+# sentence that says why — never a crash or a hang — when the filename is no transport
+# ID, the NQN's ':' is not escaped, nothing listens on the port, the address does not
+# answer (bounded by connect_timeout), the subsystem or namespace does not exist, the
+# job runs past the namespace's end, writes go to a write-protected namespace, or jobs
+# are processes instead of threads. And an NVMe error on the I/O path reaches fio as
+# EIO with the status name (errdetails): the kernel target's namespace shrinks under a
+# running job, so its reads fail (nvmet: Capacity Exceeded).
+# vm-timeout: 900
+set -u
+. "${RBLK_VM_LIB:-$(dirname "$0")/../lib.sh}"
+. "$RBLK_BUILD/fio-plugin/vm_fio_lib.sh" || exit 1
+
+TGT=$(rblk_bin target/rblk-target) || exit 1
+NQN=nqn.2024-01.io.rblk:fio-errors
+truncate -s 64M "$T_WORK/disk1.img" "$T_WORK/ro.img"
+bg_start target "$TGT" --listen $VM_ADDR0 --subsystem $NQN --ns "$T_WORK/disk1.img" \
+	--ns "$T_WORK/ro.img,ro" --allow-any-host
+wait_for_line 60 "$T_WORK/target.log" 'ready' "$BG_PID" || { bg_log target; die "rblk-target did not start"; }
+R=(--rw=randread --bs=4k --size=1m)
+
+rfio_fail bad-filename "'/dev/nvme0n1' is not KEY=VALUE" --filename=/dev/nvme0n1 "${R[@]}"
+rfio_fail unescaped-nqn "'fio-errors' is not KEY=VALUE.*\\\\:" \
+	--filename="traddr=$VM_ADDR0 subnqn=$NQN ns=1" "${R[@]}"
+rfio_fail no-listener "cannot connect to .*trsvcid=4499.*(refused|reset)" \
+	--filename="$(trid $VM_ADDR0 $NQN 1 | sed 's/trsvcid=4420/trsvcid=4499/')" "${R[@]}"
+# 10.99.0.77 is on veth1's subnet but nobody has it: ARP never answers
+t0=$SECONDS
+rfio_fail unreachable "cannot connect to traddr=10.99.0.77" \
+	--filename="$(trid 10.99.0.77 $NQN 1)" --connect_timeout=3000 "${R[@]}"
+[ $((SECONDS - t0)) -le 60 ] || die "an unreachable target took $((SECONDS - t0)) s to fail"
+rfio_fail unknown-subsystem "cannot connect to .*subnqn=nqn.2024-01.io.rblk:nope.*refused" \
+	--filename="$(trid $VM_ADDR0 nqn.2024-01.io.rblk:nope 1)" "${R[@]}"
+rfio_fail unknown-ns "namespace 9 of $NQN: no such active namespace" \
+	--filename="$(trid $VM_ADDR0 $NQN 9)" "${R[@]}"
+rfio_fail past-the-end "is beyond the namespace's 67108864 bytes" \
+	--filename="$(trid $VM_ADDR0 $NQN 1)" --rw=read --bs=4k --size=128m
+rfio_fail write-protected "write-protected" \
+	--filename="$(trid $VM_ADDR0 $NQN 2)" --rw=write --bs=4k --size=1m
+rfio_fail processes "thread=1 is required" --thread=0 \
+	--filename="$(trid $VM_ADDR0 $NQN 1)" "${R[@]}"
+kill -0 "${BG_PIDS[target]}" 2>/dev/null || { bg_log target; die "rblk-target died"; }
+bg_stop target || { bg_log target; die "rblk-target did not exit cleanly"; }
+
+# An NVMe status on the I/O path: the kernel target's file-backed namespace shrinks
+# from 64 to 16 MiB while the job waits (startdelay), then it reads at 32 MiB.
+KNQN=nqn.2024-01.io.rblk:fio-shrink
+truncate -s 64M "$T_WORK/shrink.img"
+nvmet_setup_rdma_port 1 $VM_ADDR0 4420
+nvmet_add_subsystem $KNQN "$T_WORK/shrink.img"
+nvmet_expose $KNQN 1
+out=$T_WORK/fio-shrink.txt
+timeout 120 fio --name=shrink --ioengine=external:"$FIO_SO" --thread=1 \
+	--filename="$(trid $VM_ADDR0 $KNQN 1)" --rw=read --bs=4k --offset=32m --size=1m \
+	--startdelay=5 > "$out" 2>&1 &
+fpid=$!
+sleep 2
+truncate -s 16M "$T_WORK/shrink.img"
+echo 1 > $NVMET_CFS/subsystems/$KNQN/namespaces/1/revalidate_size ||
+	die "revalidate_size failed (kernel without it?)"
+wait $fpid
+rc=$?
+cat "$out"
+[ $rc -ne 0 ] || die "fio read past the shrunk namespace and exited 0"
+grep -qE 'io_u error.*Input/output error' "$out" || die "the error did not reach fio as EIO"
+grep -qE 'rblk: NVMe status (LBA Out of Range|Capacity Exceeded)' "$out" || die "errdetails did not name the NVMe status"
+log "PASS"
