@@ -1,0 +1,599 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Tests for initiator/io.c with the queue engine of initiator/queue.c over
+ * plain memory (no RDMA device): requests become commands (MDTS and NLB
+ * splits, keyed vs in-capsule, registered vs bounced data, DSM range,
+ * Write Zeroes), completions are fed in as work completions, and each
+ * request completes once with its first error; bogus and stale completions
+ * are rejected; a teardown requeues what got no answer.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "initiator/ctrl.h"
+#include "initiator/io.h"
+#include "ut.h"
+
+static struct rblk_ctrl C;
+static struct rblk_qpair Q;
+static struct rblk_ns NS, NS_RO;
+static struct rblk_mr_pool *REG;	/* "registered" memory: a pool with no PD */
+static uint8_t *regbuf;
+static struct rblk_mem_region region;
+
+struct done {
+	unsigned calls;
+	uint16_t status;
+	int err;
+};
+
+static void cb(struct rblk_io *io, uint16_t status, int err, void *arg)
+{
+	struct done *d = arg;
+
+	d->calls++;
+	d->status = status;
+	d->err = err;
+}
+
+static void env_init(unsigned depth, uint32_t max_xfer, uint32_t incap)
+{
+	struct rblk_hq *hq = &Q.hq;
+
+	memset(&C, 0, sizeof(C));
+	pthread_mutex_init(&C.lock, NULL);
+	pthread_rwlock_init(&C.mem_lock, NULL);
+	pthread_cond_init(&C.sync_cond, NULL);
+	C.wake_fd = -1;
+	atomic_init(&C.state, RBLK_CTRL_LIVE);
+	atomic_init(&C.ka_next_ms, UINT64_MAX);
+	C.max_xfer = max_xfer;
+	C.io_incapsule_max = incap;
+
+	memset(&Q, 0, sizeof(Q));
+	Q.ctrl = &C;
+	Q.evfd = eventfd(0, EFD_NONBLOCK);
+	Q.epfd = -1;
+	hq->ctrl = &C;
+	hq->qid = 1;
+	hq->depth = depth;
+	pthread_mutex_init(&hq->lock, NULL);
+	CU_ASSERT_EQUAL_FATAL(rblk_slots_init(&hq->slots, depth + 1, 1), 0);
+	hq->data = aligned_alloc(4096, (size_t)(depth + 1) * RBLK_SLOT_DATA);
+	hq->sqes = calloc(depth + 1, sizeof(struct nvme_sqe));
+	hq->rsps = calloc(depth, sizeof(struct nvme_cqe));
+	for (unsigned i = 0; i <= depth; i++) {
+		hq->slots.s[i].sqe = &hq->sqes[i];
+		hq->slots.s[i].data = hq->data + (size_t)i * RBLK_SLOT_DATA;
+	}
+	hq->state = RBLK_HQ_DOWN;
+	hq->incapsule_max = incap;
+	hq->bounce_unit = max_xfer < RBLK_BOUNCE_UNIT_MAX ? max_xfer : RBLK_BOUNCE_UNIT_MAX;
+
+	NS = (struct rblk_ns){ .ctrl = &C, .nsid = 1, .nsze = 1ull << 30, .lba_shift = 9 };
+	NS_RO = NS;
+	NS_RO.read_only = true;
+
+	CU_ASSERT_EQUAL_FATAL(rblk_mr_pool_create(NULL, 4u << 20, 1, 0, &REG), 0);
+	regbuf = rblk_mr_pool_get(REG);
+	region = (struct rblk_mem_region){ .start = (uintptr_t)regbuf, .len = 4u << 20, .pool = REG };
+	C.regions = &region;
+	C.nregions = C.regions_cap = 1;
+}
+
+static void env_fini(void)
+{
+	struct rblk_hq *hq = &Q.hq;
+
+	rblk_mr_pool_put(REG, regbuf);
+	rblk_mr_pool_destroy(REG);
+	rblk_mr_pool_destroy(hq->bounce);
+	free(hq->data);
+	free(hq->sqes);
+	free(hq->rsps);
+	rblk_slots_fini(&hq->slots);
+	close(Q.evfd);
+}
+
+/* Takes the QUEUED slots (in order) and marks them posted, as going live would. */
+static unsigned arm_queued(struct rblk_slot **out, unsigned max)
+{
+	struct rblk_hq *hq = &Q.hq;
+	unsigned n = 0;
+
+	while (hq->queued_head && n < max) {
+		struct rblk_slot *s = hq->queued_head;
+
+		hq->queued_head = s->next;
+		if (!hq->queued_head)
+			hq->queued_tail = NULL;
+		rblk_slot_arm(s);
+		out[n++] = s;
+	}
+	return n;
+}
+
+static void feed_rsp(uint16_t cid, uint16_t status)
+{
+	struct rblk_wc wc = { .wr_id = rblk_hq_wr_id(&Q.hq, true, 0), .status = RBLK_WC_SUCCESS,
+			      .opcode = RBLK_WC_RECV, .byte_len = 16 };
+
+	nvme_cqe_build(&Q.hq.rsps[0], rblk_cpu_to_le16(cid), status, 0, 0, 1, 1);
+	rblk_hq_handle_wc(&Q.hq, &wc);
+}
+
+static void feed_send(const struct rblk_slot *s)
+{
+	struct rblk_wc wc = { .wr_id = rblk_hq_wr_id(&Q.hq, false, s->index),
+			      .status = RBLK_WC_SUCCESS, .opcode = RBLK_WC_SEND };
+
+	rblk_hq_handle_wc(&Q.hq, &wc);
+}
+
+static void complete(struct rblk_slot *s, uint16_t status)
+{
+	feed_rsp(rblk_le16(s->sqe->cid), status);
+	feed_send(s);
+}
+
+static const uint8_t *sgl(const struct rblk_slot *s)
+{
+	return (const uint8_t *)&s->sqe->sgl1;
+}
+
+static void test_split_registered(void)
+{
+	struct rblk_io io = { .op = RBLK_OP_WRITE, .ns = &NS, .lba = 1000, .nlb = 2048,
+			       };
+	struct rblk_slot *s[16];
+	struct done d = { 0 };
+
+	env_init(16, 128u << 10, 8192);
+	io.buf = regbuf;
+	CU_ASSERT_EQUAL(rblk_submit(&Q, &io, cb, &d), 0);
+	CU_ASSERT_PTR_NULL(Q.pending);
+	CU_ASSERT_EQUAL(rblk_qpair_inflight(&Q), 1);
+	CU_ASSERT_EQUAL_FATAL(arm_queued(s, 16), 8);	/* 1 MiB at 128 KiB per command */
+	for (unsigned k = 0; k < 8; k++) {
+		CU_ASSERT_EQUAL(s[k]->sqe->opc, 0x01);
+		CU_ASSERT_EQUAL(s[k]->sqe->flags, 0x40);
+		CU_ASSERT_EQUAL(rblk_le64(((struct nvme_rw_cmd *)s[k]->sqe)->slba), 1000 + 256 * k);
+		CU_ASSERT_EQUAL(rblk_le16(((struct nvme_rw_cmd *)s[k]->sqe)->nlb), 255);
+		/* Zero copy: keyed 0x40 straight at the caller's buffer. */
+		CU_ASSERT_EQUAL(sgl(s[k])[15], 0x40);
+		CU_ASSERT_EQUAL(rblk_get_le64(sgl(s[k])), (uintptr_t)regbuf + 131072 * k);
+		CU_ASSERT_EQUAL(rblk_get_le24(sgl(s[k]) + 8), 131072);
+		CU_ASSERT_EQUAL(s[k]->ic_len, 0);
+	}
+	/* Completions in any order; one callback at the very end. */
+	for (int k = 7; k >= 0; k--) {
+		complete(s[k], 0);
+		CU_ASSERT_EQUAL(rblk_poll(&Q, 0), k == 0 ? 1 : 0);
+	}
+	CU_ASSERT_EQUAL(d.calls, 1);
+	CU_ASSERT_EQUAL(d.status, 0);
+	CU_ASSERT_EQUAL(d.err, 0);
+	CU_ASSERT_EQUAL(rblk_qpair_inflight(&Q), 0);
+	CU_ASSERT_EQUAL(rblk_slots_busy(&Q.hq.slots), 0);
+	env_fini();
+}
+
+static void test_incapsule_registered(void)
+{
+	struct rblk_io small = { .op = RBLK_OP_WRITE, .ns = &NS, .lba = 0, .nlb = 16,
+				  };
+	struct rblk_io big = { .op = RBLK_OP_WRITE, .ns = &NS, .lba = 0, .nlb = 17,  };
+	struct rblk_io rd = { .op = RBLK_OP_READ, .ns = &NS, .lba = 0, .nlb = 1,  };
+	struct rblk_slot *s[4];
+	struct done d = { 0 };
+
+	env_init(8, 128u << 10, 8192);
+	small.buf = regbuf + 512;
+	big.buf = regbuf;
+	rd.buf = regbuf;
+	CU_ASSERT_EQUAL(rblk_submit(&Q, &small, cb, &d), 0);
+	CU_ASSERT_EQUAL(rblk_submit(&Q, &big, cb, &d), 0);
+	CU_ASSERT_EQUAL(rblk_submit(&Q, &rd, cb, &d), 0);
+	CU_ASSERT_EQUAL_FATAL(arm_queued(s, 4), 3);
+	/* 8192 bytes fit IOCCSZ: in-capsule, the data SGE on the caller's memory. */
+	CU_ASSERT_EQUAL(sgl(s[0])[15], 0x01);
+	CU_ASSERT_EQUAL(rblk_get_le64(sgl(s[0])), 0);
+	CU_ASSERT_EQUAL(rblk_get_le32(sgl(s[0]) + 8), 8192);
+	CU_ASSERT_EQUAL(s[0]->ic_len, 8192);
+	CU_ASSERT_EQUAL(s[0]->ic_addr, (uintptr_t)regbuf + 512);
+	/* 8704 bytes do not: keyed. */
+	CU_ASSERT_EQUAL(sgl(s[1])[15], 0x40);
+	CU_ASSERT_EQUAL(s[1]->ic_len, 0);
+	/* Reads are never in-capsule. */
+	CU_ASSERT_EQUAL(sgl(s[2])[15], 0x40);
+	for (int k = 0; k < 3; k++)
+		complete(s[k], 0);
+	CU_ASSERT_EQUAL(rblk_poll(&Q, 0), 3);
+	CU_ASSERT_EQUAL(d.calls, 3);
+	env_fini();
+}
+
+static void test_unregistered_read_copies_back(void)
+{
+	uint8_t *buf = malloc(4096);
+	struct rblk_io io = { .op = RBLK_OP_READ, .ns = &NS, .lba = 7, .nlb = 8, .buf = buf };
+	struct rblk_slot *s[2];
+	struct done d = { 0 };
+
+	env_init(8, 128u << 10, 8192);
+	memset(buf, 0, 4096);
+	CU_ASSERT_EQUAL(rblk_submit(&Q, &io, cb, &d), 0);
+	CU_ASSERT_EQUAL_FATAL(arm_queued(s, 2), 1);
+	/* Bounced through the slot's own registered 4 KiB. */
+	CU_ASSERT_EQUAL(rblk_get_le64(sgl(s[0])), (uintptr_t)s[0]->data);
+	CU_ASSERT_EQUAL(rblk_get_le24(sgl(s[0]) + 8), 4096);
+	memset(s[0]->data, 0x5A, 4096);
+	complete(s[0], 0);
+	CU_ASSERT_EQUAL(rblk_poll(&Q, 0), 1);
+	CU_ASSERT_EQUAL(buf[0], 0x5A);
+	CU_ASSERT_EQUAL(buf[4095], 0x5A);
+	free(buf);
+	env_fini();
+}
+
+static void test_unregistered_bounce(void)
+{
+	uint8_t *buf = malloc(1u << 20);
+	struct rblk_io w8k = { .op = RBLK_OP_WRITE, .ns = &NS, .lba = 0, .nlb = 16, .buf = buf };
+	struct rblk_io w1m = { .op = RBLK_OP_WRITE, .ns = &NS, .lba = 0, .nlb = 2048, .buf = buf };
+	struct rblk_slot *s[16];
+	struct done d = { 0 };
+
+	env_init(16, 1u << 20, 8192);
+	for (unsigned i = 0; i < (1u << 20); i++)
+		buf[i] = (uint8_t)(i * 7 + i / 4096);
+	CU_ASSERT_EQUAL(rblk_submit(&Q, &w8k, cb, &d), 0);
+	CU_ASSERT_EQUAL_FATAL(arm_queued(s, 16), 1);
+	/* 8 KiB: more than the slot's 4 KiB, so a bounce unit, still in-capsule. */
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s[0]->bounce);
+	CU_ASSERT_EQUAL(sgl(s[0])[15], 0x01);
+	CU_ASSERT_EQUAL(s[0]->ic_addr, (uintptr_t)s[0]->bounce);
+	CU_ASSERT_EQUAL(memcmp(s[0]->bounce, buf, 8192), 0);
+	complete(s[0], 0);
+	CU_ASSERT_EQUAL(rblk_poll(&Q, 0), 1);
+	CU_ASSERT_EQUAL(rblk_mr_pool_free_count(Q.hq.bounce), RBLK_BOUNCE_UNITS);
+
+	/* 1 MiB with MDTS 1 MiB but unregistered: split at the 128 KiB bounce unit. */
+	CU_ASSERT_EQUAL(rblk_submit(&Q, &w1m, cb, &d), 0);
+	CU_ASSERT_EQUAL_FATAL(arm_queued(s, 16), 8);
+	for (unsigned k = 0; k < 8; k++) {
+		CU_ASSERT_EQUAL(rblk_get_le24(sgl(s[k]) + 8), 131072);
+		CU_ASSERT_EQUAL(rblk_get_le64(sgl(s[k])), (uintptr_t)s[k]->bounce);
+		CU_ASSERT_EQUAL(memcmp(s[k]->bounce, buf + 131072 * k, 131072), 0);
+	}
+	CU_ASSERT_EQUAL(rblk_mr_pool_free_count(Q.hq.bounce), RBLK_BOUNCE_UNITS - 8);
+	for (unsigned k = 0; k < 8; k++)
+		complete(s[k], 0);
+	CU_ASSERT_EQUAL(rblk_poll(&Q, 0), 1);
+	CU_ASSERT_EQUAL(rblk_mr_pool_free_count(Q.hq.bounce), RBLK_BOUNCE_UNITS);
+	CU_ASSERT_EQUAL(d.calls, 2);
+	free(buf);
+	env_fini();
+}
+
+static void test_iov_gather(void)
+{
+	uint8_t a[1000], b[3000], c[96];
+	struct iovec iov[3] = { { a, sizeof(a) }, { b, sizeof(b) }, { c, sizeof(c) } };
+	struct rblk_io io = { .op = RBLK_OP_WRITE, .ns = &NS, .lba = 0, .nlb = 8, .iov = iov,
+			      .iovcnt = 3 };
+	struct rblk_slot *s[2];
+	struct done d = { 0 };
+
+	env_init(8, 128u << 10, 0);
+	memset(a, 1, sizeof(a));
+	memset(b, 2, sizeof(b));
+	memset(c, 3, sizeof(c));
+	CU_ASSERT_EQUAL(rblk_submit(&Q, &io, cb, &d), 0);
+	CU_ASSERT_EQUAL_FATAL(arm_queued(s, 2), 1);
+	CU_ASSERT_EQUAL(sgl(s[0])[15], 0x40);	/* no in-capsule offered */
+	CU_ASSERT_EQUAL(s[0]->data[999], 1);
+	CU_ASSERT_EQUAL(s[0]->data[1000], 2);
+	CU_ASSERT_EQUAL(s[0]->data[3999], 2);
+	CU_ASSERT_EQUAL(s[0]->data[4000], 3);
+	CU_ASSERT_EQUAL(s[0]->data[4095], 3);
+	complete(s[0], 0);
+	CU_ASSERT_EQUAL(rblk_poll(&Q, 0), 1);
+	env_fini();
+}
+
+static void test_dsm_and_write_zeroes(void)
+{
+	struct rblk_io dsm = { .op = RBLK_OP_DEALLOCATE, .ns = &NS, .lba = 5, .nlb = 100000 };
+	struct rblk_io wz = { .op = RBLK_OP_WRITE_ZEROES, .ns = &NS, .lba = 10, .nlb = 100000 };
+	struct rblk_io fl = { .op = RBLK_OP_FLUSH, .ns = &NS };
+	struct rblk_slot *s[8];
+	const uint8_t *r;
+	struct done d = { 0 };
+
+	env_init(8, 128u << 10, 4096);
+	CU_ASSERT_EQUAL(rblk_submit(&Q, &dsm, cb, &d), 0);
+	CU_ASSERT_EQUAL(rblk_submit(&Q, &wz, cb, &d), 0);
+	CU_ASSERT_EQUAL(rblk_submit(&Q, &fl, cb, &d), 0);
+	CU_ASSERT_EQUAL_FATAL(arm_queued(s, 8), 4);
+	/* DSM: one range, AD, the 16-byte range in-capsule from the slot's buffer. */
+	CU_ASSERT_EQUAL(s[0]->sqe->opc, 0x09);
+	CU_ASSERT_EQUAL(rblk_le32(s[0]->sqe->cdw10), 0);
+	CU_ASSERT_EQUAL(rblk_le32(s[0]->sqe->cdw11), 4);
+	CU_ASSERT_EQUAL(sgl(s[0])[15], 0x01);
+	CU_ASSERT_EQUAL(rblk_get_le32(sgl(s[0]) + 8), 16);
+	CU_ASSERT_EQUAL(s[0]->ic_addr, (uintptr_t)s[0]->data);
+	r = s[0]->data;
+	CU_ASSERT_EQUAL(rblk_get_le32(r + 4), 100000);
+	CU_ASSERT_EQUAL(rblk_get_le64(r + 8), 5);
+	/* Write Zeroes: 16-bit NLB, so two commands. */
+	CU_ASSERT_EQUAL(s[1]->sqe->opc, 0x08);
+	CU_ASSERT_EQUAL(rblk_le64(((struct nvme_rw_cmd *)s[1]->sqe)->slba), 10);
+	CU_ASSERT_EQUAL(rblk_le16(((struct nvme_rw_cmd *)s[1]->sqe)->nlb), 65535);
+	CU_ASSERT_EQUAL(rblk_le64(((struct nvme_rw_cmd *)s[2]->sqe)->slba), 10 + 65536);
+	CU_ASSERT_EQUAL(rblk_le16(((struct nvme_rw_cmd *)s[2]->sqe)->nlb), 100000 - 65536 - 1);
+	CU_ASSERT_EQUAL(sgl(s[1])[15], 0x40);
+	CU_ASSERT_EQUAL(rblk_get_le24(sgl(s[1]) + 8), 0);
+	CU_ASSERT_EQUAL(s[3]->sqe->opc, 0x00);
+	for (int k = 0; k < 4; k++)
+		complete(s[k], 0);
+	CU_ASSERT_EQUAL(rblk_poll(&Q, 0), 3);
+	env_fini();
+
+	/* Without in-capsule data, the DSM range goes keyed from the same buffer. */
+	env_init(8, 128u << 10, 0);
+	CU_ASSERT_EQUAL(rblk_submit(&Q, &dsm, cb, &d), 0);
+	CU_ASSERT_EQUAL_FATAL(arm_queued(s, 8), 1);
+	CU_ASSERT_EQUAL(sgl(s[0])[15], 0x40);
+	CU_ASSERT_EQUAL(rblk_get_le64(sgl(s[0])), (uintptr_t)s[0]->data);
+	CU_ASSERT_EQUAL(rblk_get_le24(sgl(s[0]) + 8), 16);
+	complete(s[0], 0);
+	CU_ASSERT_EQUAL(rblk_poll(&Q, 0), 1);
+	env_fini();
+}
+
+static void test_first_error_once(void)
+{
+	struct rblk_io io = { .op = RBLK_OP_READ, .ns = &NS, .lba = 0, .nlb = 768,  };
+	struct rblk_slot *s[4];
+	struct done d = { 0 };
+
+	env_init(8, 128u << 10, 8192);
+	io.buf = regbuf;
+	CU_ASSERT_EQUAL(rblk_submit(&Q, &io, cb, &d), 0);
+	CU_ASSERT_EQUAL_FATAL(arm_queued(s, 4), 3);
+	complete(s[1], NVME_SC_LBA_RANGE | NVME_SC_DNR);
+	complete(s[0], 0);
+	CU_ASSERT_EQUAL(rblk_poll(&Q, 0), 0);
+	complete(s[2], NVME_SC_INTERNAL);
+	CU_ASSERT_EQUAL(rblk_poll(&Q, 0), 1);
+	CU_ASSERT_EQUAL(d.calls, 1);
+	CU_ASSERT_EQUAL(d.status, NVME_SC_LBA_RANGE | NVME_SC_DNR);
+	CU_ASSERT_EQUAL(d.err, 0);
+	env_fini();
+}
+
+static void test_pending_and_eagain(void)
+{
+	struct rblk_io big = { .op = RBLK_OP_WRITE, .ns = &NS, .lba = 0, .nlb = 2560,  };
+	struct rblk_io other = { .op = RBLK_OP_FLUSH, .ns = &NS };
+	struct rblk_slot *s[8];
+	struct done d = { 0 }, d2 = { 0 };
+
+	env_init(4, 128u << 10, 8192);
+	big.buf = regbuf;
+	CU_ASSERT_EQUAL(rblk_submit(&Q, &big, cb, &d), 0);
+	/* 10 commands, 4 slots: the rest waits, and the qpair pushes back. */
+	CU_ASSERT_PTR_EQUAL(Q.pending, &big);
+	CU_ASSERT_EQUAL(rblk_submit(&Q, &other, cb, &d2), -EAGAIN);
+	CU_ASSERT_EQUAL(rblk_qpair_inflight(&Q), 1);
+	CU_ASSERT_EQUAL_FATAL(arm_queued(s, 8), 4);
+	/* The first command fails: nothing more is issued, the rest drains, one callback. */
+	complete(s[0], NVME_SC_NS_WRITE_PROTECTED);
+	complete(s[1], 0);
+	complete(s[2], 0);
+	CU_ASSERT_EQUAL(rblk_poll(&Q, 0), 0);
+	CU_ASSERT_PTR_EQUAL(Q.pending, &big);
+	complete(s[3], 0);
+	CU_ASSERT_PTR_NULL(Q.pending);
+	CU_ASSERT_PTR_NULL(Q.hq.queued_head);
+	CU_ASSERT_EQUAL(rblk_poll(&Q, 0), 1);
+	CU_ASSERT_EQUAL(d.calls, 1);
+	CU_ASSERT_EQUAL(d.status, NVME_SC_NS_WRITE_PROTECTED);
+	CU_ASSERT_EQUAL(rblk_submit(&Q, &other, cb, &d2), 0);
+	CU_ASSERT_EQUAL_FATAL(arm_queued(s, 8), 1);
+	complete(s[0], 0);
+	CU_ASSERT_EQUAL(rblk_poll(&Q, 0), 1);
+	env_fini();
+}
+
+static void test_bogus_and_stale_completions(void)
+{
+	struct rblk_io io = { .op = RBLK_OP_READ, .ns = &NS, .lba = 0, .nlb = 8,  };
+	struct rblk_slot *s[2];
+	struct done d = { 0 };
+	uint16_t cid;
+
+	env_init(8, 128u << 10, 8192);
+	io.buf = regbuf;
+	CU_ASSERT_EQUAL(rblk_submit(&Q, &io, cb, &d), 0);
+	CU_ASSERT_EQUAL_FATAL(arm_queued(s, 2), 1);
+	cid = rblk_le16(s[0]->sqe->cid);
+	Q.hq.state = RBLK_HQ_LIVE;
+
+	/* A completion of the previous connection (older epoch) is ignored altogether. */
+	{
+		struct rblk_wc wc = { .wr_id = rblk_hq_wr_id(&Q.hq, true, 0),
+				      .status = RBLK_WC_SUCCESS, .byte_len = 16 };
+
+		nvme_cqe_build(&Q.hq.rsps[0], rblk_cpu_to_le16(cid), 0, 0, 0, 1, 1);
+		Q.hq.epoch++;
+		rblk_hq_handle_wc(&Q.hq, &wc);
+		CU_ASSERT_FALSE(s[0]->rsp_done);
+		CU_ASSERT_EQUAL(Q.hq.state, RBLK_HQ_LIVE);
+	}
+	/* Right index, wrong generation: rejected, and the queue cannot be trusted. */
+	feed_rsp((uint16_t)(cid ^ 0x3000), 0);
+	CU_ASSERT_FALSE(s[0]->rsp_done);
+	CU_ASSERT_EQUAL(Q.hq.state, RBLK_HQ_FAILED);
+	CU_ASSERT_TRUE(atomic_load(&C.conn_lost));
+	CU_ASSERT_EQUAL(rblk_poll(&Q, 0), 0);
+	CU_ASSERT_EQUAL(d.calls, 0);
+
+	/* A CID naming no posted slot is rejected too. */
+	Q.hq.state = RBLK_HQ_LIVE;
+	atomic_store(&C.conn_lost, false);
+	feed_rsp(rblk_cid_make(5, 1), 0);
+	CU_ASSERT_EQUAL(Q.hq.state, RBLK_HQ_FAILED);
+	CU_ASSERT_EQUAL(d.calls, 0);
+
+	/* A short response is a failure, not a completion. */
+	Q.hq.state = RBLK_HQ_LIVE;
+	{
+		struct rblk_wc wc = { .wr_id = rblk_hq_wr_id(&Q.hq, true, 0),
+				      .status = RBLK_WC_SUCCESS, .byte_len = 8 };
+
+		nvme_cqe_build(&Q.hq.rsps[0], rblk_cpu_to_le16(cid), 0, 0, 0, 1, 1);
+		rblk_hq_handle_wc(&Q.hq, &wc);
+	}
+	CU_ASSERT_EQUAL(Q.hq.state, RBLK_HQ_FAILED);
+	CU_ASSERT_FALSE(s[0]->rsp_done);
+
+	/* The genuine completion still works (the slot was never lost). */
+	Q.hq.state = RBLK_HQ_DOWN;
+	complete(s[0], 0);
+	CU_ASSERT_EQUAL(rblk_poll(&Q, 0), 1);
+	CU_ASSERT_EQUAL(d.calls, 1);
+	env_fini();
+}
+
+static void test_teardown_requeues(void)
+{
+	struct rblk_io io = { .op = RBLK_OP_WRITE, .ns = &NS, .lba = 0, .nlb = 768,  };
+	struct rblk_slot *s[4];
+	struct done d = { 0 };
+
+	env_init(8, 128u << 10, 8192);
+	io.buf = regbuf;
+	CU_ASSERT_EQUAL(rblk_submit(&Q, &io, cb, &d), 0);
+	CU_ASSERT_EQUAL_FATAL(arm_queued(s, 4), 3);
+	/* Command 0: answered, its SEND completion lost. 1 and 2: no answer. */
+	feed_rsp(rblk_le16(s[0]->sqe->cid), 0);
+	rblk_hq_teardown(&Q.hq, true);
+	CU_ASSERT_EQUAL(s[0]->state, RBLK_SLOT_FREE);
+	CU_ASSERT_EQUAL(s[1]->state, RBLK_SLOT_QUEUED);
+	CU_ASSERT_EQUAL(s[2]->state, RBLK_SLOT_QUEUED);
+	CU_ASSERT_PTR_EQUAL(Q.hq.queued_head, s[1]);
+	CU_ASSERT_PTR_EQUAL(Q.hq.queued_tail, s[2]);
+	CU_ASSERT_EQUAL(rblk_poll(&Q, 0), 0);
+	CU_ASSERT_EQUAL(d.calls, 0);
+
+	/* Reposted under new CIDs, answered: the request completes once, cleanly. */
+	CU_ASSERT_EQUAL_FATAL(arm_queued(s, 4), 2);
+	complete(s[0], 0);
+	complete(s[1], 0);
+	CU_ASSERT_EQUAL(rblk_poll(&Q, 0), 1);
+	CU_ASSERT_EQUAL(d.calls, 1);
+	CU_ASSERT_EQUAL(d.err, 0);
+
+	/* Without requeue (lost controller), what is left fails with -ENOTCONN. */
+	CU_ASSERT_EQUAL(rblk_submit(&Q, &io, cb, &d), 0);
+	CU_ASSERT_EQUAL_FATAL(arm_queued(s, 4), 3);
+	rblk_hq_teardown(&Q.hq, false);
+	CU_ASSERT_EQUAL(rblk_poll(&Q, 0), 1);
+	CU_ASSERT_EQUAL(d.calls, 2);
+	CU_ASSERT_EQUAL(d.err, -ENOTCONN);
+	CU_ASSERT_EQUAL(rblk_slots_busy(&Q.hq.slots), 0);
+	env_fini();
+}
+
+static void test_submit_validation(void)
+{
+	struct iovec iov = { regbuf, 1000 };
+	struct rblk_io io;
+	struct done d = { 0 };
+
+	env_init(8, 128u << 10, 8192);
+	io = (struct rblk_io){ .op = RBLK_OP_READ, .ns = &NS, .nlb = 0, .buf = regbuf };
+	CU_ASSERT_EQUAL(rblk_submit(&Q, &io, cb, &d), -EINVAL);
+	io = (struct rblk_io){ .op = RBLK_OP_READ, .ns = &NS, .nlb = 2 };
+	CU_ASSERT_EQUAL(rblk_submit(&Q, &io, cb, &d), -EINVAL);
+	io = (struct rblk_io){ .op = RBLK_OP_READ, .ns = &NS, .nlb = 2, .iov = &iov, .iovcnt = 1 };
+	CU_ASSERT_EQUAL(rblk_submit(&Q, &io, cb, &d), -EINVAL);
+	io = (struct rblk_io){ .op = RBLK_OP_WRITE, .ns = &NS_RO, .nlb = 1, .buf = regbuf };
+	CU_ASSERT_EQUAL(rblk_submit(&Q, &io, cb, &d), -EROFS);
+	io = (struct rblk_io){ .op = RBLK_OP_DEALLOCATE, .ns = &NS_RO, .nlb = 1 };
+	CU_ASSERT_EQUAL(rblk_submit(&Q, &io, cb, &d), -EROFS);
+	io = (struct rblk_io){ .op = RBLK_OP_WRITE_ZEROES, .ns = &NS, .lba = UINT64_MAX, .nlb = 2 };
+	CU_ASSERT_EQUAL(rblk_submit(&Q, &io, cb, &d), -EINVAL);
+	io = (struct rblk_io){ .op = (enum rblk_io_op)42, .ns = &NS, .nlb = 1 };
+	CU_ASSERT_EQUAL(rblk_submit(&Q, &io, cb, &d), -EINVAL);
+	io = (struct rblk_io){ .op = RBLK_OP_FLUSH, .ns = &NS };
+	CU_ASSERT_EQUAL(rblk_submit(&Q, &io, NULL, &d), -EINVAL);
+	atomic_store(&C.state, RBLK_CTRL_LOST);
+	CU_ASSERT_EQUAL(rblk_submit(&Q, &io, cb, &d), -ENOTCONN);
+	CU_ASSERT_EQUAL(rblk_poll(&Q, 0), -ENOTCONN);
+	atomic_store(&C.state, RBLK_CTRL_RECONNECTING);
+	/* While reconnecting, requests are accepted and wait. */
+	CU_ASSERT_EQUAL(rblk_submit(&Q, &io, cb, &d), 0);
+	CU_ASSERT_EQUAL(rblk_poll(&Q, 0), 0);
+	CU_ASSERT_PTR_NOT_NULL(Q.hq.queued_head);
+	rblk_hq_teardown(&Q.hq, false);
+	CU_ASSERT_EQUAL(rblk_poll(&Q, 0), 1);
+	CU_ASSERT_EQUAL(d.err, -ENOTCONN);
+	CU_ASSERT_EQUAL(d.calls, 1);
+	env_fini();
+}
+
+static void test_mem_lookup(void)
+{
+	uint32_t l, r;
+
+	env_init(8, 128u << 10, 0);
+	CU_ASSERT_EQUAL(rblk_mem_lookup(&C, regbuf, 4u << 20, &l, &r), 0);
+	CU_ASSERT_EQUAL(rblk_mem_lookup(&C, regbuf + 100, 4096, &l, &r), 0);
+	CU_ASSERT_EQUAL(rblk_mem_lookup(&C, regbuf + (4u << 20) - 10, 11, &l, &r), -ENOENT);
+	CU_ASSERT_EQUAL(rblk_mem_lookup(&C, regbuf - 1, 2, &l, &r), -ENOENT);
+	env_fini();
+}
+
+static void test_record(void)
+{
+	struct rblk_io io;
+	struct rblk_io_priv *p = rblk_io_priv(&io);
+
+	memset(&io, 0, sizeof(io));
+	p->total = 10;
+	p->issued = 4;
+	p->outstanding = 2;
+	CU_ASSERT_FALSE(rblk_io_record(&io, 0, 0));
+	CU_ASSERT_FALSE(rblk_io_record(&io, 0, 0));	/* 6 blocks still to issue */
+	p->issued = 10;
+	p->outstanding = 2;
+	CU_ASSERT_FALSE(rblk_io_record(&io, 0, -EIO));
+	CU_ASSERT_TRUE(rblk_io_record(&io, 0x81, 0));
+	CU_ASSERT_EQUAL(p->err, -EIO);
+	CU_ASSERT_EQUAL(p->status, 0);
+}
+
+static const struct ut_case cases[] = {
+	UT_CASE(test_split_registered),
+	UT_CASE(test_incapsule_registered),
+	UT_CASE(test_unregistered_read_copies_back),
+	UT_CASE(test_unregistered_bounce),
+	UT_CASE(test_iov_gather),
+	UT_CASE(test_dsm_and_write_zeroes),
+	UT_CASE(test_first_error_once),
+	UT_CASE(test_pending_and_eagain),
+	UT_CASE(test_bogus_and_stale_completions),
+	UT_CASE(test_teardown_requeues),
+	UT_CASE(test_submit_validation),
+	UT_CASE(test_mem_lookup),
+	UT_CASE(test_record),
+	UT_END,
+};
+
+UT_MAIN("initiator/io", cases)
