@@ -517,7 +517,7 @@ int rblk_tgt_args_parse(int argc, char **argv, struct rblk_tgt_args *a, FILE *er
 	if (a->help || a->version)
 		return 0;
 	assign_nsids(a->flags);
-	/* A flag-made subsystem is exported on every listener anyway: link them. */
+	/* Listeners export what they link (as nvmet ports): quick flags link everything. */
 	for (size_t i = 0; i < a->flags->nr_ports; i++)
 		for (size_t s = 0; s < a->flags->nr_subsys; s++)
 			if ((ret = rblk_cfg_port_link(&a->flags->ports[i], a->flags->subsys[s].nqn)))

@@ -371,6 +371,44 @@ nomem:
 	return -ENOMEM;
 }
 
+int rblk_config_link_all(struct rblk_config *cfg, size_t first_port, size_t first_subsys)
+{
+	for (size_t p = 0; p < cfg->nr_ports; p++) {
+		struct rblk_cfg_port *port = &cfg->ports[p];
+
+		for (size_t i = p < first_port ? first_subsys : 0; i < cfg->nr_subsys; i++) {
+			const char *nqn = cfg->subsys[i].nqn;
+
+			if (!strv_has(port->subsys, port->nr_subsys, nqn) &&
+			    rblk_cfg_port_link(port, nqn))
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+static bool portid_used(const struct rblk_config *cfg, size_t upto, uint16_t id)
+{
+	for (size_t i = 0; i < upto; i++)
+		if (cfg->ports[i].portid == id)
+			return true;
+	return false;
+}
+
+void rblk_config_renumber_ports(struct rblk_config *cfg, size_t first_port)
+{
+	for (size_t i = first_port; i < cfg->nr_ports; i++) {
+		uint16_t id = 1;
+
+		if (!portid_used(cfg, i, cfg->ports[i].portid))
+			continue;
+		/* Free among all ports, the later flag ports included. */
+		while (portid_used(cfg, cfg->nr_ports, id) && id < UINT16_MAX)
+			id++;
+		cfg->ports[i].portid = id;
+	}
+}
+
 int rblk_config_merge(struct rblk_config *dst, struct rblk_config *src)
 {
 	struct rblk_cfg_tgt *d = &dst->tgt, *s = &src->tgt;

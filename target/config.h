@@ -72,7 +72,7 @@ struct rblk_cfg_port {
 	uint16_t trsvcid;        /* addr.trsvcid */
 	uint8_t treq;            /* addr.treq: 0 not specified, 1 required, 2 not required */
 	int32_t inline_data_size; /* param.inline_data_size; -1 = not set */
-	char **subsys;           /* port -> subsystem links (see the note in config.c) */
+	char **subsys;           /* port -> subsystem links: what hosts reach through it */
 	size_t nr_subsys;
 };
 
@@ -139,6 +139,20 @@ int rblk_config_add_port_copy(struct rblk_config *cfg, const struct rblk_cfg_por
 int rblk_config_set_tgt(struct rblk_config *cfg, const struct rblk_cfg_tgt *t);
 /* Deep copy (the daemon keeps the running config while it parses a new one). */
 int rblk_config_dup(const struct rblk_config *cfg, struct rblk_config **out);
+/*
+ * The quick flags' objects are exported everywhere: every port from index
+ * @first_port on is linked to every subsystem, and every subsystem from
+ * index @first_subsys on to every port (existing links stay; a config
+ * file's own ports and subsystems keep the links the file gives them).
+ * 0 or -ENOMEM.
+ */
+int rblk_config_link_all(struct rblk_config *cfg, size_t first_port, size_t first_subsys);
+/*
+ * Ports from index @first_port on (the quick flags', numbered 1..n) that
+ * clash with an earlier port's portid take the lowest free one, so --listen
+ * works next to a file whose ports use the same ids.
+ */
+void rblk_config_renumber_ports(struct rblk_config *cfg, size_t first_port);
 
 /*
  * Cross-reference checks: duplicate NQNs/NSIDs/ports/listen addresses,
@@ -189,13 +203,15 @@ int rblk_config_save(const struct rblk_config *cfg, const char *path);
 enum rblk_cfg_op_type {
 	RBLK_CFG_OP_ANY_HOST_OFF,   /* ss (new) */
 	RBLK_CFG_OP_DISALLOW_HOST,  /* ss (old), host */
+	RBLK_CFG_OP_UNLINK,         /* ss (old), port (old): its hosts there are disconnected */
 	RBLK_CFG_OP_DEL_NS,         /* ss (old), ns (old) */
-	RBLK_CFG_OP_DEL_SUBSYS,     /* ss (old) */
+	RBLK_CFG_OP_DEL_SUBSYS,     /* ss (old); its links go with it */
 	RBLK_CFG_OP_ADD_SUBSYS,     /* ss (new) */
 	RBLK_CFG_OP_ADD_NS,         /* ss (new), ns (new) */
 	RBLK_CFG_OP_ALLOW_HOST,     /* ss (new), host */
 	RBLK_CFG_OP_ANY_HOST_ON,    /* ss (new) */
-	RBLK_CFG_OP_LISTEN,         /* port (new) */
+	RBLK_CFG_OP_LISTEN,         /* port (new), opened with linked_only */
+	RBLK_CFG_OP_LINK,           /* ss (new), port (the running listener's portid) */
 	RBLK_CFG_OP_RESTART_NEEDED, /* what cannot change live; @why says what */
 };
 

@@ -6,10 +6,8 @@
  * the checks that need the whole picture: duplicates and the references
  * between hosts, subsystems and ports.
  *
- * A note on ports: nvmetcli links each port to the subsystems it exports.
- * The rblk target exports every subsystem on every listener (the public API
- * has no per-listener subsystem list), so validation warns when a file
- * relies on a narrower link set instead of pretending to honour it.
+ * Ports export what they link (ports[].subsystems), as nvmet's do, so a
+ * subsystem no port links is reachable nowhere: validation says so.
  */
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -325,10 +323,9 @@ static void warn_semantics(const struct rblk_config *cfg)
 				  "allow_any_host is 0)", ss->where, ss->nqn);
 		for (size_t p = 0; p < cfg->nr_ports; p++)
 			linked += rblk_cfg_strv_has(cfg->ports[p].subsys, cfg->ports[p].nr_subsys, ss->nqn);
-		if (cfg->nr_ports && linked < cfg->nr_ports)
-			RBLK_WARN("%s (%s) is linked to %zu of %zu ports, but rblk exports every "
-				  "subsystem on every listener: it is reachable on all of them",
-				  ss->where, ss->nqn, linked, cfg->nr_ports);
+		if (cfg->nr_ports && !linked)
+			RBLK_WARN("%s (%s) is not linked to any port (ports[].subsystems): no host "
+				  "can reach it", ss->where, ss->nqn);
 	}
 }
 

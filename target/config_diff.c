@@ -8,13 +8,20 @@
  *
  * Operations are ordered so that access only narrows before anything is
  * removed and only widens after everything is added: allow_any_host off,
- * hosts disallowed, namespaces removed, subsystems removed, subsystems
- * added, namespaces added, hosts allowed, allow_any_host on, listeners.
- * A changed namespace (another path, read-only flag or identifier) is
- * removed and added again; a subsystem whose serial or model changed is
- * recreated (its hosts reconnect). What the target cannot change while
- * running (target-wide options, removing a listener) is reported as
- * "restart needed" instead of being half-applied.
+ * hosts disallowed, port links removed, namespaces removed, subsystems
+ * removed, subsystems added, namespaces added, hosts allowed, allow_any_host
+ * on, listeners, port links added. A changed namespace (another path,
+ * read-only flag or identifier) is removed and added again; a subsystem
+ * whose serial or model changed is recreated (its hosts reconnect, and its
+ * port links are made again). What the target cannot change while running
+ * (target-wide options, removing a listener or changing its portid or
+ * treq) is reported as "restart needed" instead of being half-applied.
+ *
+ * Port links (ports[].subsystems) are live, as in nvmet: a link added lets
+ * hosts discover and connect through that port; a link removed refuses new
+ * Connects there and, as nvmet does, disconnects the hosts connected to that
+ * subsystem through that port. Listeners are opened linked_only, so a
+ * subsystem no port links is reachable nowhere.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -234,15 +241,69 @@ static const struct rblk_cfg_port *find_listen(const struct rblk_config *cfg,
 	return NULL;
 }
 
+/* Whether subsystem @nqn runs on unchanged across this diff (neither new nor recreated). */
+static bool subsys_kept(const struct rblk_config *o, const struct rblk_config *n, const char *nqn)
+{
+	const struct rblk_cfg_subsys *a = o ? rblk_config_find_subsys(o, nqn) : NULL;
+	const struct rblk_cfg_subsys *b = rblk_config_find_subsys(n, nqn);
+	char why[128];
+
+	return a && b && !subsys_change(a, b, why, sizeof(why));
+}
+
+/* LINK or UNLINK of @nqn (a subsystem of @cfg) on @port's portid. */
+static int link_op(struct rblk_config_diff *d, enum rblk_cfg_op_type type,
+		   const struct rblk_cfg_port *port, const struct rblk_config *cfg, const char *nqn)
+{
+	const struct rblk_cfg_subsys *ss = rblk_config_find_subsys(cfg, nqn);
+	struct rblk_cfg_op *op;
+
+	if (!ss)
+		return 0; /* validation leaves only links to defined subsystems */
+	if (!(op = op_add(d, type, ss)))
+		return -ENOMEM;
+	op->port = port;
+	return 0;
+}
+
+/* A listener that keeps its portid: its links become the new file's. */
+static int diff_links(struct rblk_config_diff *d, const struct rblk_config *o,
+		      const struct rblk_config *n, const struct rblk_cfg_port *op_,
+		      const struct rblk_cfg_port *np)
+{
+	int ret = 0;
+
+	/* A removed subsystem takes its links along; a recreated one lost them. */
+	for (size_t i = 0; i < op_->nr_subsys && !ret; i++)
+		if (subsys_kept(o, n, op_->subsys[i]) &&
+		    !has_str(np->subsys, np->nr_subsys, op_->subsys[i]))
+			ret = link_op(d, RBLK_CFG_OP_UNLINK, op_, o, op_->subsys[i]);
+	for (size_t i = 0; i < np->nr_subsys && !ret; i++)
+		if (!has_str(op_->subsys, op_->nr_subsys, np->subsys[i]) ||
+		    !subsys_kept(o, n, np->subsys[i]))
+			ret = link_op(d, RBLK_CFG_OP_LINK, np, n, np->subsys[i]);
+	return ret;
+}
+
 static int diff_ports(struct rblk_config_diff *d, const struct rblk_config *o,
 		      const struct rblk_config *n)
 {
 	struct rblk_cfg_op *op;
+	int ret = 0;
 
-	for (size_t i = 0; o && i < o->nr_ports; i++) {
+	for (size_t i = 0; o && i < o->nr_ports && !ret; i++) {
 		const struct rblk_cfg_port *op_ = &o->ports[i], *np = find_listen(n, op_);
+		bool same_id = np && np->portid == op_->portid;
 
-		if (np && np->portid == op_->portid && np->treq == op_->treq)
+		if (same_id)
+			ret = diff_links(d, o, n, op_, np);
+		/* Kept as it runs (restart needed): links of recreated subsystems come back. */
+		for (size_t j = 0; !same_id && j < op_->nr_subsys && !ret; j++)
+			if (rblk_config_find_subsys(o, op_->subsys[j]) &&
+			    rblk_config_find_subsys(n, op_->subsys[j]) &&
+			    !subsys_kept(o, n, op_->subsys[j]))
+				ret = link_op(d, RBLK_CFG_OP_LINK, op_, n, op_->subsys[j]);
+		if (ret || (same_id && np->treq == op_->treq))
 			continue;
 		if (!(op = op_add(d, RBLK_CFG_OP_RESTART_NEEDED, NULL)))
 			return -ENOMEM;
@@ -250,14 +311,18 @@ static int diff_ports(struct rblk_config_diff *d, const struct rblk_config *o,
 		snprintf(op->why, sizeof(op->why), "listener %s port %u %s", op_->traddr,
 			 op_->trsvcid, np ? "changed its portid or treq" : "removed");
 	}
-	for (size_t i = 0; i < n->nr_ports; i++) {
-		if (find_listen(o, &n->ports[i]))
+	for (size_t i = 0; i < n->nr_ports && !ret; i++) {
+		const struct rblk_cfg_port *np = &n->ports[i];
+
+		if (find_listen(o, np))
 			continue;
 		if (!(op = op_add(d, RBLK_CFG_OP_LISTEN, NULL)))
 			return -ENOMEM;
-		op->port = &n->ports[i];
+		op->port = np;
+		for (size_t j = 0; j < np->nr_subsys && !ret; j++)
+			ret = link_op(d, RBLK_CFG_OP_LINK, np, n, np->subsys[j]);
 	}
-	return 0;
+	return ret;
 }
 
 /* Stable reorder into the application order (the enum's order). */
@@ -364,6 +429,13 @@ void rblk_cfg_op_describe(const struct rblk_cfg_op *op, char *buf, size_t len)
 						   : "listen on rdma %s:%u (portid %u)",
 			 op->port->traddr, op->port->trsvcid, op->port->portid);
 		break;
+	case RBLK_CFG_OP_LINK:
+		snprintf(buf, len, "export %s on port %u", nqn, op->port->portid);
+		break;
+	case RBLK_CFG_OP_UNLINK:
+		snprintf(buf, len, "stop exporting %s on port %u (hosts connected through it are "
+			 "disconnected)", nqn, op->port->portid);
+		break;
 	case RBLK_CFG_OP_RESTART_NEEDED:
 		snprintf(buf, len, "restart needed: %s; rblk-target cannot change this while running",
 			 op->why);
@@ -422,6 +494,7 @@ static int apply_listen(struct rblk_target *tgt, const struct rblk_cfg_port *p)
 	 */
 	o.treq = (uint8_t)((o.treq & ~NVMF_TREQ_SECURE_MASK) | (p->treq & NVMF_TREQ_SECURE_MASK));
 	o.require_rdma = true; /* never fall back to an address no RDMA device serves */
+	o.linked_only = true;  /* nvmet's ports: LINK ops say what each one exports */
 	return rblk_target_listen(tgt, &o);
 }
 
@@ -430,7 +503,8 @@ static int apply_op(struct rblk_target *tgt, const struct rblk_cfg_op *op)
 	struct rblk_subsystem *ss = NULL;
 
 	if (op->type != RBLK_CFG_OP_LISTEN && op->type != RBLK_CFG_OP_RESTART_NEEDED &&
-	    op->type != RBLK_CFG_OP_ADD_SUBSYS && op->type != RBLK_CFG_OP_DEL_SUBSYS) {
+	    op->type != RBLK_CFG_OP_ADD_SUBSYS && op->type != RBLK_CFG_OP_DEL_SUBSYS &&
+	    op->type != RBLK_CFG_OP_LINK && op->type != RBLK_CFG_OP_UNLINK) {
 		ss = rblk_target_find_subsystem(tgt, op->ss->nqn);
 		if (!ss)
 			return -ENOENT;
@@ -454,6 +528,10 @@ static int apply_op(struct rblk_target *tgt, const struct rblk_cfg_op *op)
 		return apply_add_subsys(tgt, op->ss);
 	case RBLK_CFG_OP_LISTEN:
 		return apply_listen(tgt, op->port);
+	case RBLK_CFG_OP_LINK:
+		return rblk_target_port_add_subsystem(tgt, op->port->portid, op->ss->nqn);
+	case RBLK_CFG_OP_UNLINK:
+		return rblk_target_port_remove_subsystem(tgt, op->port->portid, op->ss->nqn);
 	case RBLK_CFG_OP_RESTART_NEEDED:
 		return 0;
 	}
@@ -474,6 +552,10 @@ int rblk_config_apply(struct rblk_target *tgt, struct rblk_config_diff *d, bool 
 			RBLK_WARN("%s", what);
 		} else if (op->result == 0) {
 			RBLK_INFO("%s", what);
+		} else if (op->type == RBLK_CFG_OP_LISTEN && op->result == -EEXIST) {
+			/* Typically a moved port: the old listener runs until a restart. */
+			RBLK_ERR("%s failed: its address or portid %u is still used by a running "
+				 "listener; moving a port needs a restart", what, op->port->portid);
 		} else if (op->type == RBLK_CFG_OP_LISTEN &&
 			   (op->result == -ENODEV || op->result == -EADDRNOTAVAIL)) {
 			RBLK_ERR("%s failed: %s: no RDMA device serves %s; check `rdma link` and "
@@ -500,6 +582,21 @@ struct drop {
 	uint16_t portid;
 };
 
+static void drop_links(struct rblk_cfg_port *p)
+{
+	while (p->nr_subsys)
+		rblk_cfg_port_del_link(p, 0);
+	free(p->subsys);
+	p->subsys = NULL;
+}
+
+static void drop_link(struct rblk_cfg_port *p, const char *nqn)
+{
+	for (size_t i = 0; i < p->nr_subsys; i++)
+		if (strcmp(p->subsys[i], nqn) == 0)
+			rblk_cfg_port_del_link(p, i--);
+}
+
 static void drop_one(struct rblk_config *cfg, const struct drop *x)
 {
 	struct rblk_cfg_subsys *ss = x->nqn ? rblk_config_find_subsys(cfg, x->nqn) : NULL;
@@ -508,6 +605,13 @@ static void drop_one(struct rblk_config *cfg, const struct drop *x)
 	case RBLK_CFG_OP_ADD_SUBSYS:
 		if (ss)
 			rblk_config_del_subsys(cfg, ss - cfg->subsys);
+		for (size_t p = 0; p < cfg->nr_ports; p++)
+			drop_link(&cfg->ports[p], x->nqn);
+		break;
+	case RBLK_CFG_OP_LINK:
+		for (size_t p = 0; p < cfg->nr_ports; p++)
+			if (cfg->ports[p].portid == x->portid)
+				drop_link(&cfg->ports[p], x->nqn);
 		break;
 	case RBLK_CFG_OP_ADD_NS:
 		for (size_t i = 0; ss && i < ss->nr_ns; i++)
@@ -553,6 +657,7 @@ void rblk_config_drop_failed(struct rblk_config *new, const struct rblk_config_d
 		case RBLK_CFG_OP_ALLOW_HOST:
 		case RBLK_CFG_OP_ANY_HOST_ON:
 		case RBLK_CFG_OP_LISTEN:
+		case RBLK_CFG_OP_LINK:
 			break;
 		default:
 			continue; /* a failed removal leaves the object running: nothing to drop */
@@ -577,6 +682,54 @@ void rblk_config_drop_failed(struct rblk_config *new, const struct rblk_config_d
 	free(drops);
 }
 
+/*
+ * The listener @old_port still runs as it was: it replaces its new version
+ * in @new. Its links are the new version's when the portid stayed (they
+ * were applied), else its own; either way only to subsystems that run.
+ */
+static int restore_port(struct rblk_config *new, const struct rblk_cfg_port *old_port)
+{
+	struct rblk_cfg_port keep = { 0 }, *p;
+	bool applied = false;
+
+	for (size_t j = 0; j < new->nr_ports;) {
+		struct rblk_cfg_port *np = &new->ports[j];
+
+		if (!rblk_cfg_port_same_listen(np, old_port)) {
+			j++;
+			continue;
+		}
+		if (!applied && np->portid == old_port->portid) {
+			keep.subsys = np->subsys; /* moved out before the port goes */
+			keep.nr_subsys = np->nr_subsys;
+			np->subsys = NULL;
+			np->nr_subsys = 0;
+			applied = true;
+		}
+		rblk_config_del_port(new, j);
+	}
+	if (rblk_config_add_port_copy(new, old_port))
+		goto nomem;
+	p = &new->ports[new->nr_ports - 1];
+	if (applied) {
+		while (p->nr_subsys)
+			rblk_cfg_port_del_link(p, 0);
+		for (size_t i = 0; i < keep.nr_subsys; i++)
+			if (rblk_cfg_port_link(p, keep.subsys[i]))
+				goto nomem;
+	}
+	for (size_t i = 0; i < p->nr_subsys;)
+		if (!rblk_config_find_subsys(new, p->subsys[i]))
+			rblk_cfg_port_del_link(p, i);
+		else
+			i++;
+	drop_links(&keep);
+	return 0;
+nomem:
+	drop_links(&keep);
+	return -ENOMEM;
+}
+
 int rblk_config_keep_unapplied(struct rblk_config *new, const struct rblk_config *old,
 			       const struct rblk_config_diff *d)
 {
@@ -593,13 +746,7 @@ int rblk_config_keep_unapplied(struct rblk_config *new, const struct rblk_config
 			tgt_changed = true;
 			continue;
 		}
-		for (size_t j = 0; j < new->nr_ports;) {
-			if (rblk_cfg_port_same_listen(&new->ports[j], op->port))
-				rblk_config_del_port(new, j);
-			else
-				j++;
-		}
-		ret = rblk_config_add_port_copy(new, op->port);
+		ret = restore_port(new, op->port);
 		if (ret)
 			return ret;
 	}

@@ -91,6 +91,7 @@ static int build_config(const struct rblk_tgt_args *a, struct rblk_config **out)
 	struct rblk_config *cfg = NULL, *flags = NULL;
 	unsigned nerr = 0;
 	bool from_flags = a->flags->nr_subsys || a->flags->nr_ports || a->flags->nr_hosts;
+	size_t file_ports, file_subsys;
 	int ret;
 
 	if (a->config_path) {
@@ -110,7 +111,17 @@ static int build_config(const struct rblk_tgt_args *a, struct rblk_config **out)
 	} else if ((ret = rblk_config_new(&cfg))) {
 		return ret;
 	}
+	file_ports = cfg->nr_ports;
+	file_subsys = cfg->nr_subsys;
 	if ((ret = rblk_config_dup(a->flags, &flags)) || (ret = rblk_config_merge(cfg, flags)))
+		goto fail;
+	/*
+	 * The flags' listeners export every subsystem and the flags'
+	 * subsystems are exported on every listener, the file's included; the
+	 * file's own ports keep exactly the links the file gives them.
+	 */
+	rblk_config_renumber_ports(cfg, file_ports);
+	if ((ret = rblk_config_link_all(cfg, file_ports, file_subsys)))
 		goto fail;
 	/* The file was validated on its own; the flags, and their clashes with it, now. */
 	if (from_flags && (ret = rblk_config_validate(cfg, a->mode, &nerr)))

@@ -272,12 +272,31 @@ int rblk_subsystem_remove_namespace(struct rblk_subsystem *ss, uint32_t nsid)
 
 int rblk_target_listen(struct rblk_target *tgt, const struct rblk_listen_opts *o)
 {
-	int ret = record("listen %s %u portid=%u treq=%u rdma=%d", o->traddr, o->trsvcid,
-			 o->portid, o->treq, o->require_rdma);
+	int ret = record("listen %s %u portid=%u treq=%u rdma=%d linked_only=%d", o->traddr,
+			 o->trsvcid, o->portid, o->treq, o->require_rdma, o->linked_only);
 
 	if (!ret)
 		tgt->listeners++;
 	return ret;
+}
+
+/* Links are only recorded; an unknown subsystem is -ENOENT as in the library. */
+int rblk_target_port_add_subsystem(struct rblk_target *tgt, uint16_t portid, const char *nqn)
+{
+	int ret = record("link %u %s", portid, nqn);
+
+	if (ret)
+		return ret;
+	return rblk_target_find_subsystem(tgt, nqn) ? 0 : -ENOENT;
+}
+
+int rblk_target_port_remove_subsystem(struct rblk_target *tgt, uint16_t portid, const char *nqn)
+{
+	int ret = record("unlink %u %s", portid, nqn);
+
+	if (ret)
+		return ret;
+	return rblk_target_find_subsystem(tgt, nqn) ? 0 : -ENOENT;
 }
 
 int rblk_target_start(struct rblk_target *tgt)

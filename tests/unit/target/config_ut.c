@@ -330,7 +330,8 @@ static void test_apply_treq_keeps_sqflow(void)
 		CU_ASSERT_EQUAL(cfg->ports[0].treq, i);
 		CU_ASSERT_EQUAL_FATAL(rblk_config_diff(NULL, cfg, &d), 0);
 		CU_ASSERT_EQUAL(rblk_config_apply(fake_target(), &d, true), 0);
-		snprintf(line, sizeof(line), "listen 10.0.0.1 4420 portid=1 treq=%u rdma=1\n", want[i]);
+		snprintf(line, sizeof(line),
+			 "listen 10.0.0.1 4420 portid=1 treq=%u rdma=1 linked_only=1\n", want[i]);
 		CU_ASSERT_PTR_NOT_NULL(strstr(fake_log, line));
 		rblk_config_diff_free(&d);
 		rblk_config_free(cfg);
@@ -698,7 +699,8 @@ static void test_warnings_for_semantics(void)
 		       " \"attr\": {\"allow_any_host\": 1}}], \"ports\": [{\"portid\": 1,"
 		       " \"addr\": {" ADDR_OK "}, \"subsystems\": [\"" SUB1 "\"]}]}");
 	CU_ASSERT(logged("subsystems[0] (" SUB0 "): no host may connect"));
-	CU_ASSERT(logged("subsystems[0] (" SUB0 ") is linked to 0 of 1 ports, but rblk exports"));
+	CU_ASSERT(logged("subsystems[0] (" SUB0 ") is not linked to any port (ports[].subsystems): "
+			 "no host can reach it"));
 	CU_ASSERT_EQUAL(nr_warn, 2);
 	rblk_config_free(cfg);
 }
@@ -790,7 +792,7 @@ static char descs[4096];
 /* Diffs base_json against @new_json: op types as letters in @out, descriptions in descs. */
 static void diff_types(const char *new_json, char *out, size_t len)
 {
-	static const char letters[] = "oxnsSNHAlR";
+	static const char letters[] = "oxunsSNHAlkR";
 	struct rblk_config *a, *b;
 	struct rblk_config_diff d;
 	size_t i;
@@ -845,8 +847,9 @@ static void test_diff_unchanged(void)
 
 	diff_types(base_json, got, sizeof(got));
 	CU_ASSERT_STRING_EQUAL(got, "");
-	/* Port links and key order do not matter to a running target. */
-	check_diff(", \"subsystems\": [\"" SUB0 "\"]}]}", "}]}", "", NULL);
+	/* Key order does not matter to a running target. */
+	check_diff("{\"portid\": 1, \"addr\": {" ADDR_OK "}",
+		   "{\"addr\": {" ADDR_OK "}, \"portid\": 1", "", NULL);
 }
 
 static void test_diff_namespaces(void)
@@ -886,8 +889,44 @@ static void test_diff_subsystems(void)
 		   "]}, {\"nqn\": \"" SUB1 "\", \"allowed_hosts\": [\"" HOST2 "\"],"
 		   " \"namespaces\": [{\"nsid\": 5, \"device\": {\"path\": \"/e\"}}]}], \"ports\"",
 		   "SNH", "add subsystem " SUB1);
-	/* serial change = recreate with everything in it */
-	check_diff("\"S0\"", "\"S9\"", "sSNNH", "remove subsystem " SUB0 " (serial changed)");
+	/* serial change = recreate with everything in it, its port link included */
+	check_diff("\"S0\"", "\"S9\"", "sSNNHk", "remove subsystem " SUB0 " (serial changed)");
+	check_diff("\"S0\"", "\"S9\"", "sSNNHk", "export " SUB0 " on port 1");
+	/* a new subsystem linked to the port: exported after everything else is in place */
+	check_diff("]}], \"ports\"",
+		   "]}, {\"nqn\": \"" SUB1 "\", \"attr\": {\"allow_any_host\": 1}}], \"ports\"",
+		   "S", "add subsystem " SUB1 " (any host)");
+}
+
+/*
+ * ports[].subsystems are applied live, as nvmet links: unlinking comes first
+ * (it narrows access), linking last; a port that keeps its portid follows
+ * the file; a removed subsystem takes its links along without an op.
+ */
+static void test_diff_port_links(void)
+{
+	char *two = NULL, got[32];
+
+	/* unlink: its hosts through that port are disconnected (nvmet) */
+	check_diff(", \"subsystems\": [\"" SUB0 "\"]}]}", "}]}", "u",
+		   "stop exporting " SUB0 " on port 1 (hosts connected through it are disconnected)");
+	/* link another subsystem; and swap links between two subsystems in one reload */
+	CU_ASSERT_FATAL(asprintf(&two, "%.*s, {\"nqn\": \"" SUB1 "\", \"attr\": "
+				 "{\"allow_any_host\": 1}}], \"ports\": [{\"portid\": 1, \"addr\": "
+				 "{" ADDR_OK "}, \"subsystems\": [\"" SUB0 "\", \"" SUB1 "\"]}]}",
+				 (int)(strstr(base_json, "], \"ports\"") - base_json), base_json) > 0);
+	diff_types(two, got, sizeof(got));
+	CU_ASSERT_STRING_EQUAL(got, "Sk");
+	CU_ASSERT_PTR_NOT_NULL(strstr(descs, "export " SUB1 " on port 1\n"));
+	free(two);
+	/* renamed (SUB0 -> SUB1 everywhere): removed with its link (no unlink op), added, linked */
+	two = strdup(base_json);
+	for (char *p = strstr(two, SUB0); p; p = strstr(p, SUB0))
+		p[strlen(SUB0) - 1] = SUB1[strlen(SUB1) - 1];
+	diff_types(two, got, sizeof(got));
+	CU_ASSERT_STRING_EQUAL(got, "sSNNHk");
+	CU_ASSERT_PTR_NOT_NULL(strstr(descs, "export " SUB1 " on port 1\n"));
+	free(two);
 }
 
 static void test_diff_removed_subsystem(void)
@@ -911,7 +950,7 @@ static void test_diff_ports_and_options(void)
 {
 	check_diff("\"ports\": [", "\"ports\": [{\"portid\": 2, \"addr\": {\"trtype\": \"rdma\","
 				   " \"traddr\": \"10.0.0.2\"}}, ", "l", "listen on rdma 10.0.0.2:4420 (portid 2)");
-	check_diff("\"traddr\": \"10.0.0.1\"", "\"traddr\": \"10.0.0.3\"", "lR",
+	check_diff("\"traddr\": \"10.0.0.1\"", "\"traddr\": \"10.0.0.3\"", "lkR",
 		   "listen on rdma 10.0.0.3:4420");
 	check_diff("{\"hosts\"", "{\"x-rblk\": {\"poll_groups\": 3}, \"hosts\"", "R",
 		   "restart needed: target option poll_groups changed");
@@ -925,13 +964,16 @@ static void test_diff_from_nothing_is_ordered(void)
 	log_reset();
 	b = parse_ok(base_json);
 	CU_ASSERT_EQUAL_FATAL(rblk_config_diff(NULL, b, &d), 0);
-	CU_ASSERT_EQUAL_FATAL(d.nr, 5);
+	CU_ASSERT_EQUAL_FATAL(d.nr, 6);
 	CU_ASSERT_EQUAL(d.ops[0].type, RBLK_CFG_OP_ADD_SUBSYS);
 	CU_ASSERT_EQUAL(d.ops[1].type, RBLK_CFG_OP_ADD_NS);
 	CU_ASSERT_EQUAL(d.ops[1].ns->nsid, 1);
 	CU_ASSERT_EQUAL(d.ops[2].type, RBLK_CFG_OP_ADD_NS);
 	CU_ASSERT_EQUAL(d.ops[3].type, RBLK_CFG_OP_ALLOW_HOST);
 	CU_ASSERT_EQUAL(d.ops[4].type, RBLK_CFG_OP_LISTEN);
+	CU_ASSERT_EQUAL(d.ops[5].type, RBLK_CFG_OP_LINK);
+	CU_ASSERT_EQUAL(d.ops[5].port, d.ops[4].port);
+	CU_ASSERT_STRING_EQUAL(d.ops[5].ss->nqn, SUB0);
 	for (size_t i = 1; i < d.nr; i++)
 		CU_ASSERT(d.ops[i - 1].type <= d.ops[i].type);
 	rblk_config_diff_free(&d);
@@ -954,7 +996,7 @@ static void test_apply_start_and_reload(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(fake_log, "add_subsys " SUB0 " any=0 serial=S0 model=-\n"
 						"add_ns " SUB0 " 1 /a ro=0 bs=0 backend=- uuid="));
 	CU_ASSERT_PTR_NOT_NULL(strstr(fake_log, "allow_host " SUB0 " " HOST1 "\n"
-						"listen 10.0.0.1 4420 portid=1 treq=4 rdma=1\n"));
+						"listen 10.0.0.1 4420 portid=1 treq=4 rdma=1 linked_only=1\n"));
 	CU_ASSERT_EQUAL(fake_nr_ns(SUB0), 2);
 	CU_ASSERT_EQUAL(fake_nr_listeners(), 1);
 	rblk_config_diff_free(&d);
@@ -1014,6 +1056,182 @@ static void test_apply_failures(void)
 	CU_ASSERT_EQUAL(a->nr_ports, 0);
 	rblk_config_diff_free(&d);
 	rblk_config_free(a);
+}
+
+/* Port links reach the target: made after the listener opens, dropped when they fail. */
+static void test_apply_links(void)
+{
+	struct rblk_config *a, *b;
+	struct rblk_config_diff d;
+	char *json;
+
+	log_reset();
+	fake_reset();
+	a = parse_ok(base_json);
+	CU_ASSERT_EQUAL_FATAL(rblk_config_diff(NULL, a, &d), 0);
+	CU_ASSERT_EQUAL(rblk_config_apply(fake_target(), &d, true), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(fake_log, "linked_only=1\nlink 1 " SUB0 "\n"));
+	CU_ASSERT(logged("info: export " SUB0 " on port 1\n"));
+	rblk_config_diff_free(&d);
+
+	/* Unlinked live; nothing else touched. */
+	json = edit(", \"subsystems\": [\"" SUB0 "\"]}]}", "}]}");
+	b = parse_ok(json);
+	fake_log[0] = '\0';
+	CU_ASSERT_EQUAL_FATAL(rblk_config_diff(a, b, &d), 0);
+	CU_ASSERT_EQUAL(rblk_config_apply(fake_target(), &d, false), 0);
+	CU_ASSERT_STRING_EQUAL(fake_log, "unlink 1 " SUB0 "\n");
+	rblk_config_diff_free(&d);
+	free(json);
+
+	/* Linked again, but the link fails: the running config does not have it, so the
+	 * next reload of the same file retries it. */
+	fake_fail("link 1", -ENOMEM);
+	CU_ASSERT_EQUAL_FATAL(rblk_config_diff(b, a, &d), 0);
+	CU_ASSERT_EQUAL(rblk_config_apply(fake_target(), &d, false), -ENOMEM);
+	CU_ASSERT(logged("export " SUB0 " on port 1 failed: Cannot allocate memory"));
+	rblk_config_drop_failed(a, &d);
+	rblk_config_diff_free(&d);
+	CU_ASSERT_EQUAL(a->ports[0].nr_subsys, 0);
+	rblk_config_free(b);
+	b = parse_ok(base_json);
+	fake_log[0] = '\0';
+	CU_ASSERT_EQUAL_FATAL(rblk_config_diff(a, b, &d), 0);
+	CU_ASSERT_EQUAL(rblk_config_apply(fake_target(), &d, false), 0);
+	CU_ASSERT_STRING_EQUAL(fake_log, "link 1 " SUB0 "\n");
+	rblk_config_diff_free(&d);
+	rblk_config_free(b);
+
+	/* A subsystem that failed to be added leaves no link behind in the running config. */
+	rblk_config_free(a);
+	log_reset();
+	fake_reset();
+	a = parse_ok(base_json);
+	fake_fail("add_subsys", -EINVAL);
+	CU_ASSERT_EQUAL_FATAL(rblk_config_diff(NULL, a, &d), 0);
+	CU_ASSERT_EQUAL(rblk_config_apply(fake_target(), &d, false), -EINVAL);
+	CU_ASSERT(logged("export " SUB0 " on port 1 failed: No such file or directory"));
+	rblk_config_drop_failed(a, &d);
+	rblk_config_diff_free(&d);
+	CU_ASSERT_EQUAL(a->nr_subsys, 0);
+	CU_ASSERT_EQUAL_FATAL(a->nr_ports, 1);
+	CU_ASSERT_EQUAL(a->ports[0].nr_subsys, 0);
+	rblk_config_free(a);
+
+	/* A listener whose portid a running one still holds: says why. */
+	log_reset();
+	fake_reset();
+	a = parse_ok(base_json);
+	fake_fail("listen", -EEXIST);
+	CU_ASSERT_EQUAL_FATAL(rblk_config_diff(NULL, a, &d), 0);
+	CU_ASSERT_EQUAL(rblk_config_apply(fake_target(), &d, false), -EEXIST);
+	CU_ASSERT(logged("listen on rdma 10.0.0.1:4420 (portid 1) failed: its address or portid 1 is "
+			 "still used by a running listener; moving a port needs a restart"));
+	rblk_config_diff_free(&d);
+	rblk_config_free(a);
+}
+
+/*
+ * A listener that needs a restart keeps running as it was, links included,
+ * except that links follow the file when its portid stayed (only treq
+ * changed), and a recreated subsystem is linked to it again.
+ */
+static void test_keep_unapplied_links(void)
+{
+	struct rblk_config *a, *b;
+	struct rblk_config_diff d;
+	char *json, *json2;
+
+	/* treq changed and the link removed in one reload: the unlink is live. */
+	json = edit("\"trsvcid\": \"4420\"}, \"subsystems\": [\"" SUB0 "\"]",
+		    "\"trsvcid\": \"4420\", \"treq\": \"required\"}, \"subsystems\": []");
+	log_reset();
+	a = parse_ok(base_json);
+	b = parse_ok(json);
+	CU_ASSERT_EQUAL_FATAL(rblk_config_diff(a, b, &d), 0);
+	CU_ASSERT_EQUAL_FATAL(d.nr, 2);
+	CU_ASSERT_EQUAL(d.ops[0].type, RBLK_CFG_OP_UNLINK);
+	CU_ASSERT_EQUAL(d.ops[1].type, RBLK_CFG_OP_RESTART_NEEDED);
+	CU_ASSERT_EQUAL(rblk_config_keep_unapplied(b, a, &d), 0);
+	rblk_config_diff_free(&d);
+	CU_ASSERT_EQUAL_FATAL(b->nr_ports, 1);
+	CU_ASSERT_EQUAL(b->ports[0].treq, 0);   /* still as it runs */
+	CU_ASSERT_EQUAL(b->ports[0].nr_subsys, 0); /* the unlink happened */
+	rblk_config_free(b);
+	free(json);
+
+	/* portid changed (restart needed) and the subsystem recreated (serial): it is
+	 * linked to the running listener, under its running portid, again. */
+	json = edit("{\"portid\": 1,", "{\"portid\": 5,");
+	json2 = strdup(json);
+	memcpy(strstr(json2, "\"S0\""), "\"S9\"", 4);
+	b = parse_ok(json2);
+	CU_ASSERT_EQUAL_FATAL(rblk_config_diff(a, b, &d), 0);
+	CU_ASSERT_EQUAL_FATAL(d.nr, 7); /* s S N N H k R */
+	CU_ASSERT_EQUAL(d.ops[5].type, RBLK_CFG_OP_LINK);
+	CU_ASSERT_EQUAL(d.ops[5].port->portid, 1);
+	CU_ASSERT_EQUAL(d.ops[6].type, RBLK_CFG_OP_RESTART_NEEDED);
+	CU_ASSERT_EQUAL(rblk_config_keep_unapplied(b, a, &d), 0);
+	rblk_config_diff_free(&d);
+	CU_ASSERT_EQUAL_FATAL(b->nr_ports, 1);
+	CU_ASSERT_EQUAL(b->ports[0].portid, 1);
+	CU_ASSERT_EQUAL_FATAL(b->ports[0].nr_subsys, 1);
+	CU_ASSERT_STRING_EQUAL(b->ports[0].subsys[0], SUB0);
+	/* The next reload of the same file: only the restart is pending. */
+	rblk_config_free(a);
+	a = b;
+	b = parse_ok(json2);
+	CU_ASSERT_EQUAL_FATAL(rblk_config_diff(a, b, &d), 0);
+	CU_ASSERT_EQUAL_FATAL(d.nr, 1);
+	CU_ASSERT_EQUAL(d.ops[0].type, RBLK_CFG_OP_RESTART_NEEDED);
+	rblk_config_diff_free(&d);
+	rblk_config_free(a);
+	rblk_config_free(b);
+	free(json2);
+	free(json);
+}
+
+/* The daemon's merge of a file and quick flags (main.c build_config). */
+static void test_flags_link_everything(void)
+{
+	struct rblk_config *file, *flags;
+	char w[] = "--listen 10.0.0.2";
+
+	log_reset();
+	file = parse_ok("{\"subsystems\": [{\"nqn\": \"" SUB0 "\", \"attr\": {\"allow_any_host\": 1}},"
+			" {\"nqn\": \"" SUB1 "\", \"attr\": {\"allow_any_host\": 1}}],"
+			" \"ports\": [{\"portid\": 1, \"addr\": {" ADDR_OK "},"
+			" \"subsystems\": [\"" SUB0 "\"]}]}");
+	CU_ASSERT_EQUAL_FATAL(rblk_config_new(&flags), 0);
+	{
+		struct rblk_cfg_subsys *ss;
+		struct rblk_cfg_port *p;
+
+		CU_ASSERT_EQUAL_FATAL(rblk_config_add_subsys(flags, "--subsystem x",
+							     "nqn.2024-01.org.example:flag", &ss), 0);
+		ss->allow_any_host = true;
+		CU_ASSERT_EQUAL_FATAL(rblk_config_add_port(flags, w, &p), 0);
+		p->portid = 1;
+		p->traddr = strdup("10.0.0.2");
+		CU_ASSERT_EQUAL(rblk_cfg_port_link(p, "nqn.2024-01.org.example:flag"), 0);
+	}
+	CU_ASSERT_EQUAL_FATAL(rblk_config_merge(file, flags), 0);
+	rblk_config_renumber_ports(file, 1);
+	CU_ASSERT_EQUAL(file->ports[0].portid, 1);
+	CU_ASSERT_EQUAL(file->ports[1].portid, 2);
+	CU_ASSERT_EQUAL(rblk_config_link_all(file, 1, 2), 0);
+	/* The file's port: its own link plus the flag subsystem, not SUB1. */
+	CU_ASSERT_EQUAL_FATAL(file->ports[0].nr_subsys, 2);
+	CU_ASSERT_STRING_EQUAL(file->ports[0].subsys[0], SUB0);
+	CU_ASSERT_STRING_EQUAL(file->ports[0].subsys[1], "nqn.2024-01.org.example:flag");
+	/* The flag port: everything, its existing link once. */
+	CU_ASSERT_EQUAL(file->ports[1].nr_subsys, 3);
+	/* The file alone warned that SUB1 is linked nowhere; merged, it is reachable. */
+	CU_ASSERT(logged("subsystems[1] (" SUB1 ") is not linked to any port"));
+	log_reset();
+	CU_ASSERT_EQUAL(rblk_config_validate(file, RBLK_CFG_STRICT, NULL), 0);
+	CU_ASSERT_EQUAL(nr_warn, 0);
+	rblk_config_free(file);
 }
 
 static void test_keep_unapplied(void)
@@ -1228,12 +1446,16 @@ static const struct ut_case cases[] = {
 	UT_CASE(test_diff_namespaces),
 	UT_CASE(test_diff_hosts),
 	UT_CASE(test_diff_subsystems),
+	UT_CASE(test_diff_port_links),
 	UT_CASE(test_diff_removed_subsystem),
 	UT_CASE(test_diff_ports_and_options),
 	UT_CASE(test_diff_from_nothing_is_ordered),
 	UT_CASE(test_apply_start_and_reload),
 	UT_CASE(test_apply_failures),
+	UT_CASE(test_apply_links),
 	UT_CASE(test_keep_unapplied),
+	UT_CASE(test_keep_unapplied_links),
+	UT_CASE(test_flags_link_everything),
 	UT_CASE(test_shipped_examples),
 	UT_CASE(test_save_format),
 	UT_CASE(test_save_load_round_trip),

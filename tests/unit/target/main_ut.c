@@ -87,7 +87,10 @@ static void test_quick_export(void)
 	CU_ASSERT_EQUAL(args.mode, RBLK_CFG_STRICT);
 }
 
-/* The quick flags reach the target API like a file does: TREQ 0x04 (nvmet's default). */
+/*
+ * The quick flags reach the target API like a file does: TREQ 0x04 (nvmet's
+ * default), a linked_only listener, and the subsystem linked to it.
+ */
 static void test_quick_export_applies(void)
 {
 	struct rblk_config_diff d;
@@ -98,7 +101,8 @@ static void test_quick_export_applies(void)
 	CU_ASSERT_EQUAL_FATAL(rblk_config_diff(NULL, args.flags, &d), 0);
 	fake_reset();
 	CU_ASSERT_EQUAL(rblk_config_apply(fake_target(), &d, true), 0);
-	CU_ASSERT_PTR_NOT_NULL(strstr(fake_log, "listen 10.99.0.1 4421 portid=1 treq=4 rdma=1\n"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(fake_log, "listen 10.99.0.1 4421 portid=1 treq=4 rdma=1 "
+						"linked_only=1\nlink 1 " SUB0 "\n"));
 	rblk_config_diff_free(&d);
 }
 
