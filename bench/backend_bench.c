@@ -32,14 +32,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "backend/backend.h"
+#include "bench/fio.h"
+#include "bench/stats.h"
 #include "common/log.h"
 
 #define container_of(ptr, type, member) ((type *)((char *)(ptr) - offsetof(type, member)))
@@ -73,6 +74,7 @@ static struct {
 	const char *fio_bin;
 	const char *json;
 	bool event_mode;
+	bool thp;
 	unsigned batch;
 } cfg = {
 	.file = "/var/tmp/rblk-bench.img",
@@ -87,72 +89,6 @@ static struct {
 	.fio_bin = "fio",
 	.batch = 32,
 };
-
-struct result {
-	bool ok;
-	double iops, mbps, lat_avg_us, lat_p50_us, lat_p99_us, cpu_pct;
-};
-
-/* Log-linear latency histogram: 32 sub-buckets per power of two (~3%). */
-#define HSUB_BITS 5
-#define HSUB (1u << HSUB_BITS)
-#define HBUCKETS (64 * HSUB)
-
-struct hist {
-	uint64_t count[HBUCKETS];
-	uint64_t n;
-	double sum;
-};
-
-static unsigned hist_bucket(uint64_t v)
-{
-	unsigned msb;
-
-	if (v < HSUB)
-		return v;
-	msb = 63 - __builtin_clzll(v);
-	return (msb - HSUB_BITS + 1) * HSUB + ((v >> (msb - HSUB_BITS)) & (HSUB - 1));
-}
-
-static double hist_value(unsigned b)
-{
-	unsigned shift;
-
-	if (b < HSUB)
-		return b;
-	shift = b / HSUB - 1;
-	/* Middle of the bucket. */
-	return ((double)((HSUB + b % HSUB) << shift)) + ((1u << shift) / 2.0);
-}
-
-static double hist_pct(const struct hist *h, double pct)
-{
-	uint64_t want = (uint64_t)(h->n * pct / 100.0), seen = 0;
-
-	for (unsigned b = 0; b < HBUCKETS; b++) {
-		seen += h->count[b];
-		if (seen > want)
-			return hist_value(b);
-	}
-	return 0;
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
-static double cpu_seconds(void)
-{
-	struct rusage ru;
-
-	getrusage(RUSAGE_SELF, &ru);
-	return ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + ru.ru_stime.tv_sec +
-	       ru.ru_stime.tv_usec / 1e6;
-}
 
 struct run;
 
@@ -175,7 +111,7 @@ struct run {
 	uint64_t cursor;
 	uint64_t nblocks;
 	int err;
-	struct hist hist;
+	struct rblk_bench_hist hist;
 };
 
 static uint64_t next_offset(struct run *run)
@@ -201,7 +137,7 @@ static int start_io(struct run *run, struct io *io)
 	int r;
 
 	io->bio.offset = next_offset(run);
-	io->t0 = now_ns();
+	io->t0 = rblk_bench_now_ns();
 	r = rblk_bqueue_submit(run->q, &io->bio);
 	if (r) {
 		run->err = r;
@@ -223,11 +159,7 @@ static void io_done(struct rblk_bio *bio)
 	if (run->stop)
 		return;
 	{
-		uint64_t lat = now_ns() - io->t0;
-
-		run->hist.count[hist_bucket(lat)]++;
-		run->hist.n++;
-		run->hist.sum += lat;
+		rblk_bench_hist_add(&run->hist, rblk_bench_now_ns() - io->t0);
 		run->done++;
 	}
 	start_io(run, io);
@@ -244,8 +176,30 @@ static void wait_event(int efd)
 	}
 }
 
+/*
+ * I/O buffers, left untouched: like fio's, their pages are faulted in by
+ * the kernel when registered or first used. That matters on virtio disks
+ * without indirect descriptors (Firecracker): every physically separate
+ * page is one ring descriptor, so how contiguous the buffers happen to be
+ * decides how many requests the device has in flight. --thp asks for
+ * transparent huge pages (2 MiB aligned, MADV_HUGEPAGE) to show the effect.
+ */
+static void *alloc_buffers(size_t len)
+{
+	const size_t huge = 2u << 20;
+	void *p;
+
+	if (!cfg.thp)
+		return aligned_alloc(4096, (len + 4095) / 4096 * 4096);
+	len = (len + huge - 1) / huge * huge;
+	p = aligned_alloc(huge, len);
+	if (p)
+		madvise(p, len, MADV_HUGEPAGE);
+	return p;
+}
+
 static int run_ours(struct rblk_bdev *bdev, const char *engine, const struct workload *w,
-		    unsigned qd, struct result *res)
+		    unsigned qd, struct rblk_bench_result *res)
 {
 	struct rblk_bqueue_opts qo = { .size = sizeof(qo), .engine = engine, .depth = qd,
 				       .flags = RBLK_BQUEUE_SINGLE_ISSUER };
@@ -263,18 +217,17 @@ static int run_ours(struct rblk_bdev *bdev, const char *engine, const struct wor
 	run->qd = qd;
 	run->bdev = bdev;
 	run->nblocks = bdev->size / w->bs;
-	run->rng = 0x9e3779b97f4a7c15ull ^ now_ns();
+	run->rng = 0x9e3779b97f4a7c15ull ^ rblk_bench_now_ns();
 	r = rblk_bqueue_create(&qo, &run->q);
 	if (r)
 		goto out;
 	run->ios = calloc(qd, sizeof(*run->ios));
 	regs = calloc(qd, sizeof(*regs));
-	bufs = aligned_alloc(4096, (size_t)qd * w->bs);
+	bufs = alloc_buffers((size_t)qd * w->bs);
 	if (!run->ios || !regs || !bufs) {
 		r = -ENOMEM;
 		goto out_q;
 	}
-	memset(bufs, 0, (size_t)qd * w->bs);
 	for (unsigned i = 0; i < qd; i++) {
 		struct io *io = &run->ios[i];
 
@@ -302,8 +255,8 @@ static int run_ours(struct rblk_bdev *bdev, const char *engine, const struct wor
 		}
 	}
 
-	c0 = cpu_seconds();
-	t0 = now_ns();
+	c0 = rblk_bench_cpu_seconds();
+	t0 = rblk_bench_now_ns();
 	t_end = t0 + (uint64_t)(cfg.runtime * 1e9);
 	for (unsigned i = 0; i < qd && !run->stop; i++)
 		start_io(run, &run->ios[i]);
@@ -313,14 +266,14 @@ static int run_ours(struct rblk_bdev *bdev, const char *engine, const struct wor
 
 		if (n > 0)
 			rblk_bqueue_flush_submissions(run->q);
-		t_stop = now_ns();
+		t_stop = rblk_bench_now_ns();
 		if (t_stop >= t_end || run->stop)
 			break;
 		if (n == 0 && efd >= 0)
 			wait_event(efd);
 	}
 	run->stop = true;
-	res->cpu_pct = (cpu_seconds() - c0) / ((t_stop - t0) / 1e9) * 100;
+	res->cpu_pct = (rblk_bench_cpu_seconds() - c0) / ((t_stop - t0) / 1e9) * 100;
 	while (rblk_bqueue_inflight(run->q)) {
 		rblk_bqueue_flush_submissions(run->q);
 		rblk_bqueue_poll(run->q, 64);
@@ -337,8 +290,8 @@ static int run_ours(struct rblk_bdev *bdev, const char *engine, const struct wor
 		res->iops = run->done / secs;
 		res->mbps = run->done * (double)w->bs / secs / 1e6;
 		res->lat_avg_us = run->hist.n ? run->hist.sum / run->hist.n / 1e3 : 0;
-		res->lat_p50_us = hist_pct(&run->hist, 50) / 1e3;
-		res->lat_p99_us = hist_pct(&run->hist, 99) / 1e3;
+		res->lat_p50_us = rblk_bench_hist_pct(&run->hist, 50) / 1e3;
+		res->lat_p99_us = rblk_bench_hist_pct(&run->hist, 99) / 1e3;
 		res->ok = true;
 	}
 out_unreg:
@@ -365,77 +318,12 @@ static const char *fio_engine(const char *engine)
 	return NULL; /* mem: fio has no RAM-disk engine */
 }
 
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *buf = NULL;
-	long n;
-
-	if (!f)
-		return NULL;
-	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) > 0 && fseek(f, 0, SEEK_SET) == 0) {
-		buf = malloc(n + 1);
-		if (buf && fread(buf, 1, n, f) == (size_t)n)
-			buf[n] = '\0';
-		else {
-			free(buf);
-			buf = NULL;
-		}
-	}
-	fclose(f);
-	return buf;
-}
-
-static double jnum(json_object *o, const char *key)
-{
-	json_object *v;
-
-	return json_object_object_get_ex(o, key, &v) ? json_object_get_double(v) : 0;
-}
-
-/* fio's numbers for one run from its JSON (which may follow warning lines). */
-static int parse_fio(const char *text, struct result *res)
-{
-	json_object *root, *jobs, *job, *rd, *lat, *pct;
-	const char *start = strchr(text, '{');
-	int r = -EINVAL;
-
-	if (!start)
-		return -EINVAL;
-	root = json_tokener_parse(start);
-	if (!root)
-		return -EINVAL;
-	if (!json_object_object_get_ex(root, "jobs", &jobs) ||
-	    json_object_array_length(jobs) < 1)
-		goto out;
-	job = json_object_array_get_idx(jobs, 0);
-	if (jnum(job, "error") != 0 || !json_object_object_get_ex(job, "read", &rd) ||
-	    !json_object_object_get_ex(rd, "lat_ns", &lat))
-		goto out;
-	res->iops = jnum(rd, "iops");
-	res->mbps = jnum(rd, "bw_bytes") / 1e6;
-	res->lat_avg_us = jnum(lat, "mean") / 1e3;
-	if (json_object_object_get_ex(lat, "percentile", &pct)) {
-		res->lat_p50_us = jnum(pct, "50.000000") / 1e3;
-		res->lat_p99_us = jnum(pct, "99.000000") / 1e3;
-	}
-	res->cpu_pct = jnum(job, "usr_cpu") + jnum(job, "sys_cpu");
-	res->ok = res->iops > 0;
-	r = res->ok ? 0 : -EIO;
-out:
-	json_object_put(root);
-	return r;
-}
-
 static int run_fio(const char *engine, const struct workload *w, unsigned qd,
-		   struct result *res, char *cmd, size_t cmdlen)
+		   struct rblk_bench_result *res, char *cmd, size_t cmdlen)
 {
 	char a_file[512], a_size[64], a_eng[64], a_rw[64], a_bs[64], a_qd[64], a_rt[64];
-	char out_path[] = "/tmp/rblk-bench-fio-XXXXXX";
 	const char *argv[32];
-	int argc = 0, fd, status;
-	char *text;
-	pid_t pid;
+	int argc = 0, r;
 
 	res->ok = false;
 	snprintf(a_file, sizeof(a_file), "--filename=%s", cfg.file);
@@ -468,39 +356,11 @@ static int run_fio(const char *engine, const struct workload *w, unsigned qd,
 		argv[argc++] = "--userspace_reap=1";
 	}
 	argv[argc] = NULL;
-	cmd[0] = '\0';
-	for (int i = 0; i < argc; i++) {
-		strncat(cmd, argv[i], cmdlen - strlen(cmd) - 2);
-		strcat(cmd, i + 1 < argc ? " " : "");
-	}
-
-	fd = mkstemp(out_path);
-	if (fd < 0)
-		return -errno;
-	pid = fork();
-	if (pid < 0) {
-		close(fd);
-		unlink(out_path);
-		return -errno;
-	}
-	if (pid == 0) {
-		dup2(fd, STDOUT_FILENO);
-		execvp(argv[0], (char *const *)argv);
-		_exit(127);
-	}
-	close(fd);
-	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-		fprintf(stderr, "backend_bench: fio failed (%s)\n", cmd);
-		unlink(out_path);
-		return -EIO;
-	}
-	text = slurp(out_path);
-	unlink(out_path);
-	if (!text)
-		return -EIO;
-	fd = parse_fio(text, res);
-	free(text);
-	return fd;
+	rblk_bench_fio_cmdline(argv, cmd, cmdlen);
+	r = rblk_bench_fio_run(argv, res);
+	if (r)
+		fprintf(stderr, "backend_bench: fio failed (%s): %s\n", cmd, strerror(-r));
+	return r;
 }
 
 /* The file both sides read: created and fully written once, then reused. */
@@ -597,67 +457,6 @@ static struct rblk_bdev *open_engine_bdev(const char *engine)
 	return bdev;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static double median_of(const struct result *r, int n, size_t field)
-{
-	double v[64];
-	int k = 0;
-
-	for (int i = 0; i < n && k < 64; i++)
-		if (r[i].ok)
-			v[k++] = *(const double *)((const char *)&r[i] + field);
-	if (!k)
-		return 0;
-	qsort(v, k, sizeof(v[0]), cmp_double);
-	return k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2;
-}
-
-static struct result median(const struct result *r, int n)
-{
-	struct result m = { .ok = false };
-
-	for (int i = 0; i < n; i++)
-		m.ok |= r[i].ok;
-	m.iops = median_of(r, n, offsetof(struct result, iops));
-	m.mbps = median_of(r, n, offsetof(struct result, mbps));
-	m.lat_avg_us = median_of(r, n, offsetof(struct result, lat_avg_us));
-	m.lat_p50_us = median_of(r, n, offsetof(struct result, lat_p50_us));
-	m.lat_p99_us = median_of(r, n, offsetof(struct result, lat_p99_us));
-	m.cpu_pct = median_of(r, n, offsetof(struct result, cpu_pct));
-	return m;
-}
-
-static json_object *result_json(const struct result *r)
-{
-	json_object *o = json_object_new_object();
-
-	json_object_object_add(o, "ok", json_object_new_boolean(r->ok));
-	json_object_object_add(o, "iops", json_object_new_double(r->iops));
-	json_object_object_add(o, "mb_per_s", json_object_new_double(r->mbps));
-	json_object_object_add(o, "lat_avg_us", json_object_new_double(r->lat_avg_us));
-	json_object_object_add(o, "lat_p50_us", json_object_new_double(r->lat_p50_us));
-	json_object_object_add(o, "lat_p99_us", json_object_new_double(r->lat_p99_us));
-	json_object_object_add(o, "cpu_pct", json_object_new_double(r->cpu_pct));
-	return o;
-}
-
-static json_object *side_json(const struct result *reps, int n, const struct result *med)
-{
-	json_object *o = json_object_new_object(), *a = json_object_new_array();
-
-	for (int i = 0; i < n; i++)
-		json_object_array_add(a, result_json(&reps[i]));
-	json_object_object_add(o, "reps", a);
-	json_object_object_add(o, "median", result_json(med));
-	return o;
-}
-
 static void print_header(void)
 {
 	printf("%-8s %4s %-6s | %10s %8s %8s %8s %8s %5s | %10s %8s %8s %8s %8s %5s | %6s %6s\n",
@@ -666,7 +465,7 @@ static void print_header(void)
 }
 
 static void print_row(const struct workload *w, unsigned qd, const char *engine,
-		      const struct result *o, const struct result *f)
+		      const struct rblk_bench_result *o, const struct rblk_bench_result *f)
 {
 	printf("%-8s %4u %-6s | %10.0f %8.1f %8.1f %8.1f %8.1f %5.0f |", w->name, qd, engine,
 	       o->iops, o->mbps, o->lat_avg_us, o->lat_p50_us, o->lat_p99_us, o->cpu_pct);
@@ -693,6 +492,7 @@ static void usage(void)
 	       "  --qd LIST         queue depths (default 1,32,128)\n"
 	       "  --mode poll|event busy-poll (default) or sleep on the eventfd when idle\n"
 	       "  --batch N         completions reaped per poll, then one flush (default 32)\n"
+	       "  --thp             our buffers on transparent huge pages (fio: not)\n"
 	       "  --no-fio          ours only\n"
 	       "  --fio PATH        the fio binary (default: fio from PATH)\n"
 	       "  --json FILE       write every figure as JSON\n");
@@ -721,6 +521,7 @@ static int parse_args(int argc, char **argv)
 		{ "fio", required_argument, NULL, 'F' },   { "json", required_argument, NULL, 'j' },
 		{ "workloads", required_argument, NULL, 'w' },
 		{ "batch", required_argument, NULL, 'b' },
+		{ "thp", no_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },        { NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -739,6 +540,7 @@ static int parse_args(int argc, char **argv)
 			for (int i = 0; i < NENG; i++)
 				cfg.engine_on[i] = strstr(optarg, all_engines[i]) != NULL;
 			break;
+		case 'T': cfg.thp = true; break;
 		case 'b': cfg.batch = (unsigned)atoi(optarg); break;
 		case 'w':
 			for (size_t i = 0; i < NWORK; i++)
@@ -800,6 +602,7 @@ int main(int argc, char **argv)
 		json_object_object_add(jc, "runtime_s", json_object_new_double(cfg.runtime));
 		json_object_object_add(jc, "reps", json_object_new_int(cfg.reps));
 		json_object_object_add(jc, "batch", json_object_new_int(cfg.batch));
+		json_object_object_add(jc, "thp", json_object_new_boolean(cfg.thp));
 		json_object_object_add(jc, "mode",
 				       json_object_new_string(cfg.event_mode ? "event" : "poll"));
 		json_object_object_add(jc, "kernel", json_object_new_string(un.release));
@@ -819,7 +622,7 @@ int main(int argc, char **argv)
 			for (int e = 0; e < NENG; e++) {
 				const char *engine = all_engines[e];
 				bool with_fio = cfg.fio && fio_engine(engine);
-				struct result ours[64] = { { 0 } }, fio[64] = { { 0 } }, mo, mf;
+				struct rblk_bench_result ours[64] = { { 0 } }, fio[64] = { { 0 } }, mo, mf;
 				char cmd[1024] = "";
 				json_object *jp;
 
@@ -836,8 +639,8 @@ int main(int argc, char **argv)
 					if (with_fio && !(rep % 2))
 						run_fio(engine, w, qd, &fio[rep], cmd, sizeof(cmd));
 				}
-				mo = median(ours, cfg.reps);
-				mf = median(fio, cfg.reps);
+				mo = rblk_bench_median(ours, cfg.reps);
+				mf = rblk_bench_median(fio, cfg.reps);
 				print_row(w, qd, engine, &mo, with_fio ? &mf : NULL);
 
 				jp = json_object_new_object();
@@ -845,9 +648,9 @@ int main(int argc, char **argv)
 				json_object_object_add(jp, "bs", json_object_new_int(w->bs));
 				json_object_object_add(jp, "qd", json_object_new_int(qd));
 				json_object_object_add(jp, "engine", json_object_new_string(engine));
-				json_object_object_add(jp, "ours", side_json(ours, cfg.reps, &mo));
+				json_object_object_add(jp, "ours", rblk_bench_reps_json(ours, cfg.reps, &mo));
 				if (with_fio) {
-					json_object *jf = side_json(fio, cfg.reps, &mf), *jr;
+					json_object *jf = rblk_bench_reps_json(fio, cfg.reps, &mf), *jr;
 
 					json_object_object_add(jf, "cmd", json_object_new_string(cmd));
 					json_object_object_add(jp, "fio", jf);
