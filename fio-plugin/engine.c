@@ -10,18 +10,22 @@
  *   setup (main thread, once per job, before any job runs): parse each file's
  *     transport ID, connect or share a controller, size the file from
  *     Identify Namespace;
- *   init (job thread): one I/O queue pair per distinct controller of the
- *     job's files — jobs are threads of one process (thread=1), so the
- *     controllers made in setup serve them all;
+ *   init (job thread or process): one I/O queue pair per distinct controller
+ *     of the job's files — with thread=1 jobs are threads of one process, so
+ *     the controllers made in setup serve them all;
  *   iomem_alloc: fio's I/O buffers from registered memory (zero-copy);
  *   open_file/close_file, then the data path, then iomem_free and cleanup.
- * Processes (fio's default) would inherit RDMA resources across fork(), which
- * verbs do not allow, so thread=1 is required and checked.
+ * With thread=1 (recommended) jobs share controllers. With processes (fio's
+ * default) setup sizes the files from a helper child and each job process
+ * connects its own controller in init (RDMA resources do not cross fork()).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <rblk/common.h>
 
@@ -101,26 +105,99 @@ static int file_parse(struct thread_data *td, struct fio_file *f, const struct r
 	return 0;
 }
 
+/* What sizing a namespace found (also the message a probe process sends back). */
+struct probe {
+	int ret;
+	uint32_t lba_shift;
+	uint64_t size;
+	char why[WHY_LEN];
+};
+
+/* Connects (or shares) a controller for @rf and sizes its namespace; keeps the reference. */
+static void probe_here(struct rblk_fio_file *rf, const struct rblk_fio_conn_params *p,
+		       struct probe *r)
+{
+	struct rblk_ns *ns;
+
+	r->ret = rblk_fio_ctrl_get(&rf->trid, p, &rf->setup_rc, r->why, sizeof(r->why));
+	if (r->ret)
+		return;
+	r->ret = rblk_fio_ctrl_ns(rf->setup_rc, rf->trid.nsid, &ns, r->why, sizeof(r->why));
+	if (r->ret)
+		return;
+	r->lba_shift = (uint32_t)__builtin_ctz(rblk_ns_block_size(ns));
+	r->size = rblk_ns_num_blocks(ns) << r->lba_shift;
+}
+
+/*
+ * The same from a short-lived child process. With processes (thread=0), fio runs
+ * setup in its main process and then forks the jobs; RDMA resources do not
+ * survive fork(), and a main process that had used verbs would hand its children
+ * a half-initialised librdmacm. So the main process never touches RDMA: a child
+ * sizes the namespace and exits, and each job connects on its own in init.
+ */
+static void probe_forked(struct rblk_fio_file *rf, const struct rblk_fio_conn_params *p,
+			 struct probe *r)
+{
+	int fds[2], status;
+	ssize_t n = 0;
+	pid_t pid;
+
+	if (pipe2(fds, O_CLOEXEC)) {
+		r->ret = -errno;
+		snprintf(r->why, sizeof(r->why), "pipe: %s", strerror(errno));
+		return;
+	}
+	pid = fork();
+	if (pid == 0) {
+		close(fds[0]);
+		probe_here(rf, p, r);
+		rblk_fio_ctrl_put(rf->setup_rc);
+		if (write(fds[1], r, sizeof(*r)) != (ssize_t)sizeof(*r))
+			_exit(1);
+		_exit(0);
+	}
+	close(fds[1]);
+	if (pid > 0) {
+		size_t got = 0;
+
+		while (got < sizeof(*r)) {
+			n = read(fds[0], (char *)r + got, sizeof(*r) - got);
+			if (n <= 0 && !(n < 0 && errno == EINTR))
+				break;
+			if (n > 0)
+				got += (size_t)n;
+		}
+		n = (ssize_t)got;
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+	}
+	close(fds[0]);
+	if (pid < 0 || n != (ssize_t)sizeof(*r)) {
+		r->ret = pid < 0 ? -errno : -EIO;
+		snprintf(r->why, sizeof(r->why), "the process that sizes the namespace %s",
+			 pid < 0 ? "could not be started" : "died");
+	}
+}
+
 /* Pass 2: a controller for each file, and its size from Identify Namespace. */
 static int file_connect(struct thread_data *td, struct fio_file *f,
 			const struct rblk_fio_conn_params *p)
 {
 	struct rblk_fio_file *rf = FILE_ENG_DATA(f);
-	struct rblk_ns *ns;
-	char why[WHY_LEN] = "";
-	int ret;
+	struct probe r = { 0 };
 
 	if (rf->size)
 		return 0;
-	ret = rblk_fio_ctrl_get(&rf->trid, p, &rf->setup_rc, why, sizeof(why));
-	if (ret)
-		return fail(td, f, -ret, "rblk connect", why);
-	ret = rblk_fio_ctrl_ns(rf->setup_rc, rf->trid.nsid, &ns, why, sizeof(why));
-	if (ret)
-		return fail(td, f, -ret, "rblk namespace", why);
-	rf->lba_shift = (uint32_t)__builtin_ctz(rblk_ns_block_size(ns));
-	rf->size = rblk_ns_num_blocks(ns) << rf->lba_shift;
-	if (p->private_ctrl) {
+	if (td->o.use_thread)
+		probe_here(rf, p, &r);
+	else
+		probe_forked(rf, p, &r);
+	if (r.ret)
+		return fail(td, f, -r.ret, "rblk connect", r.why);
+	rf->lba_shift = r.lba_shift;
+	rf->size = r.size;
+	if (p->private_ctrl && rf->setup_rc) {
 		/* The job connects its own controller in init: this one only sized the file. */
 		rblk_fio_ctrl_put(rf->setup_rc);
 		rf->setup_rc = NULL;
@@ -144,12 +221,6 @@ static int rblk_fio_setup(struct thread_data *td)
 	if (o->log_level && strlen(o->log_level) < sizeof(log_level_name))
 		strcpy(log_level_name, o->log_level);
 	pthread_once(&log_once, log_setup);
-
-	if (!td->o.use_thread)
-		return fail(td, NULL, EINVAL, "rblk setup",
-			    "thread=1 is required: fio jobs must be threads of one process "
-			    "(RDMA resources cannot be shared with forked processes); add --thread=1 "
-			    "or 'thread' to the job file");
 
 	rblk_fio_opts_defaults(o, &defaults, &p);
 	for_each_file(td, f, i)
@@ -249,6 +320,8 @@ static int rblk_fio_init(struct thread_data *td)
 	d->spin_us = o->spin_us;
 
 	rblk_fio_opts_defaults(o, &defaults, &p);
+	if (!td->o.use_thread && !p.nr_io_queues)
+		p.nr_io_queues = 1;	/* a process holds one job: one I/O queue per target */
 	for_each_file(td, f, i)
 		if (bind_file(td, d, f, &p))
 			return 1;

@@ -4,7 +4,8 @@
 #
 #   . "$RBLK_BUILD/fio-plugin/vm_fio_lib.sh" || exit 1
 #
-# FIO_SO is the plugin; rfio runs fio through it; trid builds a filename.
+# FIO_SO is the plugin; rfio runs fio through it; trid builds a filename. A test may set
+# FIO_FAIL_HOOK to a command run before a failure ends it (e.g. 'bg_log target').
 
 need_cmd fio fio
 [ -n "$RBLK_BUILD" ] || die "RBLK_BUILD is not set"
@@ -31,6 +32,7 @@ rfio() {
 	local rc=$?
 	if [ $rc -ne 0 ] || grep -qE 'err= *[1-9]' "$out"; then
 		cat "$out"
+		${FIO_FAIL_HOOK:-:}
 		die "fio $name failed (exit $rc)"
 	fi
 	grep -E '^ +(read|write|trim): ' "$out" | sed 's/^ */  /'
@@ -52,9 +54,9 @@ rfio_fail() {
 	log "fio $name (must fail): $*"
 	timeout 120 fio --name="$name" --ioengine=external:"$FIO_SO" --thread=1 "$@" > "$out" 2>&1
 	rc=$?
-	[ $rc -eq 124 ] && { cat "$out"; die "fio $name did not end within 120 s"; }
-	[ $rc -eq 0 ] && { cat "$out"; die "fio $name exited 0"; }
+	[ $rc -eq 124 ] && { cat "$out"; ${FIO_FAIL_HOOK:-:}; die "fio $name did not end within 120 s"; }
+	[ $rc -eq 0 ] && { cat "$out"; ${FIO_FAIL_HOOK:-:}; die "fio $name exited 0"; }
 	grep -qiE 'segmentation|core dumped|assertion' "$out" && { cat "$out"; die "fio $name crashed"; }
-	grep -qE -- "$re" "$out" || { cat "$out"; die "fio $name: no '$re' in its output"; }
+	grep -qE -- "$re" "$out" || { cat "$out"; ${FIO_FAIL_HOOK:-:}; die "fio $name: no '$re' in its output"; }
 	log "  exit $rc after $((SECONDS - t0))s: $(grep -m1 -E -- "$re" "$out")"
 }

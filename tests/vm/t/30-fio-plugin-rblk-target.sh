@@ -3,6 +3,7 @@
 # host) against rblk-target on 10.99.0.1, from 10.99.0.2 (rxe1 -> rxe0). Every write
 # job verifies its data (crc32c): 4 KiB random writes at QD32, QD1 and QD128; mixed
 # sizes 512 B..1 MiB (bssplit); 4 jobs (threads sharing controllers, one qpair each);
+# 2 jobs as processes (thread=0);
 # two namespaces as two files of one job; private controllers per job; the key:value
 # filename form; the target named by engine options; trims. Packet counters check the bytes
 # crossed rxe1. The target keeps running throughout and stops cleanly.
@@ -16,7 +17,8 @@ NQN=nqn.2024-01.io.rblk:fio-plugin
 truncate -s 256M "$T_WORK/disk1.img"
 truncate -s 64M "$T_WORK/disk2.img"
 bg_start target "$TGT" --listen $VM_ADDR0 --subsystem $NQN --ns "$T_WORK/disk1.img" \
-	--ns "$T_WORK/disk2.img" --allow-any-host
+	--ns "$T_WORK/disk2.img" --allow-any-host --log-level info
+FIO_FAIL_HOOK="bg_log target"
 wait_for_line 60 "$T_WORK/target.log" 'ready' "$BG_PID" || { bg_log target; die "rblk-target did not start"; }
 F1=$(trid $VM_ADDR0 $NQN 1)
 F2=$(trid $VM_ADDR0 $NQN 2)
@@ -40,6 +42,9 @@ grep -q 'rblk:.*error' "$T_WORK/fio-numjobs4.txt" && die "numjobs4 logged rblk e
 # one controller per job instead of shared ones
 rfio_verify private --filename="$F1" --rw=randwrite --bs=8k --iodepth=8 --size=8m \
 	--offset=224m --offset_increment=8m --numjobs=2 --private_ctrl=1
+# fio's default, processes: each job process connects its own controller
+rfio_verify processes --thread=0 --filename="$F1" --rw=randwrite --bs=4k --iodepth=16 \
+	--size=8m --offset=240m --offset_increment=8m --numjobs=2
 # two namespaces, two files of one job
 rfio_verify twofiles --filename="$F1:$F2" --rw=randwrite --bs=16k --iodepth=16 --size=32m
 # SPDK's key:value form (every ':' escaped for fio), reading what twofiles wrote

@@ -3,8 +3,8 @@
 # sentence that says why — never a crash or a hang — when the filename is no transport
 # ID, the NQN's ':' is not escaped, nothing listens on the port, the address does not
 # answer (bounded by connect_timeout), the subsystem or namespace does not exist, the
-# job runs past the namespace's end, writes go to a write-protected namespace, or jobs
-# are processes instead of threads. And an NVMe error on the I/O path reaches fio as
+# job runs past the namespace's end, or writes go to a write-protected namespace (also
+# from processes: thread=0). And an NVMe error on the I/O path reaches fio as
 # EIO with the status name (errdetails): the kernel target's namespace shrinks under a
 # running job, so its reads fail (nvmet: Capacity Exceeded).
 # vm-timeout: 900
@@ -16,7 +16,8 @@ TGT=$(rblk_bin target/rblk-target) || exit 1
 NQN=nqn.2024-01.io.rblk:fio-errors
 truncate -s 64M "$T_WORK/disk1.img" "$T_WORK/ro.img"
 bg_start target "$TGT" --listen $VM_ADDR0 --subsystem $NQN --ns "$T_WORK/disk1.img" \
-	--ns "$T_WORK/ro.img,ro" --allow-any-host
+	--ns "$T_WORK/ro.img,ro" --allow-any-host --log-level info
+FIO_FAIL_HOOK="bg_log target"
 wait_for_line 60 "$T_WORK/target.log" 'ready' "$BG_PID" || { bg_log target; die "rblk-target did not start"; }
 R=(--rw=randread --bs=4k --size=1m)
 
@@ -38,8 +39,9 @@ rfio_fail past-the-end "is beyond the namespace's 67108864 bytes" \
 	--filename="$(trid $VM_ADDR0 $NQN 1)" --rw=read --bs=4k --size=128m
 rfio_fail write-protected "write-protected" \
 	--filename="$(trid $VM_ADDR0 $NQN 2)" --rw=write --bs=4k --size=1m
-rfio_fail processes "thread=1 is required" --thread=0 \
-	--filename="$(trid $VM_ADDR0 $NQN 1)" "${R[@]}"
+# processes: the namespace is sized by a helper child, whose failure fio reports too
+rfio_fail processes "namespace 9 of $NQN: no such active namespace" --thread=0 \
+	--filename="$(trid $VM_ADDR0 $NQN 9)" "${R[@]}"
 kill -0 "${BG_PIDS[target]}" 2>/dev/null || { bg_log target; die "rblk-target died"; }
 bg_stop target || { bg_log target; die "rblk-target did not exit cleanly"; }
 
