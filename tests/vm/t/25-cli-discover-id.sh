@@ -35,7 +35,7 @@ nvmet_setup_rdma_port 1 $VM_ADDR0 4421
 nvmet_add_subsystem $NQN_K "$blk"
 nvmet_expose $NQN_K 1
 
-for port in 4420 4421; do
+for port in 4421 4420; do
 	[ $port = 4420 ] && nqn=$NQN_R || nqn=$NQN_K
 	log "=== target on port $port ($nqn)"
 

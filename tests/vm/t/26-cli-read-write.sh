@@ -31,7 +31,7 @@ nvmet_expose $NQN_K 1
 head -c $((8 << 20)) /dev/urandom > in.bin
 head -c $((64 << 10)) /dev/urandom > small.bin
 
-for port in 4420 4421; do
+for port in 4421 4420; do
 	[ $port = 4420 ] && nqn=$NQN_R || nqn=$NQN_K
 	C="-t rdma -a $VM_ADDR0 -s $port -n $nqn -w $VM_ADDR1 -N 1"
 	log "=== target on port $port ($nqn)"

@@ -21,8 +21,17 @@ rblk() {
 	timeout 300 "$RBLK" "$@"
 }
 
-bg_start target "$TGT" --listen $VM_ADDR0 --subsystem $NQN --ns mem:128M --allow-any-host
-wait_for_line 60 target.log 'ready' "$BG_PID" || fail "rblk-target did not start"
+# RBLK_CLI_TARGET=kernel runs the same against nvmet-rdma (null_blk) instead
+if [ "${RBLK_CLI_TARGET:-rblk}" = kernel ]; then
+	blk=$(null_blk_create 1 memory_backed=1)
+	nvmet_setup_rdma_port 1 $VM_ADDR0 4420
+	nvmet_add_subsystem $NQN "$blk"
+	nvmet_expose $NQN 1
+	bg_start target sleep 100000
+else
+	bg_start target "$TGT" --listen $VM_ADDR0 --subsystem $NQN --ns mem:128M --allow-any-host
+	wait_for_line 60 target.log 'ready' "$BG_PID" || fail "rblk-target did not start"
+fi
 
 rx0=$(rxe_counter rxe1 rcvd_pkts)
 rblk bench $C --rw randread --bs 4k --qd 16 --time 5 -o json > rr.json || fail "randread bench failed"
