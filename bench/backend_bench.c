@@ -332,7 +332,8 @@ static int run_fio(const char *engine, const struct workload *w, unsigned qd,
 	snprintf(a_rw, sizeof(a_rw), "--rw=%s", w->fio_rw);
 	snprintf(a_bs, sizeof(a_bs), "--bs=%u", w->bs);
 	snprintf(a_qd, sizeof(a_qd), "--iodepth=%u", qd);
-	snprintf(a_rt, sizeof(a_rt), "--runtime=%g", cfg.runtime);
+	/* fio takes whole seconds unless told the unit. */
+	snprintf(a_rt, sizeof(a_rt), "--runtime=%.0fms", cfg.runtime * 1000);
 	argv[argc++] = cfg.fio_bin;
 	argv[argc++] = "--name=rblk";
 	argv[argc++] = a_file;
