@@ -10,6 +10,8 @@
 # vm-timeout: 1200
 set -u
 . "${RBLK_VM_LIB:-$(dirname "$0")/../lib.sh}"
+[ -f "$RBLK_BUILD/fio-plugin/vm_fio_lib.sh" ] ||
+	skip "the fio plugin is not built in $RBLK_BUILD (configure with -DRBLK_FIO_PLUGIN=ON)"
 . "$RBLK_BUILD/fio-plugin/vm_fio_lib.sh" || exit 1
 
 TGT=$(rblk_bin target/rblk-target) || exit 1
