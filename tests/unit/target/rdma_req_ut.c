@@ -355,7 +355,7 @@ static void test_multi_unit_requests(void)
 		CU_ASSERT_EQUAL(w->wr.opcode, RBLK_WR_RDMA_READ);
 		CU_ASSERT_TRUE(w->wr.flags & RBLK_SEND_SIGNALED);
 		CU_ASSERT_EQUAL(w->wr.num_sge, 2);
-		CU_ASSERT_EQUAL(w->wr.remote_addr, 0x100000 + k * 8192);
+		CU_ASSERT_EQUAL(w->wr.remote_addr, 0x100000u + (uint64_t)k * 8192);
 		CU_ASSERT_EQUAL(w->sge[0].length + w->sge[1].length, 8192);
 		/* The READ lands in the units. */
 		memcpy((void *)(uintptr_t)w->sge[0].addr, data + k * 8192, 4096);
