@@ -204,9 +204,9 @@ unsigned rblk_cli_baseline_compare(const struct cli_figures *base, const struct 
 void rblk_cli_baseline_print(FILE *f, const struct cli_delta *d, unsigned n, double threshold_pct)
 {
 	fprintf(f, "Compared with the baseline (threshold %.1f%%):\n", threshold_pct);
-	fprintf(f, "  %-32s %14s %14s %9s\n", "figure", "baseline", "now", "change");
+	fprintf(f, "  %-40s %14s %14s %9s\n", "figure", "baseline", "now", "change");
 	for (unsigned i = 0; i < n; i++)
-		fprintf(f, "  %-32s %14.2f %14.2f %+8.1f%% %s\n", d[i].cur->name, d[i].base->value,
+		fprintf(f, "  %-40s %14.2f %14.2f %+8.1f%% %s\n", d[i].cur->name, d[i].base->value,
 			d[i].cur->value, d[i].change_pct,
 			d[i].worse ? "<-- WORSE" : d[i].flagged ? "<-- better" : "");
 	if (!n)

@@ -323,8 +323,15 @@ static void params_diff(struct json_object *base, struct json_object *now)
 	json_object_object_foreach(now, key, val) {
 		struct json_object *b;
 
-		if (json_object_object_get_ex(base, key, &b) &&
-		    strcmp(json_object_to_json_string(b), json_object_to_json_string(val)))
+		bool num;
+
+		if (!json_object_object_get_ex(base, key, &b))
+			continue;
+		num = (json_object_is_type(b, json_type_double) || json_object_is_type(b, json_type_int)) &&
+		      (json_object_is_type(val, json_type_double) || json_object_is_type(val, json_type_int));
+		/* numbers by value: the file says 2 where this run has 2.0 */
+		if (num ? json_object_get_double(b) != json_object_get_double(val) :
+			  strcmp(json_object_to_json_string(b), json_object_to_json_string(val)) != 0)
 			rblk_cli_err("note: the baseline was taken with %s=%s, this run has %s", key,
 				     json_object_to_json_string(b), json_object_to_json_string(val));
 	}

@@ -260,7 +260,7 @@ static void usage(FILE *f)
 	for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
 		fprintf(f, "  %-12s %s\n", verbs[i].name, verbs[i].summary);
 	fprintf(f, "\nGlobal options (before the verb):\n"
-		   "  --log-level=LEVEL   err, warn, notice (default), info, debug; also RBLK_LOG_LEVEL\n\n");
+		   "  --log-level=LEVEL   err, warn (default), notice, info, debug; also RBLK_LOG_LEVEL\n\n");
 	rblk_cli_print_exit_codes(f);
 	fprintf(f, "\nExamples:\n"
 		   "  rblk discover -t rdma -a 192.0.2.10 -s 4420\n"
@@ -281,6 +281,8 @@ int rblk_cli_main(int argc, char **argv)
 		rblk_cli_errf = stderr;
 	rblk_cli_verb = "";
 	rblk_log_set_handler(log_handler, NULL);
+	/* a command-line tool is quiet unless asked (-v): the library's notices are for daemons */
+	rblk_log_set_level(RBLK_LOG_WARN);
 	/* 87.039, not 87.039000000000001 (json-c's default is %.17g) */
 	json_c_set_serialization_double_format("%.10g", JSON_C_OPTION_GLOBAL);
 	if (env && !rblk_log_level_parse(env, &lvl))

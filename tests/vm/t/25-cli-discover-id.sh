@@ -12,6 +12,7 @@ RBLK=$(rblk_bin initiator/rblk)
 TGT=$(rblk_bin target/rblk-target)
 need_cmd nvme nvme-cli
 need_cmd jq jq
+modprobe nvme_rdma || die "modprobe nvme_rdma failed"	# nvme discover needs nvme-fabrics
 NQN_R=nqn.2024-01.io.rblk:cli-rblk
 NQN_K=nqn.2024-01.io.rblk:cli-kernel
 W="-w $VM_ADDR1"
