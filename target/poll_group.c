@@ -338,13 +338,21 @@ unsigned rblk_poll_group_poll(struct rblk_poll_group *pg)
 		now = rblk_now_ms();
 		if (now >= pg->next_tick_ms) {
 			/* Keep-alive: the admin queue's owner checks its controller. */
+			bool admin = false;
+
 			TAILQ_FOREACH(q, &pg->queues, link) {
 				if (q->state != RBLK_RDMA_Q_LIVE)
 					continue;
 				rblk_sq_tick(&q->sq, now);
 				rblk_rdma_queue_check_stall(q, now);
+				admin |= q->plan.qid == 0;
 			}
-			pg->next_tick_ms = now + pg->opts.tick_ms;
+			/*
+			 * Only admin queues enforce keep-alive; a group with I/O queues
+			 * alone wakes once a second (stall checks), which keeps an idle
+			 * target with hosts connected near 0% CPU.
+			 */
+			pg->next_tick_ms = now + (admin ? pg->opts.tick_ms : RBLK_PG_IDLE_TICK_MS);
 			atomic_fetch_add_explicit(&pg->stats.ticks, 1, memory_order_relaxed);
 		}
 	}
@@ -502,6 +510,11 @@ static void *pg_thread(void *arg)
 						      : "adaptive",
 		   rblk_bqueue_engine(pg->bq));
 	loop(pg);
+	RBLK_INFO("poll group %u: %llu iterations, %llu sleeps, %llu completions, %llu messages",
+		  pg->opts.id, (unsigned long long)atomic_load(&pg->stats.iterations),
+		  (unsigned long long)atomic_load(&pg->stats.sleeps),
+		  (unsigned long long)atomic_load(&pg->stats.wcs),
+		  (unsigned long long)atomic_load(&pg->stats.msgs));
 	thread_teardown(pg);
 	return NULL;
 }

@@ -33,6 +33,8 @@
 #define RBLK_PG_BQ_BATCH 32
 /* Adaptive mode: idle this long (µs) before arming and sleeping. */
 #define RBLK_PG_ADAPTIVE_IDLE_US 200
+/* Tick period of a group without admin queues (ms). */
+#define RBLK_PG_IDLE_TICK_MS 1000
 /* CQ entries per device context (bounded by the device's max_cqe). */
 #define RBLK_PG_CQ_SIZE 32768
 
