@@ -17,6 +17,7 @@ modprobe nvme_rdma || die "modprobe nvme_rdma failed"
 mkdir -p "$T_OUT" 2>/dev/null
 
 fail() { bg_log target; dmesg | tail -30; die "$*"; }
+DMARK=$(dmesg | wc -l)
 
 # The backing file lives on ext4 on a loop device (a real filesystem, O_DIRECT).
 modprobe loop 2>/dev/null
@@ -92,4 +93,8 @@ disconnect
 stop_target second
 umount "$T_WORK/back"
 losetup -d "$LOOP"
+# Not a failure (the data survived), but never expected on a healthy link: say so loudly.
+n=$(dmesg | tail -n +$((DMARK + 1)) | grep -c 'starting error recovery')
+[ "$n" = 0 ] || { dmesg | tail -n +$((DMARK + 1)) | grep -E 'rxe|error recovery|MEMREG|Reconnect' | head;
+	log "NOTE: the kernel host went through error recovery $n time(s) during this test"; }
 log "PASS"
