@@ -450,7 +450,13 @@ void rblk_rdma_queue_check_stall(struct rblk_rdma_queue *q, uint64_t now_ms)
 	struct rblk_rdma_recv *rv;
 	struct rblk_rdma_req *r;
 
-	if (q->progress != q->progress_seen || !q->reqs_busy) {
+	/* A held AER waits for an event, not for us: not a stall. */
+	unsigned held = 0;
+
+	for (uint16_t i = 0; !q->sq.qid && i < q->nreqs; i++)
+		held += q->reqs[i].state == RBLK_RDMA_REQ_EXECUTING &&
+			q->reqs[i].req.cmd->opc == NVME_ADMIN_ASYNC_EVENT;
+	if (q->progress != q->progress_seen || q->reqs_busy <= held) {
 		if (q->stall_reported)
 			RBLK_NOTICE("%s qid %u: requests move again", q->peer, q->sq.qid);
 		q->progress_seen = q->progress;
