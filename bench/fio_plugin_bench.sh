@@ -4,7 +4,7 @@
 # not a test: it prints figures and writes JSON, and never judges them.
 #
 #   bench/fio_plugin_bench.sh [--reps N] [--runtime S] [--target kernel|rblk]
-#                             [--out DIR] [BUILD_DIR]
+#                             [--out DIR] [--parse-only] [BUILD_DIR]
 #
 # Workloads (one job each, 10.99.0.2 -> 10.99.0.1 across rxe1 -> rxe0):
 #   randread-4k-qd32   IOPS
@@ -19,11 +19,12 @@
 # fio-plugin; raw fio JSON in DIR/raw/).
 # Target: "kernel" (default: nvmet-rdma on a null_blk without memory, the cheapest
 # target, so the initiators' costs show) or "rblk" (rblk-target on a 1 GiB tmpfs file).
+# --parse-only: no VM; summarise the raw JSON already in DIR/raw.
 # Absolute numbers from a TCG VM mean little; the ratios are the result.
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 SRC=$(cd "$HERE/.." && pwd)
-REPS=4 RUNTIME=6 TARGET=kernel OUT=
+REPS=4 RUNTIME=6 TARGET=kernel OUT= PARSE_ONLY=0
 die() { echo "fio_plugin_bench: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -31,6 +32,7 @@ while [ $# -gt 0 ]; do
 	--runtime) RUNTIME=$2; shift 2 ;;
 	--target) TARGET=$2; shift 2 ;;
 	--out) OUT=$2; shift 2 ;;
+	--parse-only) PARSE_ONLY=1; shift ;;
 	-h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	-*) die "unknown option $1" ;;
 	*) break ;;
@@ -39,13 +41,14 @@ done
 BUILD=$(realpath "${1:-${RBLK_BUILD:-$SRC/build}}")
 [[ $REPS =~ ^[1-9][0-9]*$ && $RUNTIME =~ ^[1-9][0-9]*$ ]] || die "--reps and --runtime are positive integers"
 case $TARGET in kernel|rblk) ;; *) die "--target kernel or rblk" ;; esac
-[ -f "$BUILD/fio-plugin/librblk_fio.so" ] ||
+[ $PARSE_ONLY = 1 ] || [ -f "$BUILD/fio-plugin/librblk_fio.so" ] ||
 	die "$BUILD/fio-plugin/librblk_fio.so is not built (cmake -DRBLK_FIO_PLUGIN=ON, build target rblk_fio)"
-[ "$TARGET" = kernel ] || [ -x "$BUILD/target/rblk-target" ] || die "$BUILD/target/rblk-target is not built"
+[ $PARSE_ONLY = 1 ] || [ "$TARGET" = kernel ] || [ -x "$BUILD/target/rblk-target" ] || die "$BUILD/target/rblk-target is not built"
 case $BUILD in /tmp|/tmp/*) die "the build dir must not be under /tmp (the VM cannot see it)" ;; esac
 OUT=$(realpath -m "${OUT:-$BUILD/bench-out/fio-plugin}")
 case $OUT in /tmp|/tmp/*) die "--out must not be under /tmp (the VM writes there)" ;; esac
 command -v python3 >/dev/null || die "python3 is needed on the host to read fio's JSON"
+if [ $PARSE_ONLY = 0 ]; then
 rm -rf "$OUT/raw"
 mkdir -p "$OUT/raw"
 
@@ -129,6 +132,7 @@ echo "fio_plugin_bench: target $TARGET, $REPS reps x $RUNTIME s, build $BUILD, r
 export VM_OUT=$OUT VM_TIMEOUT=$((300 + REPS * 6 * (RUNTIME + 12)))
 export RBLK_BUILD=$BUILD RBLK_BENCH_REPS=$REPS RBLK_BENCH_RUNTIME=$RUNTIME RBLK_BENCH_TARGET=$TARGET
 "$SRC/tests/vm/softroce-vm" "$OUT/vm-bench.sh" || die "the VM run failed (console: $OUT/console.log)"
+fi
 
 # ---- the host side: medians, ratios, table, summary.json
 python3 - "$OUT" "$REPS" "$RUNTIME" <<'PYEOF'
@@ -163,8 +167,6 @@ for wl in wls:
         ratio = p / k if p is not None and k else None
         w.setdefault("ratio_plugin_over_kernel", {})[m] = ratio
         rows.append((wl, m, metrics[m][0], p, k, ratio, metrics[m][2]))
-    for side in ("plugin", "kernel"):
-        pass
 json.dump(res, open(os.path.join(out, "summary.json"), "w"), indent=2)
 print()
 print(f"fio: rblk plugin vs kernel nvme-rdma host + io_uring; target: {env['target']}; "
