@@ -238,8 +238,6 @@ int rblk_hq_cm_connect(struct rblk_hq *hq)
 	struct rblk_conn_param param = {
 		.private_data = &priv,
 		.private_data_len = sizeof(priv),
-		/* > 0: the target's RDMA READs of our write data need it (nvmf-interop.md §1.5). */
-		.responder_resources = c->responder_resources,
 		.initiator_depth = 0,
 		.flow_control = 1,
 		.retry_count = 7,
@@ -308,6 +306,12 @@ int rblk_hq_cm_connect(struct rblk_hq *hq)
 	}
 
 	rblk_cm_req_encode(&priv, &info);
+	/*
+	 * > 0, or the target cannot RDMA READ our write data (it becomes its
+	 * initiator depth; nvmf-interop.md §1.5). Known only once the first
+	 * queue found the device, hence set here.
+	 */
+	param.responder_resources = c->responder_resources;
 	ret = rblk_cm_connect(id, &param);
 	if (!ret)
 		ret = cm_wait(hq, id, RBLK_CM_EVENT_ESTABLISHED, timeout + 1000);
@@ -423,7 +427,12 @@ int rblk_hq_post(struct rblk_hq *hq, struct rblk_slot *slot)
 {
 	int ret;
 
-	if ((hq->state != RBLK_HQ_LIVE && hq->state != RBLK_HQ_CONNECTING) || !hq->qp) {
+	/*
+	 * Until the queue's Fabrics Connect completed, only the connector's
+	 * own commands may go out: the target refuses anything else there.
+	 */
+	if (!hq->qp || !(hq->state == RBLK_HQ_LIVE ||
+			 (hq->state == RBLK_HQ_CONNECTING && !slot->user))) {
 		queued_append(hq, slot);
 		return 0;
 	}
@@ -447,6 +456,8 @@ int rblk_hq_flush(struct rblk_hq *hq)
 		return 0;
 	ret = rblk_qp_flush_send(hq->qp, &posted);
 	hq->send_posted += posted;
+	if (posted)
+		RBLK_DEBUG("qid %u: posted %u SEND%s", hq->qid, posted, posted == 1 ? "" : "s");
 	if (ret) {
 		RBLK_ERR("qid %u: ibv_post_send: %s", hq->qid, strerror(-ret));
 		rblk_hq_fail(hq, "posting SENDs failed");
@@ -549,6 +560,11 @@ void rblk_hq_handle_wc(struct rblk_hq *hq, const struct rblk_wc *wc)
 	uint32_t epoch = (uint32_t)(wc->wr_id >> 32) & WRID_EPOCH_MASK;
 	uint32_t index = (uint32_t)wc->wr_id;
 
+	if (RBLK_LOG_ON(RBLK_LOG_DEBUG))
+		RBLK_DEBUG("qid %u: WC %s #%u epoch %u%s: %s, %u bytes", hq->qid,
+			   kind == WRID_SEND ? "SEND" : "RECV", index, epoch,
+			   epoch != (hq->epoch & WRID_EPOCH_MASK) ? " (stale)" : "",
+			   rblk_wc_status_str(wc->status), wc->byte_len);
 	/* A previous connection's QP is gone with everything it held. */
 	if (epoch != (hq->epoch & WRID_EPOCH_MASK))
 		return;
@@ -704,7 +720,10 @@ static void exec_abandoned(struct rblk_hq *hq, struct rblk_slot *slot, int err)
 int rblk_hq_exec(struct rblk_hq *hq, struct rblk_slot *slot, int timeout_ms, bool keep_lock,
 		 struct nvme_cqe *cqe)
 {
-	struct pollfd pfd = { .fd = rblk_cq_fd(hq->cq), .events = POLLIN };
+	struct pollfd pfd[2] = {
+		{ .fd = rblk_cq_fd(hq->cq), .events = POLLIN },
+		{ .fd = rblk_cm_channel_fd(hq->ch), .events = POLLIN },
+	};
 	uint64_t deadline = rblk_now_ms() + (uint64_t)timeout_ms;
 	struct exec_wait w = { 0 };
 	int ret = 0;
@@ -728,12 +747,19 @@ int rblk_hq_exec(struct rblk_hq *hq, struct rblk_slot *slot, int timeout_ms, boo
 		}
 		if (w.done)
 			break;
+		if (n > 0)
+			continue;
+		/*
+		 * A target that drops the connection may leave our QP quiet:
+		 * librdmacm moves it to the error state only when the
+		 * DISCONNECTED event is read. Whoever reads it fails the queue.
+		 */
+		if (rblk_hq_cm_poll(hq))
+			rblk_hq_fail(hq, "disconnected by the target");
 		if (hq->state != RBLK_HQ_LIVE && hq->state != RBLK_HQ_CONNECTING) {
 			ret = -ECONNRESET;
 			break;
 		}
-		if (n > 0)
-			continue;
 		ret = rblk_hq_flush(hq);	/* receives reposted by what was just handled */
 		if (ret)
 			break;
@@ -752,7 +778,7 @@ int rblk_hq_exec(struct rblk_hq *hq, struct rblk_slot *slot, int timeout_ms, boo
 			continue;
 		if (!keep_lock)
 			pthread_mutex_unlock(&hq->lock);
-		poll(&pfd, 1, (int)(deadline - now < 100 ? deadline - now : 100));
+		poll(pfd, 2, (int)(deadline - now < 100 ? deadline - now : 100));
 		rblk_cq_get_event(hq->cq);
 		if (!keep_lock)
 			pthread_mutex_lock(&hq->lock);

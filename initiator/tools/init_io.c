@@ -19,10 +19,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <rblk/initiator.h>
 
-enum mode { M_IDENTIFY, M_WRITE, M_VERIFY, M_WRITEVERIFY, M_LOOP, M_DISCOVER, M_DUMP, M_GEN, M_MISC };
+enum mode { M_IDENTIFY, M_WRITE, M_VERIFY, M_WRITEVERIFY, M_LOOP, M_DISCOVER, M_DUMP, M_GEN, M_MISC, M_IDLE };
 
 struct tool {
 	struct rblk_connect_opts o;
@@ -391,6 +392,9 @@ static int do_loop(struct tool *t, uint64_t blocks)
 		fflush(stdout);
 		iter++;
 	}
+	if (!ret)
+		printf("loop done: %u iterations, last seed %#" PRIx64 "\n", iter,
+		       t->seed + iter - 1);
 	return ret;
 }
 
@@ -421,7 +425,7 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: rblk-init-io -a TRADDR -n SUBNQN [options]\n"
 		"  -s PORT -w HOST_TRADDR -q HOSTNQN -I HOSTID -N NSID (1)\n"
-		"  -m identify|write|verify|writeverify|loop|discover|dump|gen|misc (writeverify)\n"
+		"  -m identify|write|verify|writeverify|loop|discover|dump|gen|misc|idle (writeverify)\n"
 		"  -o LBA  -b BLOCKS  -B IO_BYTES (65536)  -d QD (16)  -S SEED  -t SECONDS (loop)\n"
 		"  -u (unregistered buffers)  -y (synchronous calls)  -f (FUA)\n"
 		"  -i NR_IO_QUEUES -Q QUEUE_SIZE -k KATO -c RECONNECT_DELAY -l CTRL_LOSS_TMO\n"
@@ -431,7 +435,7 @@ static void usage(void)
 int main(int argc, char **argv)
 {
 	static const char *modes[] = { "identify", "write", "verify", "writeverify", "loop",
-				       "discover", "dump", "gen", "misc" };
+				       "discover", "dump", "gen", "misc", "idle" };
 	struct tool t = { .nsid = 1, .bs = 65536, .qd = 16, .seed = 0x5eed, .io_timeout = 120 };
 	uint16_t status = 0;
 	uint64_t blocks;
@@ -557,10 +561,19 @@ int main(int argc, char **argv)
 	case M_MISC:
 		ret = do_misc(&t);
 		break;
+	case M_IDLE:
+		/* Nobody polls: keep-alive must come from the library's own thread. */
+		sleep(t.duration);
+		ret = run_range(&t, true, t.offset, blocks, t.seed, NULL);
+		if (!ret)
+			ret = run_range(&t, false, t.offset, blocks, t.seed, NULL);
+		printf("idle %u s, then write+verify: %s (controller %s)\n", t.duration,
+		       ret ? "FAILED" : "ok", rblk_ctrl_state_str(rblk_ctrl_state(t.ctrl)));
+		break;
 	default:
 		ret = 2;
 	}
-	if (!ret && t.mode != M_IDENTIFY && t.mode != M_MISC)
+	if (!ret && t.mode != M_IDENTIFY && t.mode != M_MISC && t.mode != M_IDLE)
 		printf("%s: %" PRIu64 " blocks of %u bytes from LBA %" PRIu64 ": OK\n",
 		       modes[t.mode], blocks, t.lbs, t.offset);
 	rblk_qpair_free(t.qp);
