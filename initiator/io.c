@@ -376,8 +376,17 @@ int rblk_poll(struct rblk_qpair *qp, unsigned max)
 	pthread_mutex_lock(&qp->hq.lock);
 	if (read(qp->evfd, &drain, sizeof(drain)) < 0 && errno != EAGAIN)
 		RBLK_DEBUG("qid %u: eventfd: %s", qp->hq.qid, strerror(errno));
-	if (qp->hq.state == RBLK_HQ_LIVE)
+	if (qp->hq.state == RBLK_HQ_LIVE) {
 		ret = reap(qp, max);
+	} else if (qp->hq.cq) {
+		/*
+		 * Not ours to poll while it reconnects, but a wakeup left on the
+		 * channel (WRs flushed at teardown) would keep the fd readable
+		 * and the caller spinning: consume it.
+		 */
+		while (rblk_cq_get_event(qp->hq.cq) > 0)
+			;
+	}
 	list = qp->done_head;
 	qp->inflight -= qp->ndone;
 	qp->done_head = qp->done_tail = NULL;

@@ -779,9 +779,11 @@ int rblk_hq_exec(struct rblk_hq *hq, struct rblk_slot *slot, int timeout_ms, boo
 		if (!keep_lock)
 			pthread_mutex_unlock(&hq->lock);
 		poll(pfd, 2, (int)(deadline - now < 100 ? deadline - now : 100));
-		rblk_cq_get_event(hq->cq);
 		if (!keep_lock)
 			pthread_mutex_lock(&hq->lock);
+		/* Under the lock: rblk_poll() consumes this channel too. */
+		while (rblk_cq_get_event(hq->cq) > 0)
+			;
 	}
 	if (w.done) {
 		rblk_hq_flush(hq);
