@@ -1,0 +1,179 @@
+#!/bin/bash
+# target_vs_kernel.sh: rblk-target vs the kernel's nvmet-rdma target, both served to
+# the same Linux host (nvme-rdma over Soft-RoCE, 10.99.0.2 -> 10.99.0.1) in ONE VM boot.
+# A benchmark, not a test: it prints figures and writes JSON, and never judges them.
+#
+#   bench/target_vs_kernel.sh [--reps N] [--runtime S] [--stores ram,file]
+#                             [--out DIR] [BUILD_DIR]
+#
+# Targets: "kernel" = nvmet-rdma (port 4420, subsystem ...:kbench) and "rblk" =
+# rblk-target with its defaults (port 4421, subsystem ...:rbench), both up and both
+# connected at once; fio alternates between their block devices (k r, r k, ...).
+# Stores: "ram" = null_blk memory_backed=1, 256 MiB, one device per target (nullb0,
+#   nullb1: identical, so neither target contends for the other's device lock);
+#   "file" = one 256 MiB preallocated file on ext4 on a loop device (both targets open
+#   the same file, O_DIRECT).
+# Workloads (fio io_uring, --direct=1, one job): randread-4k-qd1 (latency avg, p99),
+#   randread-4k-qd32 and randwrite-4k-qd32 (IOPS), read-128k-qd16 and write-128k-qd16
+#   (MB/s). --reps (default 3) x --runtime (default 5 s) per workload and target.
+# CPU: rblk-target's own utime+stime (/proc/PID/stat) per I/O; for both targets the
+#   whole VM's busy CPU (user+nice+system+irq+softirq from /proc/stat) per I/O. The
+#   kernel target runs in kworkers and softirq that cannot be attributed to it alone,
+#   so the VM-wide figure is the comparable one: fio, the host driver and Soft-RoCE
+#   cost the same on both sides, and the difference is the target. Also rblk-target's
+#   idle CPU over 10 s with the host connected (keep-alives only).
+# Output: a table of medians and rblk/kernel ratios on stdout, DIR/summary.json (DIR
+#   default BUILD_DIR/bench-out/target-vs-kernel; raw fio JSON in DIR/raw/).
+# The VM is TCG (no KVM): absolute numbers mean little; compare the ratios.
+set -euo pipefail
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+SRC=$(cd "$HERE/.." && pwd)
+REPS=3 RUNTIME=5 STORES=ram,file OUT=
+die() { echo "target_vs_kernel: $*" >&2; exit 2; }
+while [ $# -gt 0 ]; do
+	case $1 in
+	--reps) REPS=$2; shift 2 ;;
+	--runtime) RUNTIME=$2; shift 2 ;;
+	--stores) STORES=$2; shift 2 ;;
+	--out) OUT=$2; shift 2 ;;
+	-h|--help) sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-*) die "unknown option $1" ;;
+	*) break ;;
+	esac
+done
+BUILD=$(realpath "${1:-${RBLK_BUILD:-$SRC/build}}")
+[[ $REPS =~ ^[1-9][0-9]*$ && $RUNTIME =~ ^[1-9][0-9]*$ ]] || die "--reps and --runtime are positive integers"
+[[ $STORES =~ ^(ram|file)(,(ram|file))*$ ]] || die "--stores: a comma-separated list of ram and file"
+[ -x "$BUILD/target/rblk-target" ] || die "$BUILD/target/rblk-target is not built"
+case $BUILD in /tmp|/tmp/*) die "the build dir must not be under /tmp (the VM cannot see it)" ;; esac
+OUT=$(realpath -m "${OUT:-$BUILD/bench-out/target-vs-kernel}")
+case $OUT in /tmp|/tmp/*) die "--out must not be under /tmp (the VM writes there)" ;; esac
+command -v python3 >/dev/null || die "python3 is needed on the host to read fio's JSON"
+rm -rf "$OUT/raw"
+mkdir -p "$OUT/raw"
+
+# ---- the VM side (runs as root in the VM; $VM_OUT is $OUT)
+cat > "$OUT/vm-bench.sh" <<'VMEOF'
+set -u
+TGT=$RBLK_BUILD/target/rblk-target
+KNQN=nqn.2024-01.io.rblk:kbench RNQN=nqn.2024-01.io.rblk:rbench
+C=/sys/kernel/config/nvmet
+RAW=$VM_OUT/raw
+log() { echo "[vm $(cut -d' ' -f1 /proc/uptime)s] $*" >&2; }
+die() { log "FAIL: $*"; [ -f /tmp/target.log ] && tail -20 /tmp/target.log >&2; exit 1; }
+modprobe -a nvme_rdma nvmet_rdma loop || die "modprobe"
+modprobe null_blk nr_devices=2 gb=1 memory_backed=1 || die "null_blk"
+# kernel target port (subsystems come and go per store)
+mkdir $C/ports/1
+echo rdma > $C/ports/1/addr_trtype; echo ipv4 > $C/ports/1/addr_adrfam
+echo 10.99.0.1 > $C/ports/1/addr_traddr; echo 4420 > $C/ports/1/addr_trsvcid
+echo "{\"kernel\": \"$(uname -r)\", \"cpus\": $(nproc), \"clk_tck\": $(getconf CLK_TCK)}" > $RAW/env.json
+
+dev_for() {
+	local s d
+	for s in /sys/class/nvme-subsystem/*; do
+		[ "$(cat $s/subsysnqn 2>/dev/null)" = "$1" ] || continue
+		for d in $s/nvme*n*; do [ -b /dev/${d##*/} ] && { echo /dev/${d##*/}; return; }; done
+	done
+}
+connect() {
+	nvme connect -t rdma -a 10.99.0.1 -s $2 -n $1 -w 10.99.0.2 >&2 || die "nvme connect $1"
+	for _ in $(seq 100); do [ -n "$(dev_for $1)" ] && break; sleep 0.2; done
+	[ -n "$(dev_for $1)" ] || die "no block device for $1"
+	dev_for $1
+}
+proc_cpu() { local s; read -r s < /proc/$1/stat; s=${s##*) }; set -- $s; echo $(( ${12} + ${13} )); }
+vm_busy() { local c u n s i w q sq st; read -r c u n s i w q sq st _ < /proc/stat; echo $((u + n + s + q + sq)) $((u + n + s + i + w + q + sq + st)); }
+
+setup_store() {	# STORE: kernel subsystem + rblk-target on it; sets KDEV RDEV TPID
+	local store=$1 kpath rpath
+	case $store in
+	ram) kpath=/dev/nullb0 rpath=/dev/nullb1
+	     dd if=/dev/zero of=/dev/nullb0 bs=1M count=256 oflag=direct status=none
+	     dd if=/dev/zero of=/dev/nullb1 bs=1M count=256 oflag=direct status=none ;;
+	file) truncate -s 300M /tmp/ext4.img
+	      L=$(losetup -f --show /tmp/ext4.img) || die "losetup"
+	      mkfs.ext4 -q $L && mkdir -p /tmp/mnt && mount $L /tmp/mnt || die "ext4"
+	      fallocate -l 256M /tmp/mnt/bench.img || die "fallocate"
+	      dd if=/dev/zero of=/tmp/mnt/bench.img bs=1M count=256 conv=notrunc oflag=direct status=none
+	      kpath=/tmp/mnt/bench.img rpath=/tmp/mnt/bench.img ;;
+	esac
+	mkdir $C/subsystems/$KNQN && echo 1 > $C/subsystems/$KNQN/attr_allow_any_host
+	mkdir $C/subsystems/$KNQN/namespaces/1
+	echo $kpath > $C/subsystems/$KNQN/namespaces/1/device_path
+	echo 1 > $C/subsystems/$KNQN/namespaces/1/enable || die "nvmet namespace $kpath"
+	ln -s $C/subsystems/$KNQN $C/ports/1/subsystems/$KNQN || die "nvmet port link"
+	$TGT --listen 10.99.0.1:4421 --subsystem $RNQN --ns $rpath --allow-any-host \
+		> /tmp/target.log 2>&1 &
+	TPID=$!
+	for _ in $(seq 300); do grep -q 'notice: ready' /tmp/target.log && break; sleep 0.2; done
+	grep -q 'notice: ready' /tmp/target.log || die "rblk-target did not start"
+	KDEV=$(connect $KNQN 4420) RDEV=$(connect $RNQN 4421)
+	KDESC="nvmet-rdma on $kpath" RDESC="rblk-target ($(grep -oE 'backend: [a-z]+' /tmp/target.log | head -1)) on $rpath"
+	log "$store: kernel $KDEV ($KDESC), rblk $RDEV ($RDESC)"
+	cp /tmp/target.log $RAW/target-$store-start.log
+}
+teardown_store() {
+	local store=$1
+	nvme disconnect -n $KNQN >&2; nvme disconnect -n $RNQN >&2
+	kill -TERM $TPID; wait $TPID; log "rblk-target exited with $?"
+	cp /tmp/target.log $RAW/target-$store.log
+	rm -f $C/ports/1/subsystems/$KNQN
+	echo 0 > $C/subsystems/$KNQN/namespaces/1/enable
+	rmdir $C/subsystems/$KNQN/namespaces/1 $C/subsystems/$KNQN
+	if [ $store = file ]; then umount /tmp/mnt; losetup -d $L; rm -f /tmp/ext4.img; fi
+}
+
+wl_args() {
+	case $1 in
+	randread-4k-qd1) echo "--rw=randread --bs=4k --iodepth=1 --norandommap=1" ;;
+	randread-4k-qd32) echo "--rw=randread --bs=4k --iodepth=32 --norandommap=1" ;;
+	randwrite-4k-qd32) echo "--rw=randwrite --bs=4k --iodepth=32 --norandommap=1" ;;
+	read-128k-qd16) echo "--rw=read --bs=128k --iodepth=16" ;;
+	write-128k-qd16) echo "--rw=write --bs=128k --iodepth=16" ;;
+	esac
+}
+WLS="randread-4k-qd1 randread-4k-qd32 randwrite-4k-qd32 read-128k-qd16 write-128k-qd16"
+run_one() {	# STORE SIDE WL REP
+	local store=$1 side=$2 wl=$3 rep=$4 dev p0 p1 b0 t0 b1 t1 base
+	base=$RAW/$store.$wl.$side.$rep
+	[ $side = kernel ] && dev=$KDEV || dev=$RDEV
+	p0=$(proc_cpu $TPID); read -r b0 t0 <<< "$(vm_busy)"
+	fio --name=$wl --filename=$dev --ioengine=io_uring --direct=1 --time_based=1 \
+		--runtime=$RBLK_BENCH_RUNTIME --size=256M --output-format=json $(wl_args $wl) \
+		--output=$base.json || die "fio $store $side $wl rep $rep failed"
+	p1=$(proc_cpu $TPID); read -r b1 t1 <<< "$(vm_busy)"
+	echo "{\"rblk_ticks\": $((p1 - p0)), \"vm_busy_ticks\": $((b1 - b0)), \"vm_total_ticks\": $((t1 - t0))}" > $base.cpu.json
+	log "$store $wl $side rep $rep done"
+}
+
+for store in ${RBLK_BENCH_STORES//,/ }; do
+	setup_store $store
+	# rblk-target idle, the host connected (keep-alives only)
+	sleep 2
+	p0=$(proc_cpu $TPID); s0=$(cut -d' ' -f1 /proc/uptime)
+	sleep 10
+	p1=$(proc_cpu $TPID); s1=$(cut -d' ' -f1 /proc/uptime)
+	echo "{\"rblk_ticks\": $((p1 - p0)), \"seconds\": $(awk "BEGIN { print $s1 - $s0 }")}" > $RAW/$store.idle.json
+	echo "{\"kernel\": \"$KDESC\", \"rblk\": \"$RDESC\"}" > $RAW/$store.desc.json
+	log "$store: rblk-target idle: $((p1 - p0)) ticks in 10 s"
+	for rep in $(seq $RBLK_BENCH_REPS); do
+		for wl in $WLS; do
+			if [ $((rep % 2)) = 1 ]; then
+				run_one $store kernel $wl $rep; run_one $store rblk $wl $rep
+			else
+				run_one $store rblk $wl $rep; run_one $store kernel $wl $rep
+			fi
+		done
+	done
+	teardown_store $store
+done
+log "done"
+VMEOF
+
+echo "target_vs_kernel: stores $STORES, $REPS reps x $RUNTIME s, build $BUILD, results in $OUT"
+nst=$(echo "$STORES" | tr ',' '\n' | wc -l)
+export VM_OUT=$OUT VM_TIMEOUT=$((300 + nst * (60 + REPS * 10 * (RUNTIME + 8))))
+export RBLK_BUILD=$BUILD RBLK_BENCH_REPS=$REPS RBLK_BENCH_RUNTIME=$RUNTIME RBLK_BENCH_STORES=$STORES
+"$SRC/tests/vm/softroce-vm" "$OUT/vm-bench.sh" || die "the VM run failed (console: $OUT/console.log)"
+python3 "$HERE/target_vs_kernel_report.py" "$OUT"
