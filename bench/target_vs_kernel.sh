@@ -109,7 +109,7 @@ setup_store() {	# STORE: kernel subsystem + rblk-target on it; sets KDEV RDEV TP
 	for _ in $(seq 300); do grep -q 'notice: ready' /tmp/target.log && break; sleep 0.2; done
 	grep -q 'notice: ready' /tmp/target.log || die "rblk-target did not start"
 	KDEV=$(connect $KNQN 4420) RDEV=$(connect $RNQN 4421)
-	KDESC="nvmet-rdma on $kpath" RDESC="rblk-target ($(grep -oE 'backend: [a-z]+' /tmp/target.log | head -1)) on $rpath"
+	KDESC="nvmet-rdma on $kpath" RDESC="rblk-target (backend $(grep -oE ': (uring|aio), ' /tmp/target.log | head -1 | tr -d ':, ')) on $rpath"
 	log "$store: kernel $KDEV ($KDESC), rblk $RDEV ($RDESC)"
 	cp /tmp/target.log $RAW/target-$store-start.log
 }
