@@ -49,12 +49,16 @@ for port in 4421 4420; do
 	rblk discover -t rdma -a $VM_ADDR0 -s $port $W -o json || fail "rblk discover -o json on $port failed"
 	jq -e --arg n "$nqn" '.genctr >= 0 and ([.records[].subnqn] | index($n)) != null' out.txt >/dev/null ||
 		{ cat out.txt; fail "discover JSON lacks $nqn"; }
-	jq -r '[.records[] | .subnqn + " " + .trsvcid + " " + .subtype] | sort | .[]' out.txt > ours.txt
+	# NVM subsystem entries: nvme-cli also asks for the discovery controller's own entry
+	# (subtype "current discovery subsystem"), the library does not
+	sel='[.records[] | select(.subtype == "nvme subsystem") | .subnqn + " " + .trsvcid + " " + .traddr] | sort | .[]'
+	jq -r "$sel" out.txt > ours.txt
 	timeout 60 nvme discover -t rdma -a $VM_ADDR0 -s $port $W -o json > nvme.json ||
 		fail "nvme discover on $port failed"
-	jq -r '[.records[] | .subnqn + " " + .trsvcid + " " + .subtype] | sort | .[]' nvme.json > theirs.txt
+	jq -r "$sel" nvme.json > theirs.txt
 	diff ours.txt theirs.txt || fail "rblk discover and nvme discover disagree on port $port"
-	log "discover: the same $(wc -l < ours.txt) records as nvme discover"
+	[ -s ours.txt ] || fail "no NVM subsystem entry"
+	log "discover: the same $(wc -l < ours.txt) NVM subsystem records as nvme discover"
 
 	rblk id-ctrl -t rdma -a $VM_ADDR0 -s $port -n $nqn $W -o json || fail "rblk id-ctrl on $port failed"
 	cp out.txt idctrl.json

@@ -3,7 +3,9 @@
 # two connections, from 10.99.0.2): mkfs.ext4, mount, write files, unmount, fsck clean,
 # mount again and verify every file; data written through the device is what `rblk read`
 # reads from the target; `rblk detach` ends it and the attach process exits 0. Then an
-# attach --daemon ended by SIGTERM, and a read-only namespace.
+# attach --daemon ended by SIGTERM; the target stopped and restarted under a waiting read
+# (it completes), and stopped for longer than --ctrl-loss-tmo (I/O fails, no hang); and a
+# read-only namespace.
 # vm-timeout: 1200
 set -u
 . "${RBLK_VM_LIB:-$(dirname "$0")/../lib.sh}"
@@ -16,6 +18,11 @@ NQN=nqn.2024-01.io.rblk:attach
 C="-t rdma -a $VM_ADDR0 -s 4420 -n $NQN -w $VM_ADDR1"
 modprobe nbd nbds_max=4 || die "modprobe nbd failed"
 
+start_target() {
+	bg_start target "$TGT" --listen $VM_ADDR0 --subsystem $NQN --ns "$T_WORK/disk.img" \
+		--ns "$T_WORK/ro.img,ro" --allow-any-host
+	wait_for_line 60 "$T_WORK/target.log" 'ready' "$BG_PID" || fail "rblk-target did not start"
+}
 fail() { bg_log target; [ -n "${BG_PIDS[attach]:-}" ] && bg_log attach; dmesg | tail -30; die "$*"; }
 
 truncate -s 256M "$T_WORK/disk.img"
@@ -28,9 +35,7 @@ if [ "${RBLK_CLI_TARGET:-rblk}" = kernel ]; then
 	nvmet_expose $NQN 1
 	bg_start target sleep 100000
 else
-	bg_start target "$TGT" --listen $VM_ADDR0 --subsystem $NQN --ns "$T_WORK/disk.img" \
-		--ns "$T_WORK/ro.img,ro" --allow-any-host
-	wait_for_line 60 target.log 'ready' "$BG_PID" || fail "rblk-target did not start"
+	start_target
 fi
 
 # ---- foreground attach, ext4, detach
@@ -85,12 +90,49 @@ wait_for 60 sh -c "! kill -0 $pid" || fail "the attach daemon did not exit on SI
 [ -e /sys/block/nbd$idx/pid ] && fail "$dev still connected after SIGTERM"
 log "attach --daemon as $dev: SIGTERM detached it"
 
-# ---- a write-protected namespace is a read-only device
 if [ "${RBLK_CLI_TARGET:-rblk}" = kernel ]; then
 	bg_stop target
-	log "kernel target: read-only namespace part skipped"
+	log "kernel target: target restart and read-only parts skipped"
 	exit 0
 fi
+
+# ---- the target goes away and comes back: I/O waits, then completes
+bg_start attach "$RBLK" attach $C -N 1 -c 1 -l 120
+wait_for_line 120 "$T_WORK/attach.log" '^/dev/nbd' "$BG_PID" || fail "attach printed no device"
+dev=$(grep -m1 '^/dev/nbd' attach.log)
+head -c $((1 << 20)) /dev/urandom > pat2.bin
+dd if=pat2.bin of="$dev" bs=1M seek=100 oflag=direct conv=fsync status=none || fail "dd to $dev failed"
+bg_stop target || fail "rblk-target did not stop"
+log "target stopped; reading $dev while it is away"
+dd if="$dev" of=r2.bin bs=1M skip=100 count=1 iflag=direct status=none &
+ddpid=$!
+sleep 5
+kill -0 $ddpid 2>/dev/null || fail "the read did not wait for the target"
+start_target
+log "target back"
+for i in $(seq 120); do kill -0 $ddpid 2>/dev/null || break; sleep 1; done
+kill -0 $ddpid 2>/dev/null && fail "the read still waits 120 s after the target came back"
+wait $ddpid || fail "the read failed after the target came back"
+cmp pat2.bin r2.bin || fail "read after reconnect differs"
+timeout 60 "$RBLK" detach "$dev" || fail "detach after reconnect failed"
+bg_wait attach 60 || fail "attach did not exit 0"
+log "reconnect: a read issued while the target was away completed after it returned"
+
+# ---- the target stays away beyond --ctrl-loss-tmo: I/O fails with EIO, no hang
+bg_start attach "$RBLK" attach $C -N 1 -c 1 -l 5
+wait_for_line 120 "$T_WORK/attach.log" '^/dev/nbd' "$BG_PID" || fail "attach printed no device"
+dev=$(grep -m1 '^/dev/nbd' attach.log)
+bg_stop target || fail "rblk-target did not stop"
+timeout 120 dd if="$dev" of=/dev/null bs=4k skip=12345 count=1 iflag=direct status=none
+rc=$?
+[ $rc = 124 ] && fail "I/O hung after ctrl-loss-tmo"
+[ $rc = 0 ] && fail "I/O succeeded with the target gone"
+log "after ctrl-loss-tmo the read failed (dd exit $rc), no hang"
+timeout 60 "$RBLK" detach "$dev" || log "note: detach after loss: exit $?"
+bg_stop attach 60
+start_target
+
+# ---- a write-protected namespace is a read-only device
 bg_start attach "$RBLK" attach $C -N 2
 wait_for_line 120 "$T_WORK/attach.log" '^/dev/nbd' "$BG_PID" || fail "attach of ns 2 printed no device"
 dev=$(grep -m1 '^/dev/nbd' attach.log)
