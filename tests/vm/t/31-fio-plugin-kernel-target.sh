@@ -43,7 +43,7 @@ nvme disconnect -n $NQN >&2 || die "nvme disconnect failed"
 rfio kernel-data --filename="$F" --iodepth=16 "${JOB[@]}" --verify_only=1 --verify_fatal=1
 grep -qE 'read: IOPS=' "$T_WORK/fio-kernel-data.txt" || die "verify_only read nothing"
 log "the plugin verified 16 MiB the kernel host wrote"
-JOB[${#JOB[@]}-1]=--randseed=4343
-rfio_fail kernel-data-wrong-seed 'verify: bad|bad header|crc32c: verify failed' --filename="$F" \
-	--iodepth=16 "${JOB[@]}" --verify_only=1 --verify_fatal=1
+# the same job 512 bytes further on must fail: the check is real
+rfio_fail kernel-data-shifted 'verify: bad' --filename="$F" --iodepth=16 "${JOB[@]}" \
+	--offset=$(((512 << 20) + 512)) --verify_only=1 --verify_fatal=1
 log "PASS"

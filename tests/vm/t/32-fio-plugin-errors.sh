@@ -39,7 +39,7 @@ rfio_fail unknown-ns "namespace 9 of $NQN: no such active namespace" \
 	--filename="$(trid $VM_ADDR0 $NQN 9)" "${R[@]}"
 rfio_fail past-the-end "is beyond the namespace's 67108864 bytes" \
 	--filename="$(trid $VM_ADDR0 $NQN 1)" --rw=read --bs=4k --size=128m
-rfio_fail write-protected "write-protected" \
+rfio_fail read-only-ns "the namespace is write-protected" \
 	--filename="$(trid $VM_ADDR0 $NQN 2)" --rw=write --bs=4k --size=1m
 # processes: the namespace is sized by a helper child, whose failure fio reports too
 rfio_fail processes "namespace 9 of $NQN: no such active namespace" --thread=0 \
