@@ -7,7 +7,7 @@
 # two namespaces as two files of one job; private controllers per job; the key:value
 # filename form; the target named by engine options; trims. Packet counters check the bytes
 # crossed rxe1. The target keeps running throughout and stops cleanly.
-# vm-timeout: 1200
+# vm-timeout: 600
 set -u
 . "${RBLK_VM_LIB:-$(dirname "$0")/../lib.sh}"
 [ -f "$RBLK_BUILD/fio-plugin/vm_fio_lib.sh" ] ||

@@ -6,7 +6,7 @@
 # (nvme connect + fio io_uring on /dev/nvmeXnY) writes a verify pattern, and fio through
 # the plugin checks it (verify_only with the same job); a different seed must fail,
 # which shows the check is real.
-# vm-timeout: 1200
+# vm-timeout: 600
 set -u
 . "${RBLK_VM_LIB:-$(dirname "$0")/../lib.sh}"
 [ -f "$RBLK_BUILD/fio-plugin/vm_fio_lib.sh" ] ||

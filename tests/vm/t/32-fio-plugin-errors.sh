@@ -7,7 +7,7 @@
 # from processes: thread=0). And an NVMe error on the I/O path reaches fio as
 # EIO with the status name (errdetails): the kernel target's namespace shrinks under a
 # running job, so its reads fail (nvmet: Capacity Exceeded).
-# vm-timeout: 900
+# vm-timeout: 300
 set -u
 . "${RBLK_VM_LIB:-$(dirname "$0")/../lib.sh}"
 [ -f "$RBLK_BUILD/fio-plugin/vm_fio_lib.sh" ] ||
