@@ -26,32 +26,26 @@
 
 #define LISTEN_BACKLOG 128
 #define STOP_DRAIN_TIMEOUT_S 30
-#define CM_DEV_CACHE 8
 
-/* Device limits the CM thread needs for its decisions (CM thread only). */
-static struct {
-	struct rblk_device *dev;
-	struct rblk_device_attr attr;
-} dev_cache[CM_DEV_CACHE];
-static unsigned dev_cache_n;
-
-static int dev_attr(struct rblk_device *dev, struct rblk_device_attr *out)
+/* Device limits for the CM decisions, cached per device (CM thread only). */
+static int dev_attr(struct rblk_transport *t, struct rblk_device *dev,
+		    struct rblk_device_attr *out)
 {
 	int ret;
 
-	for (unsigned i = 0; i < dev_cache_n; i++) {
-		if (dev_cache[i].dev == dev) {
-			*out = dev_cache[i].attr;
+	for (unsigned i = 0; i < t->ndev_cache; i++) {
+		if (t->dev_cache[i].dev == dev) {
+			*out = t->dev_cache[i].attr;
 			return 0;
 		}
 	}
 	ret = rblk_device_query(dev, out);
 	if (ret)
 		return ret;
-	if (dev_cache_n < CM_DEV_CACHE) {
-		dev_cache[dev_cache_n].dev = dev;
-		dev_cache[dev_cache_n].attr = *out;
-		dev_cache_n++;
+	if (t->ndev_cache < RBLK_CM_DEV_CACHE) {
+		t->dev_cache[t->ndev_cache].dev = dev;
+		t->dev_cache[t->ndev_cache].attr = *out;
+		t->ndev_cache++;
 	}
 	return 0;
 }
@@ -92,7 +86,7 @@ static void on_connect_request(struct rblk_transport *t, struct rblk_cm_event *e
 		reject(ev, NVME_RDMA_CM_NO_RSC);
 		return;
 	}
-	ret = dev_attr(rblk_cm_id_device(ev->id), &attr);
+	ret = dev_attr(t, rblk_cm_id_device(ev->id), &attr);
 	if (ret) {
 		RBLK_ERR("%s: cannot query the RDMA device: %s", peer, strerror(-ret));
 		reject(ev, NVME_RDMA_CM_NO_RSC);

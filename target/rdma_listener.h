@@ -17,6 +17,8 @@ struct rblk_rdma_listener {
 	struct rblk_rdma_listener *next;
 };
 
+#define RBLK_CM_DEV_CACHE 8
+
 struct rblk_transport {
 	struct rblk_target *tgt;
 	pthread_mutex_t ctl_lock;         /* start/stop */
@@ -28,6 +30,12 @@ struct rblk_transport {
 	bool started;
 	atomic_bool stopping;             /* refuse new connections */
 	bool no_invalidate;               /* RBLK_RDMA_NO_INVALIDATE=1: never SEND_WITH_INV */
+
+	struct {
+		struct rblk_device *dev;
+		struct rblk_device_attr attr;
+	} dev_cache[RBLK_CM_DEV_CACHE];    /* CM thread only */
+	unsigned ndev_cache;
 
 	unsigned npg;
 	struct rblk_poll_group **pgs;
