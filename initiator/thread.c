@@ -52,9 +52,13 @@ static void perform(struct rblk_ctrl *c, enum rblk_rc_action act, uint64_t now)
 			act = RBLK_RC_ACT_NONE;
 			break;
 		case RBLK_RC_ACT_CONNECT:
-			RBLK_NOTICE("%s at %s:%s: reconnect attempt %lld%s", c->subnqn, c->traddr,
-				    c->trsvcid, (long long)c->rc.nr_reconnects + 1,
-				    c->rc.max_reconnects < 0 ? "" : " of the allowed");
+			if (c->rc.max_reconnects < 0)
+				RBLK_NOTICE("%s at %s:%s: reconnect attempt %lld", c->subnqn, c->traddr,
+					    c->trsvcid, (long long)c->rc.nr_reconnects + 1);
+			else
+				RBLK_NOTICE("%s at %s:%s: reconnect attempt %lld of %lld", c->subnqn,
+					    c->traddr, c->trsvcid, (long long)c->rc.nr_reconnects + 1,
+					    (long long)c->rc.max_reconnects);
 			ret = rblk_ctrl_establish(c, true, &status);
 			if (ret) {
 				RBLK_NOTICE("reconnect to %s failed: %s", c->traddr, strerror(-ret));
