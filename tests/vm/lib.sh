@@ -338,6 +338,12 @@ vm_cleanup() {
 		losetup -D
 	fi
 
+	# a test that simulated an outage with tc (netem) must not leave packets dropping
+	for i in veth0 veth1; do
+		tc qdisc show dev $i 2>/dev/null | grep -q netem || continue
+		tc qdisc del dev $i root 2>/dev/null && echo "vm_cleanup: removed the netem qdisc on $i"
+	done
+
 	if [ -n "$state" ] && [ -f "$state/modules" ]; then
 		# unload modules the test loaded; repeat while progress is made (dependencies)
 		for i in 1 2 3 4; do
