@@ -22,16 +22,20 @@ truncate -s 64M "$T_WORK/one.img" "$T_WORK/two.img"
 
 fail() { bg_log target; dmesg | grep -vE 'QID [0-9]+ timeout|requeuing' | tail -30; die "$*"; }
 
-bg_start target "$TGT" --listen $VM_ADDR0 \
+bg_start target "$TGT" --listen $VM_ADDR0 --listen $VM_ADDR0:4421 --listen $VM_ADDR0:4422 \
 	--subsystem $NQN1 --ns "$T_WORK/one.img" --allow-host $H1 --allow-host $H2 \
 	--subsystem $NQN2 --ns "$T_WORK/two.img" --allow-any-host --log-level info
 wait_for_line 60 "$T_WORK/target.log" 'ready' "$BG_PID" || fail "the target did not start"
 
 devs=()
+# nvme-cli 2.3 says "already connected" to a second host NQN on the same address and
+# port even with -D (it matches controllers without the host NQN): the second host
+# comes in through the target's second port, the refused one below through a third.
+port=4420
 for h in $H1 $H2; do
-	# -D: nvme-cli otherwise takes a second host NQN to the same target as a duplicate
-	nvme connect -D -t rdma -a $VM_ADDR0 -s 4420 -n $NQN1 -w $VM_ADDR1 -q $h >/dev/null ||
+	nvme connect -D -t rdma -a $VM_ADDR0 -s $port -n $NQN1 -w $VM_ADDR1 -q $h >/dev/null ||
 		fail "connect $h"
+	port=4421
 done
 nvme connect -t rdma -a $VM_ADDR0 -s 4420 -n $NQN2 -q $H3 >/dev/null || fail "connect $NQN2"
 wait_for 20 sh -c "[ \$(ls /sys/class/nvme/ | wc -l) -ge 3 ]" || fail "three controllers expected"
@@ -55,7 +59,7 @@ wait $pb || { cat "$T_WORK/b.txt"; fail "fio on $d2"; }
 grep -hE '^ +(write|read):' "$T_WORK/a.txt" "$T_WORK/b.txt"
 
 # A host that is not on the allow list of $NQN1.
-if nvme connect -D -t rdma -a $VM_ADDR0 -s 4420 -n $NQN1 -q $H3 > deny.txt 2>&1; then
+if nvme connect -D -t rdma -a $VM_ADDR0 -s 4422 -n $NQN1 -q $H3 > deny.txt 2>&1; then
 	fail "a host not allowed could connect"
 fi
 cat deny.txt
