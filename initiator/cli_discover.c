@@ -4,10 +4,12 @@
  * way `nvme discover` does (normal blocks or {"genctr", "records"}).
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "initiator/cli.h"
 #include "initiator/cli_args.h"
 #include "initiator/cli_output.h"
+#include "protocol/nvme_status.h"
 
 static void usage(FILE *f)
 {
@@ -72,6 +74,13 @@ int rblk_cli_discover(int argc, char **argv)
 	if (ret) {
 		ret = rblk_cli_report(CLI_OP_CONNECT, ret, status, "discovery at %s:%s failed",
 				      opts.traddr, opts.trsvcid ? opts.trsvcid : "4420");
+		/* An NVM subsystem has no discovery log: say so rather than leave the user
+		 * with a bare Invalid Log Page. */
+		if (c.subnqn && strcmp(c.subnqn, RBLK_DISCOVERY_NQN) &&
+		    ((status & 0x7ff) == NVME_SC_INVALID_LOG_PAGE ||
+		     (status & 0x7ff) == NVME_SC_INVALID_FIELD))
+			fprintf(stderr, "rblk discover: %s is not a discovery subsystem; leave out -n "
+					"to ask the target's discovery controller\n", c.subnqn);
 		goto out;
 	}
 	if (fmt == CLI_FMT_JSON) {

@@ -13,8 +13,10 @@ tgt=$build/target/rblk-target
 rblk=$build/initiator/rblk
 nqn=nqn.2024-01.io.rblk:demo
 work=$(mktemp -d)
-src=(-t rdma -a "$taddr" -s 4420 -n "$nqn")
-[ -n "$iaddr" ] && src+=(-w "$iaddr")
+# conn: where the target is; src: its subsystem ("discover" asks the discovery controller)
+conn=(-t rdma -a "$taddr" -s 4420)
+[ -n "$iaddr" ] && conn+=(-w "$iaddr")
+src=("${conn[@]}" -n "$nqn")
 tpid=
 
 say() { printf '\n--- %s\n' "$*"; }
@@ -41,7 +43,7 @@ done
 cat "$work/target.log"
 
 say "rblk discover"
-"$rblk" discover "${src[@]}"
+"$rblk" discover "${conn[@]}"
 
 say "rblk list"
 "$rblk" list "${src[@]}"
