@@ -384,6 +384,13 @@ static void sample_loop(struct run *run, uint64_t t0, struct bench_result *r)
 	struct cli_progress prog;
 	uint64_t last_b = 0, last_t = t0, last_print = t0;
 	double window = p->time > 0 && p->time < 5 * WINDOW_S ? p->time / 5 : WINDOW_S;
+	/*
+	 * Completions come in bursts of up to a whole queue: a window that catches
+	 * one burst of 32 x 1 MiB in 100 ms would report a rate nothing sustained.
+	 * A window counts for the peak only once it holds two queues' worth of
+	 * bytes; until then it keeps growing.
+	 */
+	uint64_t min_bytes = 2ULL * p->qd * p->numjobs * p->bs;
 
 	rblk_cli_progress_init(&prog, p->progress, 0);
 	for (;;) {
@@ -399,8 +406,14 @@ static void sample_loop(struct run *run, uint64_t t0, struct bench_result *r)
 		if ((double)(t - last_t) / 1e9 < window)
 			continue;
 		b = live_bytes(run);
-		if ((double)(b - last_b) / ((double)(t - last_t) / 1e9) > r->peak_bps)
-			r->peak_bps = (double)(b - last_b) / ((double)(t - last_t) / 1e9);
+		if (b - last_b >= min_bytes) {
+			double bps = (double)(b - last_b) / ((double)(t - last_t) / 1e9);
+
+			if (bps > r->peak_bps)
+				r->peak_bps = bps;
+			last_b = b;
+			last_t = t;
+		}
 		if (p->progress && t - last_print >= 1000000000ULL) {
 			double el = (double)(t - t0) / 1e9;
 
@@ -410,8 +423,6 @@ static void sample_loop(struct run *run, uint64_t t0, struct bench_result *r)
 			prog.drawn = 48;
 			last_print = t;
 		}
-		last_b = b;
-		last_t = t;
 	}
 	rblk_cli_progress_end(&prog);
 }
