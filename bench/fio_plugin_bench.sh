@@ -24,6 +24,7 @@
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 SRC=$(cd "$HERE/.." && pwd)
+. "$HERE/lib.sh"
 REPS=4 RUNTIME=6 TARGET=kernel OUT= PARSE_ONLY=0
 die() { echo "fio_plugin_bench: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
@@ -44,10 +45,7 @@ case $TARGET in kernel|rblk) ;; *) die "--target kernel or rblk" ;; esac
 [ $PARSE_ONLY = 1 ] || [ -f "$BUILD/fio-plugin/librblk_fio.so" ] ||
 	die "$BUILD/fio-plugin/librblk_fio.so is not built (cmake -DRBLK_FIO_PLUGIN=ON, build target rblk_fio)"
 [ $PARSE_ONLY = 1 ] || [ "$TARGET" = kernel ] || [ -x "$BUILD/target/rblk-target" ] || die "$BUILD/target/rblk-target is not built"
-case $BUILD in /tmp|/tmp/*) die "the build dir must not be under /tmp (the VM cannot see it)" ;; esac
-OUT=$(realpath -m "${OUT:-$BUILD/bench-out/fio-plugin}")
-case $OUT in /tmp|/tmp/*) die "--out must not be under /tmp (the VM writes there)" ;; esac
-command -v python3 >/dev/null || die "python3 is needed on the host to read fio's JSON"
+bench_out fio-plugin
 if [ $PARSE_ONLY = 0 ]; then
 rm -rf "$OUT/raw"
 mkdir -p "$OUT/raw"

@@ -39,6 +39,7 @@
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 SRC=$(cd "$HERE/.." && pwd)
+. "$HERE/lib.sh"
 REPS=3 RUNTIME=5 SWEEP_TIME=2 OUT= PARSE_ONLY=0
 die() { echo "initiator_vs_kernel: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
@@ -57,10 +58,7 @@ BUILD=$(realpath "${1:-${RBLK_BUILD:-$SRC/build}}")
 [[ $REPS =~ ^[1-9][0-9]*$ && $RUNTIME =~ ^[1-9][0-9]*$ && $SWEEP_TIME =~ ^[1-9][0-9]*$ ]] ||
 	die "--reps, --runtime and --sweep-time are positive integers"
 [ $PARSE_ONLY = 1 ] || [ -x "$BUILD/initiator/rblk" ] || die "$BUILD/initiator/rblk is not built"
-case $BUILD in /tmp|/tmp/*) die "the build dir must not be under /tmp (the VM cannot see it)" ;; esac
-OUT=$(realpath -m "${OUT:-$BUILD/bench-out/initiator-vs-kernel}")
-case $OUT in /tmp|/tmp/*) die "--out must not be under /tmp (the VM writes there)" ;; esac
-command -v python3 >/dev/null || die "python3 is needed on the host to read the JSON"
+bench_out initiator-vs-kernel
 if [ $PARSE_ONLY = 0 ]; then
 rm -rf "$OUT/raw"
 mkdir -p "$OUT/raw"

@@ -28,6 +28,7 @@
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 SRC=$(cd "$HERE/.." && pwd)
+. "$HERE/lib.sh"
 REPS=3 RUNTIME=5 STORES=ram,file OUT=
 die() { echo "target_vs_kernel: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
@@ -45,10 +46,7 @@ BUILD=$(realpath "${1:-${RBLK_BUILD:-$SRC/build}}")
 [[ $REPS =~ ^[1-9][0-9]*$ && $RUNTIME =~ ^[1-9][0-9]*$ ]] || die "--reps and --runtime are positive integers"
 [[ $STORES =~ ^(ram|file)(,(ram|file))*$ ]] || die "--stores: a comma-separated list of ram and file"
 [ -x "$BUILD/target/rblk-target" ] || die "$BUILD/target/rblk-target is not built"
-case $BUILD in /tmp|/tmp/*) die "the build dir must not be under /tmp (the VM cannot see it)" ;; esac
-OUT=$(realpath -m "${OUT:-$BUILD/bench-out/target-vs-kernel}")
-case $OUT in /tmp|/tmp/*) die "--out must not be under /tmp (the VM writes there)" ;; esac
-command -v python3 >/dev/null || die "python3 is needed on the host to read fio's JSON"
+bench_out target-vs-kernel
 rm -rf "$OUT/raw"
 mkdir -p "$OUT/raw"
 
