@@ -67,7 +67,12 @@ struct rblk_transport;
 /* Constants the transport and the core agree on.                           */
 
 #define RBLK_REQ_MAX_IOV 16        /* buffers per request (max_io_size / io_unit_size) */
-#define RBLK_QID_UNKNOWN 0xFFFF    /* rblk_sq_init(): the CM did not say */
+/*
+ * rblk_sq_init(): the CM did not say. Outside the 16-bit QID space: a host
+ * can put 0xFFFF in its CM private data, and with that value as the marker
+ * it skipped the check that its Connect names the same queue.
+ */
+#define RBLK_QID_UNKNOWN 0x10000u
 #define RBLK_AERL 3                /* 0-based: 4 outstanding AERs per controller */
 #define RBLK_ERR_LOG_ENTRIES 64    /* error log ring (ELPE = 63) */
 #define RBLK_KAS 10                /* Identify KAS, 100 ms units */
@@ -155,7 +160,7 @@ struct rblk_sq {
 	struct rblk_io_waitq *waitq;     /* the poll group's parking queue for bq */
 	struct rblk_listener *listener;  /* the listener the host came through, or NULL */
 	char local_traddr[RBLK_TRADDR_LEN]; /* our address on this connection ("" unknown) */
-	uint16_t cm_qid;                 /* QID from the CM private data, or RBLK_QID_UNKNOWN */
+	uint32_t cm_qid;                 /* QID from the CM private data, or RBLK_QID_UNKNOWN */
 	uint16_t depth;                  /* receive buffers: HSQSIZE + 1 (0 = no limit) */
 
 	/* Core state (written on the sq's thread; ctrl/qid under ctrl->lock). */
@@ -171,7 +176,7 @@ struct rblk_sq {
 
 /* Transport side of a queue's life; all on the sq's thread except init. */
 void rblk_sq_init(struct rblk_sq *sq, struct rblk_target *tgt,
-		  const struct rblk_transport_ops *ops, uint16_t cm_qid, uint16_t depth);
+		  const struct rblk_transport_ops *ops, uint32_t cm_qid, uint16_t depth);
 /*
  * The queue is going away (CM disconnect, QP error): the core gives back the
  * requests it holds (AERs, completed through queue_response) and, for an

@@ -170,7 +170,7 @@ void rblk_ctrl_update_cc_locked(struct rblk_ctrl *ctrl, uint32_t cc)
 /* Queues.                                                                   */
 
 void rblk_sq_init(struct rblk_sq *sq, struct rblk_target *tgt,
-		  const struct rblk_transport_ops *ops, uint16_t cm_qid, uint16_t depth)
+		  const struct rblk_transport_ops *ops, uint32_t cm_qid, uint16_t depth)
 {
 	memset(sq, 0, sizeof(*sq));
 	sq->tgt = tgt;

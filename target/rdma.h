@@ -79,6 +79,7 @@ static inline void *rblk_rdma_wr_obj(uint64_t wr_id)
 struct rblk_rdma_conn_limits {
 	uint32_t max_queue_depth;       /* I/O: HSQSIZE + 1 at most this (CAP.MQES + 1) */
 	uint32_t max_admin_queue_depth; /* admin: HSQSIZE + 1 at most this (and 32) */
+	uint32_t max_qid;               /* I/O queues a controller may have (max_io_queues) */
 	uint32_t dev_max_init_rd_atom;  /* device max_qp_init_rd_atom */
 };
 

@@ -23,6 +23,16 @@ int rblk_rdma_conn_decide(const void *priv, size_t len, uint8_t ev_initiator_dep
 		return sts;
 
 	/*
+	 * A QID that no controller here can ever connect is refused now, with
+	 * the status the binding has for it. nvmet leaves it to the Connect
+	 * (Invalid Parameters), but until then such a queue holds receive
+	 * buffers, requests and CQ entries for nothing; no honest host asks for
+	 * it (Set Features Number of Queues never grants more than max_qid).
+	 */
+	if (info.qid > lim->max_qid)
+		return NVME_RDMA_CM_INVALID_QID;
+
+	/*
 	 * We allocate HSQSIZE + 1 receives and requests, so bound it by what
 	 * the target advertises (CAP.MQES + 1 for I/O queues; the admin queue
 	 * by its own limit). nvmet has no CM-level bound on I/O queues, but a

@@ -95,6 +95,7 @@ static void on_connect_request(struct rblk_transport *t, struct rblk_cm_event *e
 	memset(&lim, 0, sizeof(lim));
 	lim.max_queue_depth = o->max_queue_depth;
 	lim.max_admin_queue_depth = o->max_admin_queue_depth;
+	lim.max_qid = o->max_io_queues;
 	lim.dev_max_init_rd_atom = attr.max_qp_init_rd_atom;
 	ret = rblk_rdma_conn_decide(ev->param.private_data, ev->param.private_data_len,
 				    ev->param.initiator_depth, &lim, &plan);

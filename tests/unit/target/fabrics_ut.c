@@ -463,6 +463,21 @@ static void test_connect_cm_qid_mismatch(void)
 	teardown();
 }
 
+/* CM QID 0xFFFF is a QID like any other, not "unknown": Connect must match it. */
+static void test_connect_cm_qid_ffff(void)
+{
+	struct nvme_cqe cqe;
+	struct tt_queue *q;
+
+	setup();
+	q = tt_queue_create(env, 0xFFFF, 32);
+	CU_ASSERT_EQUAL(tt_connect(q, TT_SUBNQN, TT_HOSTNQN, 0, 31, 0xFFFF, 0, 0, &cqe),
+			NVME_SC_CONNECT_INVALID_PARAM | NVME_SC_DNR);
+	CU_ASSERT_EQUAL(rblk_le32(cqe.dw0), 0x0000002A);
+	tt_queue_destroy(q);
+	teardown();
+}
+
 static void test_connect_bad_data(void)
 {
 	struct nvmf_connect_cmd c;
@@ -716,6 +731,7 @@ static const struct ut_case cases[] = {
 	UT_CASE(test_io_connect_qid_limit),
 	UT_CASE(test_io_connect_before_enable),
 	UT_CASE(test_connect_cm_qid_mismatch),
+	UT_CASE(test_connect_cm_qid_ffff),
 	UT_CASE(test_connect_bad_data),
 	UT_CASE(test_unconnected_queue_refuses),
 	UT_CASE(test_unknown_fctype),

@@ -13,6 +13,7 @@
 static const struct rblk_rdma_conn_limits lim = {
 	.max_queue_depth = 128,
 	.max_admin_queue_depth = 32,
+	.max_qid = 64,
 	.dev_max_init_rd_atom = 128,
 };
 
@@ -109,6 +110,22 @@ static void test_queue_sizes_bounded(void)
 	CU_ASSERT_EQUAL(plan.depth, 16);
 }
 
+static void test_qid_bounded(void)
+{
+	struct rblk_rdma_conn_plan plan;
+	uint8_t p[56];
+
+	/* The last I/O queue a controller can have is accepted... */
+	req(p, 0, 64, 128, 127);
+	CU_ASSERT_EQUAL(rblk_rdma_conn_decide(p, 56, 128, &lim, &plan), 0);
+	CU_ASSERT_EQUAL(plan.qid, 64);
+	/* ...one past it, and 0xFFFF, are refused with "invalid QID". */
+	req(p, 0, 65, 128, 127);
+	CU_ASSERT_EQUAL(rblk_rdma_conn_decide(p, 56, 128, &lim, &plan), NVME_RDMA_CM_INVALID_QID);
+	req(p, 0, 0xFFFF, 128, 127);
+	CU_ASSERT_EQUAL(rblk_rdma_conn_decide(p, 56, 128, &lim, &plan), NVME_RDMA_CM_INVALID_QID);
+}
+
 static void test_read_depth(void)
 {
 	struct rblk_rdma_conn_plan plan;
@@ -165,6 +182,7 @@ static const struct ut_case cases[] = {
 	UT_CASE(test_short_or_missing_private_data_rejected),
 	UT_CASE(test_bad_recfmt_rejected),
 	UT_CASE(test_queue_sizes_bounded),
+	UT_CASE(test_qid_bounded),
 	UT_CASE(test_read_depth),
 	UT_CASE(test_accept_param),
 	UT_END,
