@@ -352,10 +352,15 @@ static void wc_error(struct rblk_rdma_queue *q, const struct rblk_wc *wc, const 
 	if (wc->status == RBLK_WC_WR_FLUSH_ERR || !q_open(q)) {
 		RBLK_DEBUG("%s qid %u: %s: %s", q->peer, q->sq.qid, what,
 			   rblk_wc_status_str(wc->status));
-	} else {
+	} else if (r && r->req.cmd) {
 		atomic_fetch_add_explicit(&q->stats.wc_errors, 1, memory_order_relaxed);
-		RBLK_ERR("%s qid %u%s%x: %s failed: %s (vendor error %#x)", q->peer, q->sq.qid,
-			 r ? " cid " : "", r && r->req.cmd ? rblk_le16(r->req.cmd->cid) : 0, what,
+		RBLK_ERR("%s qid %u cid %#x: %s failed: %s (vendor error %#x)", q->peer, q->sq.qid,
+			 rblk_le16(r->req.cmd->cid), what, rblk_wc_status_str(wc->status),
+			 wc->vendor_err);
+	} else {
+		/* No request (a receive): no CID to print, and none glued to the QID. */
+		atomic_fetch_add_explicit(&q->stats.wc_errors, 1, memory_order_relaxed);
+		RBLK_ERR("%s qid %u: %s failed: %s (vendor error %#x)", q->peer, q->sq.qid, what,
 			 rblk_wc_status_str(wc->status), wc->vendor_err);
 	}
 	rblk_rdma_queue_fail(q, what);

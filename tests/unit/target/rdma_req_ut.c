@@ -6,8 +6,10 @@
  * RDMA READ, in-capsule writes, reads answered by RDMA WRITE chained before
  * the response SEND, SEND_WITH_INV only for 0x4F, several units per request,
  * waiting for pool units / read depth / send slots, early capsules, length
- * errors, quiet flushes at teardown, and a failed post.
+ * errors, quiet flushes at teardown, a failed post, and what a hostile host
+ * causes: receives in error or too short, a failed RDMA READ.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "common/log.h"
@@ -18,13 +20,15 @@ static struct tt_env *env;
 static struct rblk_pg_dev *dev;
 static uint32_t nsid;
 static unsigned errors_logged;
+static char last_error[512];
 
 static void count_errors(enum rblk_log_level level, const char *msg, void *arg)
 {
 	(void)arg;
-	(void)msg;
-	if (level <= RBLK_LOG_ERR)
+	if (level <= RBLK_LOG_ERR) {
 		errors_logged++;
+		snprintf(last_error, sizeof(last_error), "%s", msg);
+	}
 }
 
 static void setup(size_t unit, uint32_t units)
@@ -35,6 +39,7 @@ static void setup(size_t unit, uint32_t units)
 	dev = fake_dev_create(unit, units, true);
 	fake_fail_calls = 0;
 	errors_logged = 0;
+	last_error[0] = '\0';
 	rblk_log_set_handler(count_errors, NULL);
 }
 
@@ -705,6 +710,98 @@ static void test_failed_post_completes_unposted(void)
 	teardown();
 }
 
+/* The host's next capsule lands in the next posted receive with this status and length. */
+static void recv_wc(struct rblk_rdma_queue *q, enum rblk_wc_status st, uint32_t byte_len)
+{
+	struct rblk_wc wc;
+
+	CU_ASSERT_FATAL(q->qp->rnext < q->qp->nrposted);
+	memset(&wc, 0, sizeof(wc));
+	wc.wr_id = q->qp->rposted[q->qp->rnext++].wr_id;
+	wc.status = st;
+	wc.opcode = RBLK_WC_RECV;
+	wc.byte_len = byte_len;
+	rblk_rdma_handle_wc(&wc);
+}
+
+/*
+ * What a hostile host does to receives (tests/func/evil_host rdma-long and
+ * rdma-short): a capsule longer than the receive buffer completes it in
+ * error, one shorter than an SQE completes it short. Either fails the queue,
+ * and the log names the queue as it is (it once said "qid 10" for qid 1).
+ */
+static void test_bad_receives_fail_the_queue(void)
+{
+	struct fake_q_opts o = { .qid = 1, .depth = 16, .icd_size = 8192, .send_wr = 64,
+				 .max_sge = 4, .ird = 8, .live = true };
+	struct rblk_rdma_queue *q;
+	struct tt_queue *tq;
+	uint16_t cntlid;
+
+	setup(8192, 8);
+	cntlid = admin_bringup(&tq);
+	q = io_queue(cntlid, &o);
+	errors_logged = 0;
+	recv_wc(q, RBLK_WC_LOC_LEN_ERR, 0);
+	CU_ASSERT_EQUAL(q->state, RBLK_RDMA_Q_DRAINING);
+	CU_ASSERT_EQUAL(fake_fail_calls, 1);
+	CU_ASSERT_EQUAL(q->stats.wc_errors, 1);
+	CU_ASSERT_EQUAL(errors_logged, 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(last_error, " qid 1: receive failed: "));
+	CU_ASSERT_EQUAL(q->reqs_busy, 0);
+	fq_destroy(q);
+
+	o.qid = 2;
+	q = io_queue(cntlid, &o);
+	errors_logged = 0;
+	recv_wc(q, RBLK_WC_SUCCESS, 32);
+	CU_ASSERT_EQUAL(q->state, RBLK_RDMA_Q_DRAINING);
+	CU_ASSERT_EQUAL(errors_logged, 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(last_error, " qid 2: short command capsule (32 bytes)"));
+	/* Nothing was bound to a request: nothing to give back. */
+	CU_ASSERT_EQUAL(q->reqs_busy, 0);
+	CU_ASSERT_TRUE(STAILQ_EMPTY(&q->incoming));
+	fq_destroy(q);
+	tt_queue_destroy(tq);
+	teardown();
+}
+
+/* The host's rkey is bad: the RDMA READ fails, the request and the queue with it. */
+static void test_failed_rdma_read_fails_request_and_queue(void)
+{
+	struct fake_q_opts o = { .qid = 1, .depth = 16, .icd_size = 8192, .send_wr = 64,
+				 .max_sge = 4, .ird = 8, .live = true };
+	struct rblk_rdma_queue *q;
+	struct rblk_rdma_req *r;
+	struct tt_queue *tq;
+	struct nvme_sqe sqe;
+	unsigned n;
+
+	setup(8192, 8);
+	q = io_queue(admin_bringup(&tq), &o);
+	n = q->qp->nposted;
+	fq_rw(&sqe, NVME_IO_WRITE, 0x77, nsid, 0, 8);
+	fq_keyed(&sqe, 0x1000, 4096, 0xBAD, false);
+	fq_send(q, &sqe, NULL, 0);
+	fq_pump(env, q);
+	CU_ASSERT_EQUAL_FATAL(q->qp->nposted, n + 1);
+	r = fq_wr_req(&q->qp->posted[n]);
+	CU_ASSERT_EQUAL(r->state, RBLK_RDMA_REQ_TRANSFERRING_H2C);
+	errors_logged = 0;
+	fq_complete(r, RBLK_RDMA_WR_READ, RBLK_WC_REM_ACCESS_ERR);
+	CU_ASSERT_EQUAL(q->state, RBLK_RDMA_Q_DRAINING);
+	CU_ASSERT_EQUAL(errors_logged, 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(last_error, " qid 1 cid 0x77: RDMA READ failed: "));
+	/* No response goes out on a failed queue; the request and its unit are back. */
+	CU_ASSERT_EQUAL(r->state, RBLK_RDMA_REQ_FREE);
+	CU_ASSERT_EQUAL(q->qp->nposted, n + 1);
+	CU_ASSERT_EQUAL(q->reqs_busy, 0);
+	CU_ASSERT_EQUAL(rblk_mr_pool_free_count(dev->pool), 8);
+	fq_destroy(q);
+	tt_queue_destroy(tq);
+	teardown();
+}
+
 static const struct ut_case cases[] = {
 	UT_CASE(test_admin_connect_stepwise),
 	UT_CASE(test_read_write_chained_with_send),
@@ -717,6 +814,8 @@ static const struct ut_case cases[] = {
 	UT_CASE(test_length_and_sgl_errors),
 	UT_CASE(test_teardown_flushes_quietly),
 	UT_CASE(test_failed_post_completes_unposted),
+	UT_CASE(test_bad_receives_fail_the_queue),
+	UT_CASE(test_failed_rdma_read_fails_request_and_queue),
 	UT_END,
 };
 
