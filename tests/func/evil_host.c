@@ -589,9 +589,15 @@ out:
 /* ------------------------------------------------------------------------ */
 /* flood                                                                     */
 
-/* @n one-block Reads posted at once on a queue of @depth entries. */
-static void flood_io(unsigned n, uint16_t depth, uint8_t rnr_retry)
+/*
+ * @n commands posted at once on a queue of @depth entries: one-block Reads
+ * (answered fast, so receives come back quickly), or Writes of MDTS (each
+ * holds its receive through an RDMA READ and the backend, so the SENDs past
+ * @depth meet no receive: RNR NAKs, fatal to us with @rnr_retry 0).
+ */
+static void flood_io(unsigned n, uint16_t depth, uint8_t rnr_retry, bool big_writes)
 {
+	const char *what = big_writes ? "Writes of MDTS" : "one-block Reads";
 	struct evil_ctrl x;
 	struct nvme_cqe cqe;
 	struct evil_cm cm;
@@ -607,10 +613,14 @@ static void flood_io(unsigned n, uint16_t depth, uint8_t rnr_retry)
 		goto out;
 	first = x.next_cid;
 	for (unsigned i = 0; i < n; i++) {
+		uint32_t nb = big_writes ? mdts / x.lba_size : 1;
+		size_t off = big_writes ? (size_t)i * EVIL_DATA_UNIT % EVIL_DATA_SIZE
+					: (size_t)i * x.lba_size;
 		struct nvme_sqe s;
 
-		evil_rw(&s, NVME_IO_READ, x.next_cid++, i, 1);
-		evil_sgl_data(&s, &x.io, (size_t)i * x.lba_size, x.lba_size);
+		evil_rw(&s, big_writes ? NVME_IO_WRITE : NVME_IO_READ, x.next_cid++,
+			(uint64_t)i * nb, nb);
+		evil_sgl_data(&s, &x.io, off, nb * x.lba_size);
 		if (evil_queue(&x.io, &s, NULL, 0))
 			break;
 	}
@@ -625,15 +635,17 @@ static void flood_io(unsigned n, uint16_t depth, uint8_t rnr_retry)
 			ok++;
 	}
 	if (ret == -ETIMEDOUT)
-		evil_fail("flood: %u Reads on %u entries (rnr_retry %u): %u answered, then "
-			  "nothing for 30 s and no disconnect", n, depth, rnr_retry, ok + errors);
+		evil_fail("flood: %u %s on %u entries (rnr_retry %u): %u answered, then "
+			  "nothing for 30 s and no disconnect", n, what, depth, rnr_retry,
+			  ok + errors);
 	else if (errors)
-		evil_fail("flood: %u Reads on %u entries: %u failed", n, depth, errors);
+		evil_fail("flood: %u %s on %u entries: %u failed", n, what, depth, errors);
 	else
-		evil_say("ok: flood: %u Reads on %u entries (rnr_retry %u): %u succeeded%s", n,
-			 depth, rnr_retry, ok,
-			 ret ? ", then the connection went down (fine: the host broke the rules)"
-			     : "");
+		evil_say("ok: flood: %u %s on %u entries (rnr_retry %u): %u succeeded%s%s", n,
+			 what, depth, rnr_retry, ok,
+			 ret ? ", then the connection went down: " : "",
+			 !ret ? "" : x.io.broken ? rblk_wc_status_str(x.io.first_wc_status)
+				   : "target disconnected");
 out:
 	evil_ctrl_down(&x);
 }
@@ -678,8 +690,10 @@ static void scenario_flood(void)
 		evil_fail("flood: admin queue not accepted");
 	}
 	evil_conn_close(&c);
-	flood_io(96, 16, 7);
-	flood_io(96, 16, 0);
+	flood_io(96, 16, 7, false);
+	flood_io(96, 16, 0, false);
+	flood_io(96, 16, 7, true);
+	flood_io(96, 16, 0, true);
 	after_attack(&b, "flood");
 out:
 	evil_ctrl_down(&b);

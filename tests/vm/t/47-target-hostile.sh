@@ -9,8 +9,8 @@
 # target must still run, its log must be free of sanitizer reports and assertion
 # failures, rblk-init-io must still write and verify, and every queue the target
 # accepted must have been closed again once its host is gone (no leaked queue or
-# request). The target stops cleanly at the end.
-# vm-timeout: 600
+# request). The target stops cleanly at the end, with a silent host still connected.
+# vm-timeout: 420
 set -u
 . "${RBLK_VM_LIB:-$(dirname "$0")/../lib.sh}"
 
@@ -73,7 +73,16 @@ grep -qE 'short command capsule' "$LOG" || fail "the short capsule was not notic
 grep -qE ' qid 1: receive failed: ' "$LOG" || fail "the oversized capsule's receive error is not logged against qid 1"
 
 wait_for 60 all_closed || fail "$(n_accepted) queues accepted but $(n_closed) closed"
+
+# Stop while a host sits on 64 commands with its QP destroyed and its CM id kept (it
+# answers nothing): the target must still drain that queue and stop cleanly.
+"$EVIL" -a $VM_ADDR0 -w $VM_ADDR1 -n $NQN -M $MAXIO -C $ICD -D $QD abort-qp > evil-stop.txt 2>&1 &
+EPID=$!
+wait_for_line 60 evil-stop.txt 'QP destroyed' $EPID || { cat evil-stop.txt; fail "evil_host abort-qp did not start"; }
 bg_stop target 60; rc=$?
+wait $EPID
+cat evil-stop.txt
+all_closed || fail "stopped with $(n_accepted) queues accepted but $(n_closed) closed"
 cp "$LOG" "$T_OUT/" 2>/dev/null || { mkdir -p "$T_OUT" && cp "$LOG" "$T_OUT/"; }
 grep -nE 'AddressSanitizer|LeakSanitizer|runtime error:' "$LOG" && fail "sanitizer report at exit"
 [ $rc = 0 ] || fail "the target exited with $rc on SIGTERM"
