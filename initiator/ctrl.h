@@ -52,7 +52,6 @@ struct rblk_qpair {
 	bool sync;			/* in the sync pool */
 	int epfd;			/* rblk_qpair_fd(): CQ channel + evfd */
 	int evfd;			/* the controller thread's wakeups */
-	atomic_bool evfd_written;	/* evfd has something to drain (a read is a syscall) */
 	struct rblk_io *pending;	/* partly issued: waits for slots or bounce units */
 	struct rblk_io *done_head, *done_tail;	/* completed, callbacks not yet run */
 	unsigned ndone;			/* on the done list */

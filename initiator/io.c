@@ -324,16 +324,6 @@ int rblk_qpair_flush(struct rblk_qpair *qp)
 	return ret;
 }
 
-/* With the lock held: reads the CQ channel's pending events; true if there were any. */
-static bool drain_cq_events(struct rblk_hq *hq)
-{
-	bool any = false;
-
-	while (rblk_cq_get_event(hq->cq) > 0)
-		any = true;
-	return any;
-}
-
 /* With the lock held: reap until @max requests completed or the CQ is empty (and armed). */
 static int reap(struct rblk_qpair *qp, unsigned max)
 {
@@ -343,13 +333,9 @@ static int reap(struct rblk_qpair *qp, unsigned max)
 	int n;
 
 	rblk_hq_flush(hq);
-	/*
-	 * Consume the wakeup that brought the caller here, if the CQ was
-	 * armed; it is re-armed when idle. Until its event is read an armed
-	 * CQ stays armed, so spinning callers pay no system call to re-arm.
-	 */
-	if (hq->cq_armed && drain_cq_events(hq))
-		hq->cq_armed = false;
+	/* Consume the wakeups that brought the caller here; the CQ is re-armed when idle. */
+	while (rblk_cq_get_event(hq->cq) > 0)
+		;
 	for (;;) {
 		unsigned done;
 
@@ -369,8 +355,7 @@ static int reap(struct rblk_qpair *qp, unsigned max)
 		}
 		if (armed || done)
 			break;
-		if (!hq->cq_armed && !rblk_cq_req_notify(hq->cq, false))
-			hq->cq_armed = true;
+		rblk_cq_req_notify(hq->cq, false);
 		armed = true;
 	}
 	rblk_hq_flush(hq);
@@ -389,8 +374,7 @@ int rblk_poll(struct rblk_qpair *qp, unsigned max)
 	c = qp->ctrl;
 	rblk_ka_poll_hook(c);
 	pthread_mutex_lock(&qp->hq.lock);
-	if (atomic_exchange(&qp->evfd_written, false) &&
-	    read(qp->evfd, &drain, sizeof(drain)) < 0 && errno != EAGAIN)
+	if (read(qp->evfd, &drain, sizeof(drain)) < 0 && errno != EAGAIN)
 		RBLK_DEBUG("qid %u: eventfd: %s", qp->hq.qid, strerror(errno));
 	if (qp->hq.state == RBLK_HQ_LIVE) {
 		ret = reap(qp, max);
@@ -400,9 +384,8 @@ int rblk_poll(struct rblk_qpair *qp, unsigned max)
 		 * channel (WRs flushed at teardown) would keep the fd readable
 		 * and the caller spinning: consume it.
 		 */
-		drain_cq_events(&qp->hq);
-		/* Whatever armed it, the next idle reap arms it again. */
-		qp->hq.cq_armed = false;
+		while (rblk_cq_get_event(qp->hq.cq) > 0)
+			;
 	}
 	list = qp->done_head;
 	qp->inflight -= qp->ndone;

@@ -77,8 +77,6 @@ void rblk_qpair_notify(struct rblk_qpair *qp)
 
 	if (write(qp->evfd, &one, sizeof(one)) < 0)
 		RBLK_DEBUG("qid %u: eventfd: %s", qp->hq.qid, strerror(errno));
-	/* After the write: a poller that sees the flag finds the count to drain. */
-	atomic_store(&qp->evfd_written, true);
 }
 
 static bool ctrl_usable(struct rblk_ctrl *c)

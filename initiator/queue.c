@@ -683,8 +683,6 @@ void rblk_hq_set_live(struct rblk_hq *hq)
 
 	pthread_mutex_lock(&hq->lock);
 	hq->state = RBLK_HQ_LIVE;
-	/* The Connect's rblk_hq_exec() may have consumed rblk_poll()'s event. */
-	hq->cq_armed = false;
 	while ((s = hq->queued_head) && hq->state == RBLK_HQ_LIVE) {
 		hq->queued_head = s->next;
 		if (!hq->queued_head)
@@ -786,8 +784,6 @@ int rblk_hq_exec(struct rblk_hq *hq, struct rblk_slot *slot, int timeout_ms, boo
 		/* Under the lock: rblk_poll() consumes this channel too. */
 		while (rblk_cq_get_event(hq->cq) > 0)
 			;
-		/* Its arming may be the one just consumed: rblk_poll() must arm again. */
-		hq->cq_armed = false;
 	}
 	if (w.done) {
 		rblk_hq_flush(hq);

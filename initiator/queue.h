@@ -69,14 +69,6 @@ struct rblk_hq {
 
 	struct rblk_cm_channel *ch;	/* non-blocking; the controller thread watches it */
 	struct rblk_cq *cq;		/* with a completion channel */
-	/*
-	 * rblk_poll() armed the CQ and has not consumed the event yet. Every
-	 * event on the channel comes from an arming, so while this is false
-	 * there is nothing to read, and while it is true the CQ needs no new
-	 * arming (each is a system call on Soft-RoCE, and rblk_poll() runs in
-	 * spin loops). Whoever else reads the channel clears it.
-	 */
-	bool cq_armed;
 
 	/* The current connection. */
 	struct rblk_cm_id *id;

@@ -579,27 +579,6 @@ static void test_record(void)
 	CU_ASSERT_EQUAL(p->status, 0);
 }
 
-/*
- * rblk_poll() reads the eventfd only when the controller thread wrote it
- * (a read is a system call per poll otherwise), yet every wakeup is still
- * consumed: a readable fd left behind would keep an epolling caller spinning.
- */
-static void test_notify_drained(void)
-{
-	uint64_t v;
-
-	env_init(8, 128u << 10, 0);
-	rblk_qpair_notify(&Q);
-	rblk_qpair_notify(&Q);
-	CU_ASSERT_EQUAL(rblk_poll(&Q, 0), 0);
-	CU_ASSERT_EQUAL(read(Q.evfd, &v, sizeof(v)), -1);
-	CU_ASSERT_EQUAL(errno, EAGAIN);
-	rblk_qpair_notify(&Q);
-	CU_ASSERT_EQUAL(rblk_poll(&Q, 0), 0);
-	CU_ASSERT_EQUAL(read(Q.evfd, &v, sizeof(v)), -1);
-	env_fini();
-}
-
 static const struct ut_case cases[] = {
 	UT_CASE(test_split_registered),
 	UT_CASE(test_incapsule_registered),
@@ -614,7 +593,6 @@ static const struct ut_case cases[] = {
 	UT_CASE(test_submit_validation),
 	UT_CASE(test_mem_lookup),
 	UT_CASE(test_record),
-	UT_CASE(test_notify_drained),
 	UT_END,
 };
 
