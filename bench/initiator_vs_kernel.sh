@@ -20,7 +20,8 @@
 #   read and write (512 B..1 MiB, QD32, --sweep-time per size, default 2 s); the report
 #   gives its bandwidth per size and its 128 KiB read/write bandwidth over ib_write_bw/
 #   ib_read_bw.
-# Initiators, one job / one I/O queue each, same region: randread-4k-qd32 (IOPS),
+# Initiators, one job each (the kernel host has one I/O queue per vCPU and fio may use
+#   them all; rblk bench one), same region: randread-4k-qd32 (IOPS),
 #   randread-4k-qd1 (latency avg and p99), read-128k-qd16 and write-128k-qd16 (MB/s).
 #   "kernel" = fio --ioengine=io_uring --direct=1 --lat_percentiles=1 on the kernel
 #   host's block device; "rblk" = rblk bench -o json with the same --rw/--bs/--qd/--time.
@@ -49,7 +50,7 @@ while [ $# -gt 0 ]; do
 	--sweep-time) SWEEP_TIME=$2; shift 2 ;;
 	--out) OUT=$2; shift 2 ;;
 	--parse-only) PARSE_ONLY=1; shift ;;
-	-h|--help) sed -n '2,38p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '2,39p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	-*) die "unknown option $1" ;;
 	*) break ;;
 	esac
