@@ -44,7 +44,7 @@ BUILD=$(realpath "${1:-${RBLK_BUILD:-$SRC/build}}")
 case $TARGET in kernel|rblk) ;; *) die "--target kernel or rblk" ;; esac
 [ $PARSE_ONLY = 1 ] || [ -f "$BUILD/fio-plugin/librblk_fio.so" ] ||
 	die "$BUILD/fio-plugin/librblk_fio.so is not built (cmake -DRBLK_FIO_PLUGIN=ON, build target rblk_fio)"
-[ $PARSE_ONLY = 1 ] || [ "$TARGET" = kernel ] || [ -x "$BUILD/target/rblk-target" ] || die "$BUILD/target/rblk-target is not built"
+[ $PARSE_ONLY = 1 ] || [ "$TARGET" = kernel ] || [ -x "$BUILD/daemon/rblk-target" ] || die "$BUILD/daemon/rblk-target is not built"
 bench_out fio-plugin
 if [ $PARSE_ONLY = 0 ]; then
 rm -rf "$OUT/raw"
@@ -74,7 +74,7 @@ if [ "$RBLK_BENCH_TARGET" = kernel ]; then
 else
 	truncate -s 1G /tmp/bench.img
 	dd if=/dev/zero of=/tmp/bench.img bs=1M count=1024 conv=notrunc status=none
-	$B/target/rblk-target --listen 10.99.0.1 --subsystem $NQN --ns /tmp/bench.img \
+	$B/daemon/rblk-target --listen 10.99.0.1 --subsystem $NQN --ns /tmp/bench.img \
 		--allow-any-host > /tmp/target.log 2>&1 &
 	for i in $(seq 300); do grep -q ready /tmp/target.log && break; sleep 0.2; done
 	grep -q ready /tmp/target.log || { cat /tmp/target.log; die "rblk-target did not start"; }

@@ -58,7 +58,7 @@ done
 BUILD=$(realpath "${1:-${RBLK_BUILD:-$SRC/build}}")
 [[ $REPS =~ ^[1-9][0-9]*$ && $RUNTIME =~ ^[1-9][0-9]*$ && $SWEEP_TIME =~ ^[1-9][0-9]*$ ]] ||
 	die "--reps, --runtime and --sweep-time are positive integers"
-[ $PARSE_ONLY = 1 ] || [ -x "$BUILD/initiator/rblk" ] || die "$BUILD/initiator/rblk is not built"
+[ $PARSE_ONLY = 1 ] || [ -x "$BUILD/cli/rblk" ] || die "$BUILD/cli/rblk is not built"
 bench_out initiator-vs-kernel
 if [ $PARSE_ONLY = 0 ]; then
 rm -rf "$OUT/raw"
@@ -70,7 +70,7 @@ set -u
 mkdir -p /tmp/ivk && cd /tmp/ivk || exit 1
 T_WORK=/tmp/ivk T_NAME=initiator-vs-kernel
 . "$RBLK_VM_LIB"
-RBLK=$(rblk_bin initiator/rblk) || exit 1
+RBLK=$(rblk_bin cli/rblk) || exit 1
 need_cmd fio fio; need_cmd nvme nvme-cli; need_cmd ib_write_bw perftest
 NQN=nqn.2024-01.io.rblk:ibench
 RUNTIME=$RBLK_BENCH_RUNTIME RAW=$VM_OUT/raw

@@ -45,7 +45,7 @@ done
 BUILD=$(realpath "${1:-${RBLK_BUILD:-$SRC/build}}")
 [[ $REPS =~ ^[1-9][0-9]*$ && $RUNTIME =~ ^[1-9][0-9]*$ ]] || die "--reps and --runtime are positive integers"
 [[ $STORES =~ ^(ram|file)(,(ram|file))*$ ]] || die "--stores: a comma-separated list of ram and file"
-[ -x "$BUILD/target/rblk-target" ] || die "$BUILD/target/rblk-target is not built"
+[ -x "$BUILD/daemon/rblk-target" ] || die "$BUILD/daemon/rblk-target is not built"
 bench_out target-vs-kernel
 rm -rf "$OUT/raw"
 mkdir -p "$OUT/raw"
@@ -53,7 +53,7 @@ mkdir -p "$OUT/raw"
 # ---- the VM side (runs as root in the VM; $VM_OUT is $OUT)
 cat > "$OUT/vm-bench.sh" <<'VMEOF'
 set -u
-TGT=$RBLK_BUILD/target/rblk-target
+TGT=$RBLK_BUILD/daemon/rblk-target
 KNQN=nqn.2024-01.io.rblk:kbench RNQN=nqn.2024-01.io.rblk:rbench
 C=/sys/kernel/config/nvmet
 RAW=$VM_OUT/raw

@@ -149,12 +149,12 @@ void rblk_ctrl_shutdown(struct rblk_ctrl *c)
 		RBLK_INFO("shutdown: setting CC.SHN: %s", strerror(-ret));
 		return;
 	}
-	deadline = rblk_now_ms() + timeout;
+	deadline = rblk_clock_ms() + timeout;
 	for (;;) {
 		ret = rblk_prop_get(c, NVME_REG_CSTS, &csts);
 		if (ret || NVME_CSTS_SHST(csts) == NVME_CSTS_SHST_CMPLT)
 			break;
-		if (rblk_now_ms() >= deadline) {
+		if (rblk_clock_ms() >= deadline) {
 			RBLK_WARN("shutdown: CSTS.SHST not complete after %u ms (CSTS %#llx)", timeout,
 				  (unsigned long long)csts);
 			return;

@@ -109,7 +109,7 @@ static int fabrics_connect(struct rblk_ctrl *c, struct rblk_hq *hq, uint16_t sqs
 
 static int wait_ready(struct rblk_ctrl *c, uint32_t timeout_ms)
 {
-	uint64_t deadline = rblk_now_ms() + timeout_ms;
+	uint64_t deadline = rblk_clock_ms() + timeout_ms;
 	unsigned sleep_us = 1000;
 
 	for (;;) {
@@ -129,7 +129,7 @@ static int wait_ready(struct rblk_ctrl *c, uint32_t timeout_ms)
 		}
 		if (csts & NVME_CSTS_RDY)
 			return 0;
-		if (rblk_now_ms() >= deadline) {
+		if (rblk_clock_ms() >= deadline) {
 			RBLK_ERR("CSTS.RDY not set after %u ms (CAP.TO)", timeout_ms);
 			return -ETIMEDOUT;
 		}
@@ -340,7 +340,7 @@ int rblk_ctrl_establish(struct rblk_ctrl *c, bool reconnect, uint16_t *status)
 						 rblk_le32(c->id->ioccsz), c->opts.no_incapsule);
 	c->cntlid = cntlid;
 	pthread_mutex_lock(&c->admin.lock);
-	rblk_ka_start(c, rblk_now_ms());
+	rblk_ka_start(c, rblk_clock_ms());
 	pthread_mutex_unlock(&c->admin.lock);
 	RBLK_DEBUG("controller %u: VS %u.%u, CAP %#llx, MDTS %u (%u bytes), IOCCSZ %u, SGLS %#x",
 		   cntlid, NVME_VS_MAJOR(c->vs), NVME_VS_MINOR(c->vs), (unsigned long long)cap,

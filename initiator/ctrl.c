@@ -19,21 +19,6 @@
 #include "initiator/ctrl.h"
 #include "protocol/nqn.h"
 
-/*
- * Millisecond deadlines only (keep-alive, reconnect, timeouts): the coarse clock
- * (one tick, 1-4 ms) is read from the vDSO without touching the clocksource. The
- * precise one is a system call wherever the clocksource has no vDSO path (HPET,
- * as in the QEMU VMs rblk is tested in), and rblk_poll() asks for the time on
- * every call.
- */
-uint64_t rblk_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 void rblk_ctrl_wake(struct rblk_ctrl *c)
 {
 	uint64_t one = 1;
@@ -345,7 +330,7 @@ void rblk_disconnect(struct rblk_ctrl *c)
 		return;
 	pthread_mutex_lock(&c->lock);
 	was_live = c->rc.state == RBLK_CTRL_LIVE;
-	rblk_rc_step(&c->rc, RBLK_RC_EV_DELETE, rblk_now_ms());
+	rblk_rc_step(&c->rc, RBLK_RC_EV_DELETE, rblk_clock_ms());
 	rblk_ctrl_set_state(c, c->rc.state);
 	pthread_mutex_unlock(&c->lock);
 	rblk_ctrl_thread_stop(c);

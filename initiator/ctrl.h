@@ -26,6 +26,7 @@
 
 #include <rblk/initiator.h>
 
+#include "common/clock.h"
 #include "initiator/queue.h"
 #include "initiator/reconnect.h"
 #include "protocol/nvme.h"
@@ -127,7 +128,6 @@ struct rblk_ctrl {
 };
 
 /* ctrl.c */
-uint64_t rblk_now_ms(void);
 /* rblk_connect(); @oneshot: no controller thread (discovery: connect, read, disconnect). */
 int rblk_ctrl_create(const struct rblk_connect_opts *opts, bool oneshot, struct rblk_ctrl **out,
 		     uint16_t *status);

@@ -74,7 +74,7 @@ void rblk_ka_poll_hook(struct rblk_ctrl *c)
 
 	if (next == UINT64_MAX)
 		return;
-	now = rblk_now_ms();
+	now = rblk_clock_ms();
 	if (now < next || pthread_mutex_trylock(&c->admin.lock))
 		return;
 	if (atomic_load(&c->state) == RBLK_CTRL_LIVE && rblk_ka_tick_locked(c, now) == -ETIMEDOUT) {

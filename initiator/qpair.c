@@ -121,8 +121,8 @@ void rblk_qpair_free(struct rblk_qpair *qp)
 		return;
 	c = qp->ctrl;
 	/* The target may still write into buffers of requests in flight: wait for them. */
-	deadline = rblk_now_ms() + RBLK_ADMIN_TIMEOUT_MS;
-	while (qp->inflight && rblk_now_ms() < deadline) {
+	deadline = rblk_clock_ms() + RBLK_ADMIN_TIMEOUT_MS;
+	while (qp->inflight && rblk_clock_ms() < deadline) {
 		struct pollfd pfd = { .fd = qp->epfd, .events = POLLIN };
 
 		if (rblk_poll(qp, 0) == 0)

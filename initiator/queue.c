@@ -180,7 +180,7 @@ static int cm_event_error(struct rblk_hq *hq, const struct rblk_cm_event *ev)
 static int cm_wait(struct rblk_hq *hq, struct rblk_cm_id *id, enum rblk_cm_event_type want,
 		   int timeout_ms)
 {
-	uint64_t deadline = rblk_now_ms() + (uint64_t)timeout_ms;
+	uint64_t deadline = rblk_clock_ms() + (uint64_t)timeout_ms;
 	struct pollfd pfd = { .fd = rblk_cm_channel_fd(hq->ch), .events = POLLIN };
 	struct rblk_cm_event ev;
 	int ret;
@@ -192,7 +192,7 @@ static int cm_wait(struct rblk_hq *hq, struct rblk_cm_id *id, enum rblk_cm_event
 			return -ECANCELED;
 		ret = rblk_cm_get_event(hq->ch, &ev);
 		if (ret == -EAGAIN) {
-			now = rblk_now_ms();
+			now = rblk_clock_ms();
 			if (now >= deadline) {
 				RBLK_INFO("qid %u: no %s after %d ms", hq->qid, rblk_cm_event_str(want),
 					  timeout_ms);
@@ -625,12 +625,12 @@ void rblk_hq_teardown(struct rblk_hq *hq, bool requeue)
 			RBLK_DEBUG("qid %u: rdma_disconnect: %s", hq->qid, strerror(-ret));
 	}
 	/* The QP is in the error state now: everything posted comes back flushed. */
-	deadline = rblk_now_ms() + RBLK_DRAIN_TIMEOUT_MS;
+	deadline = rblk_clock_ms() + RBLK_DRAIN_TIMEOUT_MS;
 	pthread_mutex_lock(&hq->lock);
 	while (qp && (hq->send_posted || hq->recv_posted)) {
 		if (rblk_hq_process(hq, POLL_BATCH) > 0)
 			continue;
-		if (rblk_now_ms() >= deadline) {
+		if (rblk_clock_ms() >= deadline) {
 			RBLK_DEBUG("qid %u: %u SENDs and %u receives did not flush", hq->qid,
 				   hq->send_posted, hq->recv_posted);
 			break;
@@ -724,7 +724,7 @@ int rblk_hq_exec(struct rblk_hq *hq, struct rblk_slot *slot, int timeout_ms, boo
 		{ .fd = rblk_cq_fd(hq->cq), .events = POLLIN },
 		{ .fd = rblk_cm_channel_fd(hq->ch), .events = POLLIN },
 	};
-	uint64_t deadline = rblk_now_ms() + (uint64_t)timeout_ms;
+	uint64_t deadline = rblk_clock_ms() + (uint64_t)timeout_ms;
 	struct exec_wait w = { 0 };
 	int ret = 0;
 
@@ -767,7 +767,7 @@ int rblk_hq_exec(struct rblk_hq *hq, struct rblk_slot *slot, int timeout_ms, boo
 			ret = -ECANCELED;
 			break;
 		}
-		now = rblk_now_ms();
+		now = rblk_clock_ms();
 		if (now >= deadline) {
 			ret = -ETIMEDOUT;
 			break;

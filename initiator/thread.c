@@ -67,13 +67,13 @@ static void perform(struct rblk_ctrl *c, enum rblk_rc_action act, uint64_t now)
 					return;
 			}
 			act = step(c, ret ? RBLK_RC_EV_CONNECT_FAILED : RBLK_RC_EV_CONNECTED,
-				   rblk_now_ms());
+				   rblk_clock_ms());
 			break;
 		case RBLK_RC_ACT_RESUME:
 			rblk_ctrl_resume_io(c);
 			RBLK_NOTICE("%s at %s:%s: reconnected (controller %u) after %llu ms", c->subnqn,
 				    c->traddr, c->trsvcid, c->cntlid,
-				    (unsigned long long)(rblk_now_ms() - c->rc.lost_at_ms));
+				    (unsigned long long)(rblk_clock_ms() - c->rc.lost_at_ms));
 			act = RBLK_RC_ACT_NONE;
 			break;
 		case RBLK_RC_ACT_FAIL_IO:
@@ -118,7 +118,7 @@ static void *ctrl_thread(void *arg)
 	struct pollfd pfd[2 + RBLK_IO_QUEUES_MAX];
 
 	while (!atomic_load(&c->stopping)) {
-		uint64_t now = rblk_now_ms(), deadline, d;
+		uint64_t now = rblk_clock_ms(), deadline, d;
 		bool live = atomic_load(&c->state) == RBLK_CTRL_LIVE;
 		unsigned n = 0;
 		uint64_t drain;
@@ -150,7 +150,7 @@ static void *ctrl_thread(void *arg)
 			RBLK_DEBUG("controller thread: eventfd: %s", strerror(errno));
 		if (atomic_load(&c->stopping))
 			break;
-		now = rblk_now_ms();
+		now = rblk_clock_ms();
 		if (atomic_load(&c->state) == RBLK_CTRL_LIVE && check_live(c, now))
 			perform(c, step(c, RBLK_RC_EV_CONN_LOST, now), now);
 		perform(c, step(c, RBLK_RC_EV_TICK, now), now);

@@ -9,8 +9,8 @@ set -euo pipefail
 taddr=${1:?usage: demo-inside.sh TARGET_ADDR [INITIATOR_ADDR]}
 iaddr=${2:-}
 build=${RBLK_BUILD:?set RBLK_BUILD to the build tree}
-tgt=$build/target/rblk-target
-rblk=$build/initiator/rblk
+tgt=$build/daemon/rblk-target
+rblk=$build/cli/rblk
 nqn=nqn.2024-01.io.rblk:demo
 work=$(mktemp -d)
 # conn: where the target is; src: its subsystem ("discover" asks the discovery controller)

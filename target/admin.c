@@ -46,10 +46,10 @@ static uint8_t mdts_of(uint32_t max_io_size)
 
 void rblk_admin_identify_ctrl(struct rblk_req *req)
 {
-	struct rblk_ctrl *ctrl = req->sq->ctrl;
+	struct rblk_tgt_ctrl *ctrl = req->sq->ctrl;
 	struct rblk_subsystem *ss = ctrl->ss;
 	const struct rblk_target_opts *o = &ss->tgt->opts;
-	bool disc = rblk_ctrl_is_disc(ctrl);
+	bool disc = rblk_tgt_ctrl_is_disc(ctrl);
 	struct nvme_id_ctrl *id;
 	uint16_t status;
 
@@ -103,14 +103,14 @@ void rblk_admin_identify_ctrl(struct rblk_req *req)
 
 static void identify_ns(struct rblk_req *req, uint32_t nsid)
 {
-	struct rblk_ns *ns = rblk_subsys_get_ns(req->sq->ctrl->ss, nsid);
+	struct rblk_tgt_ns *ns = rblk_subsys_get_ns(req->sq->ctrl->ss, nsid);
 	struct nvme_id_ns *id;
 	uint16_t status;
 
 	id = calloc(1, sizeof(*id));
 	if (!id) {
 		if (ns)
-			rblk_ns_put(ns);
+			rblk_tgt_ns_put(ns);
 		rblk_req_complete(req, NVME_SC_INTERNAL);
 		return;
 	}
@@ -130,7 +130,7 @@ static void identify_ns(struct rblk_req *req, uint32_t nsid)
 		if (ns->has_eui64)
 			memcpy(id->eui64, ns->eui64, sizeof(id->eui64));
 		id->lbaf[0].ds = (uint8_t)ns->lbads;
-		rblk_ns_put(ns);
+		rblk_tgt_ns_put(ns);
 	}
 	status = rblk_req_copy_to(req, 0, id, sizeof(*id));
 	free(id);
@@ -166,7 +166,7 @@ static size_t put_desc(uint8_t *buf, size_t off, uint8_t nidt, const void *id, u
 
 static void identify_desc_list(struct rblk_req *req, uint32_t nsid)
 {
-	struct rblk_ns *ns = rblk_subsys_get_ns(req->sq->ctrl->ss, nsid);
+	struct rblk_tgt_ns *ns = rblk_subsys_get_ns(req->sq->ctrl->ss, nsid);
 	uint8_t csi = NVME_CSI_NVM;
 	uint8_t *buf;
 	size_t off = 0;
@@ -179,7 +179,7 @@ static void identify_desc_list(struct rblk_req *req, uint32_t nsid)
 	}
 	buf = calloc(1, NVME_IDENTIFY_DATA_SIZE);
 	if (!buf) {
-		rblk_ns_put(ns);
+		rblk_tgt_ns_put(ns);
 		rblk_req_complete(req, NVME_SC_INTERNAL);
 		return;
 	}
@@ -189,7 +189,7 @@ static void identify_desc_list(struct rblk_req *req, uint32_t nsid)
 	off = put_desc(buf, off, NVME_NIDT_NGUID, ns->nguid, NVME_NIDT_NGUID_LEN);
 	off = put_desc(buf, off, NVME_NIDT_UUID, ns->uuid, NVME_NIDT_UUID_LEN);
 	put_desc(buf, off, NVME_NIDT_CSI, &csi, NVME_NIDT_CSI_LEN);
-	rblk_ns_put(ns);
+	rblk_tgt_ns_put(ns);
 	status = rblk_req_copy_to(req, 0, buf, NVME_IDENTIFY_DATA_SIZE);
 	free(buf);
 	rblk_req_complete(req, status);
@@ -242,7 +242,7 @@ invalid_ns:
 
 static uint16_t log_error(struct rblk_req *req, uint64_t lpo)
 {
-	struct rblk_ctrl *ctrl = req->sq->ctrl;
+	struct rblk_tgt_ctrl *ctrl = req->sq->ctrl;
 	struct nvme_error_log_entry *log;
 	uint16_t status;
 	uint64_t n;
@@ -271,24 +271,24 @@ static uint64_t data_units(uint64_t bytes)
 
 static uint16_t log_smart(struct rblk_req *req, uint32_t nsid, uint64_t lpo)
 {
-	struct rblk_ctrl *ctrl = req->sq->ctrl;
+	struct rblk_tgt_ctrl *ctrl = req->sq->ctrl;
 	struct rblk_subsystem *ss = ctrl->ss;
-	struct rblk_ns_stats st;
+	struct rblk_tgt_ns_stats st;
 	struct nvme_smart_log log;
 	uint64_t errs;
 
 	if (nsid == 0 || nsid == 0xFFFFFFFF) {
 		rblk_subsys_stats(ss, &st);
 	} else {
-		struct rblk_ns *ns = rblk_subsys_get_ns(ss, nsid);
+		struct rblk_tgt_ns *ns = rblk_subsys_get_ns(ss, nsid);
 
 		if (!ns) {
 			req->error_loc = offsetof(struct nvme_sqe, nsid);
 			return NVME_SC_INVALID_NS | NVME_SC_DNR;
 		}
 		memset(&st, 0, sizeof(st));
-		rblk_ns_stats_add(&st, &ns->stats);
-		rblk_ns_put(ns);
+		rblk_tgt_ns_stats_add(&st, &ns->stats);
+		rblk_tgt_ns_put(ns);
 	}
 	pthread_mutex_lock(&ctrl->lock);
 	errs = ctrl->err_count;
@@ -304,7 +304,7 @@ static uint16_t log_smart(struct rblk_req *req, uint32_t nsid, uint64_t lpo)
 	nvme_u128_set64(log.host_writes, rblk_stat_get(&st.write_cmds));
 	nvme_u128_set64(log.ctrl_busy_time, rblk_stat_get(&st.busy_ns) / 60000000000ull);
 	nvme_u128_set64(log.power_cycles, atomic_load(&ss->power_cycles));
-	nvme_u128_set64(log.power_on_hours, (rblk_now_ms() - ss->tgt->created_ms) / 3600000);
+	nvme_u128_set64(log.power_on_hours, (rblk_clock_ms() - ss->tgt->created_ms) / 3600000);
 	nvme_u128_set64(log.unsafe_shutdowns, atomic_load(&ss->unsafe_shutdowns));
 	nvme_u128_set64(log.media_errors, rblk_stat_get(&st.media_errors));
 	nvme_u128_set64(log.num_err_log_entries, errs);
@@ -322,7 +322,7 @@ static uint16_t log_fw_slot(struct rblk_req *req, uint64_t lpo)
 
 static uint16_t log_changed_ns(struct rblk_req *req, uint64_t lpo, bool rae)
 {
-	struct rblk_ctrl *ctrl = req->sq->ctrl;
+	struct rblk_tgt_ctrl *ctrl = req->sq->ctrl;
 	struct nvme_changed_ns_list *log = calloc(1, sizeof(*log));
 	uint16_t status;
 
@@ -405,7 +405,7 @@ static void execute_get_log_page(struct rblk_req *req)
 /* ------------------------------------------------------------------------ */
 /* Features.                                                                 */
 
-static bool any_vwc(struct rblk_ctrl *ctrl)
+static bool any_vwc(struct rblk_tgt_ctrl *ctrl)
 {
 	return rblk_subsys_any_vwc(ctrl->ss);
 }
@@ -413,7 +413,7 @@ static bool any_vwc(struct rblk_ctrl *ctrl)
 static void execute_set_features(struct rblk_req *req)
 {
 	const struct nvme_features_cmd *c = (const struct nvme_features_cmd *)req->cmd;
-	struct rblk_ctrl *ctrl = req->sq->ctrl;
+	struct rblk_tgt_ctrl *ctrl = req->sq->ctrl;
 	uint32_t cdw11 = rblk_le32(c->cdw11);
 	uint32_t dw0 = 0;
 	uint16_t status = 0;
@@ -448,13 +448,13 @@ static void execute_set_features(struct rblk_req *req)
 	case NVME_FEAT_ASYNC_EVENT:
 		pthread_mutex_lock(&ctrl->lock);
 		/* Bits for events this controller never sends are ignored. */
-		ctrl->aec = cdw11 & (rblk_ctrl_is_disc(ctrl) ? NVME_AEN_CFG_DISC_CHANGE
+		ctrl->aec = cdw11 & (rblk_tgt_ctrl_is_disc(ctrl) ? NVME_AEN_CFG_DISC_CHANGE
 							    : NVME_AEN_CFG_NS_ATTR);
 		pthread_mutex_unlock(&ctrl->lock);
 		break;
 	case NVME_FEAT_KATO:
 		pthread_mutex_lock(&ctrl->lock);
-		ctrl->kato_ms = !cdw11 && rblk_ctrl_is_disc(ctrl) ? RBLK_DISC_KATO_MS : cdw11;
+		ctrl->kato_ms = !cdw11 && rblk_tgt_ctrl_is_disc(ctrl) ? RBLK_DISC_KATO_MS : cdw11;
 		pthread_mutex_unlock(&ctrl->lock);
 		break;
 	case NVME_FEAT_VOLATILE_WC:
@@ -480,7 +480,7 @@ static bool feature_changeable(uint8_t fid)
 static void execute_get_features(struct rblk_req *req)
 {
 	const struct nvme_features_cmd *c = (const struct nvme_features_cmd *)req->cmd;
-	struct rblk_ctrl *ctrl = req->sq->ctrl;
+	struct rblk_tgt_ctrl *ctrl = req->sq->ctrl;
 	uint8_t sel = c->sel & NVME_FEAT_SEL_MASK;
 	bool dflt = sel == NVME_FEAT_SEL_DEFAULT;
 	uint32_t dw0 = 0;
@@ -568,7 +568,7 @@ static uint16_t parse_features(struct rblk_req *req, bool disc)
 
 static void execute_aer(struct rblk_req *req)
 {
-	rblk_ctrl_queue_aer(req->sq->ctrl, req);
+	rblk_tgt_ctrl_queue_aer(req->sq->ctrl, req);
 }
 
 static void execute_abort(struct rblk_req *req)
@@ -580,7 +580,7 @@ static void execute_abort(struct rblk_req *req)
 
 static void execute_keep_alive(struct rblk_req *req)
 {
-	struct rblk_ctrl *ctrl = req->sq->ctrl;
+	struct rblk_tgt_ctrl *ctrl = req->sq->ctrl;
 	uint32_t kato;
 
 	/* rblk_req_init() already re-armed the timer; KATO 0 has none (nvmet). */
@@ -619,7 +619,7 @@ uint16_t rblk_admin_parse_cmds(struct rblk_req *req, const struct rblk_admin_cmd
 
 	if (cmd->opc == NVME_ADMIN_FABRICS)
 		return rblk_fabrics_parse_admin(req);
-	if (!rblk_ctrl_ready(req->sq->ctrl)) {
+	if (!rblk_tgt_ctrl_ready(req->sq->ctrl)) {
 		req->error_loc = offsetof(struct nvme_sqe, opc);
 		return cmds->not_ready_status;
 	}

@@ -3,7 +3,7 @@
  * The rblk target core: the transport-independent NVMe-oF controller (the
  * model is Linux drivers/nvme/target: core x command set x backend x
  * transport). This header is the contract between the core and a transport
- * (target/rdma_*.c, or the unit tests' test transport), and it also carries
+ * (target/rdma/, or the unit tests' test transport), and it also carries
  * the core's own cross-file declarations (marked "core internal").
  *
  * The request contract (one receive = one request; the transport owns an
@@ -51,13 +51,14 @@
 #include <rblk/target.h>
 
 #include "backend/backend.h"
+#include "common/clock.h"
 #include "protocol/nvme.h"
 #include "protocol/nvmf.h"
 
 struct rblk_target;
 struct rblk_subsystem;
-struct rblk_ctrl;
-struct rblk_ns;
+struct rblk_tgt_ctrl;
+struct rblk_tgt_ns;
 struct rblk_sq;
 struct rblk_req;
 struct rblk_listener;
@@ -165,7 +166,7 @@ struct rblk_sq {
 
 	/* Core state (written on the sq's thread; ctrl/qid under ctrl->lock). */
 	enum rblk_sq_state state;
-	struct rblk_ctrl *ctrl;          /* reference held while LIVE / CLOSING */
+	struct rblk_tgt_ctrl *ctrl;          /* reference held while LIVE / CLOSING */
 	uint16_t qid;
 	uint16_t size;                   /* Connect SQSIZE + 1; 0 before Connect */
 	uint16_t sqhd;
@@ -191,9 +192,7 @@ void rblk_sq_destroy(struct rblk_sq *sq);
  * On an admin queue it enforces the controller's keep-alive timeout: on
  * expiry CSTS.CFS is set and every queue of that controller is disconnected.
  */
-void rblk_sq_tick(struct rblk_sq *sq, uint64_t now_ms);
-/* The clock rblk_sq_tick() and the keep-alive use (CLOCK_MONOTONIC, ms). */
-uint64_t rblk_now_ms(void);
+void rblk_sq_tick(struct rblk_sq *sq, uint64_t now_ms); /* now_ms: rblk_clock_ms() */
 
 /* ======================================================================== */
 /* Request.                                                                  */
@@ -203,7 +202,7 @@ struct rblk_req {
 	struct nvme_sqe *cmd;       /* the capsule, in the transport's receive buffer */
 	struct nvme_cqe cqe;        /* built by the core; LE wire format */
 	struct rblk_sq *sq;
-	struct rblk_ns *ns;         /* set by I/O parse; reference held until complete */
+	struct rblk_tgt_ns *ns;         /* set by I/O parse; reference held until complete */
 	uint32_t data_len;          /* bytes this command moves (set by parse) */
 	enum rblk_xfer_dir dir;
 	unsigned iovcnt;            /* filled by the transport before execute */
@@ -283,8 +282,8 @@ struct rblk_listener {
 };
 
 /* ======================================================================== */
-/* Transport entry points the core calls (implemented by target/rdma_*.c and */
-/* target/poll_group.c; by tests/unit/target/test_transport.c in unit tests). */
+/* Transport entry points the core calls (implemented by target/rdma/ and */
+/* target/rdma/poll_group.c; by tests/unit/target/test_transport.c in unit tests). */
 
 /* Allocates the transport state for tgt (no threads, no devices yet). */
 int rblk_transport_create(struct rblk_target *tgt, struct rblk_transport **out);
@@ -330,7 +329,7 @@ enum rblk_subsys_type {
 };
 
 /* Per-namespace counters (SMART, statistics); updated with relaxed atomics. */
-struct rblk_ns_stats {
+struct rblk_tgt_ns_stats {
 	_Atomic uint64_t read_cmds;
 	_Atomic uint64_t write_cmds;
 	_Atomic uint64_t read_bytes;
@@ -354,20 +353,20 @@ struct rblk_subsystem {
 	bool allow_any_host;
 	char **hosts;
 	unsigned nr_hosts;
-	struct rblk_ctrl *ctrls;         /* list by ->next */
+	struct rblk_tgt_ctrl *ctrls;         /* list by ->next */
 	unsigned nr_ctrls;
 	uint16_t next_cntlid;
 	bool removing;                   /* no new controllers */
 
 	pthread_rwlock_t ns_lock;        /* the table; readers take a ns reference */
-	struct rblk_ns **ns;             /* [max_nsid], index nsid - 1 */
+	struct rblk_tgt_ns **ns;             /* [max_nsid], index nsid - 1 */
 	unsigned nr_ns;
-	struct rblk_ns_stats retired;    /* counters of removed namespaces */
+	struct rblk_tgt_ns_stats retired;    /* counters of removed namespaces */
 	_Atomic uint64_t unsafe_shutdowns;
 	_Atomic uint64_t power_cycles;   /* controllers created */
 };
 
-struct rblk_ns {
+struct rblk_tgt_ns {
 	struct rblk_subsystem *ss;
 	uint32_t nsid;
 	char *path;
@@ -381,12 +380,12 @@ struct rblk_ns {
 	uint8_t eui64[8];
 	bool has_eui64;
 	_Atomic unsigned refs;           /* the table's + one per request */
-	struct rblk_ns_stats stats;
+	struct rblk_tgt_ns_stats stats;
 };
 
-struct rblk_ctrl {
+struct rblk_tgt_ctrl {
 	struct rblk_subsystem *ss;
-	struct rblk_ctrl *next;          /* ss->ctrls, under ss->lock */
+	struct rblk_tgt_ctrl *next;          /* ss->ctrls, under ss->lock */
 	uint16_t cntlid;
 	char hostnqn[NVMF_NQN_FIELD_LEN];
 	uint8_t hostid[16];
@@ -422,7 +421,7 @@ static inline uint8_t rblk_req_fctype(const struct rblk_req *req)
 	return ((const uint8_t *)req->cmd)[NVME_SQE_FCTYPE_OFFSET];
 }
 
-static inline bool rblk_ctrl_is_disc(const struct rblk_ctrl *ctrl)
+static inline bool rblk_tgt_ctrl_is_disc(const struct rblk_tgt_ctrl *ctrl)
 {
 	return ctrl->ss->type == RBLK_SUBSYS_DISCOVERY;
 }
@@ -478,13 +477,13 @@ int rblk_subsys_add_host(struct rblk_subsystem *ss, const char *hostnqn);
 int rblk_subsys_remove_host(struct rblk_subsystem *ss, const char *hostnqn);
 void rblk_subsys_set_allow_any(struct rblk_subsystem *ss, bool allow);
 /* New controller bound to ss with a free cntlid: 0, -EBUSY (cntlids exhausted), -ENODEV (removing). */
-int rblk_subsys_add_ctrl(struct rblk_subsystem *ss, struct rblk_ctrl *ctrl);
-void rblk_subsys_remove_ctrl(struct rblk_subsystem *ss, struct rblk_ctrl *ctrl);
+int rblk_subsys_add_ctrl(struct rblk_subsystem *ss, struct rblk_tgt_ctrl *ctrl);
+void rblk_subsys_remove_ctrl(struct rblk_subsystem *ss, struct rblk_tgt_ctrl *ctrl);
 /* The controller with that cntlid and hostnqn, with a reference; NULL if none. */
-struct rblk_ctrl *rblk_subsys_get_ctrl(struct rblk_subsystem *ss, uint16_t cntlid,
+struct rblk_tgt_ctrl *rblk_subsys_get_ctrl(struct rblk_subsystem *ss, uint16_t cntlid,
 				       const char *hostnqn);
-/* Namespace with a reference (rblk_ns_put), or NULL. I/O path: read lock only. */
-struct rblk_ns *rblk_subsys_get_ns(struct rblk_subsystem *ss, uint32_t nsid);
+/* Namespace with a reference (rblk_tgt_ns_put), or NULL. I/O path: read lock only. */
+struct rblk_tgt_ns *rblk_subsys_get_ns(struct rblk_subsystem *ss, uint32_t nsid);
 /* Active NSIDs strictly greater than after, ascending, at most max; returns the count. */
 unsigned rblk_subsys_active_list(struct rblk_subsystem *ss, uint32_t after, uint32_t *out,
 				 unsigned max);
@@ -496,18 +495,18 @@ int rblk_subsys_remove_ns(struct rblk_subsystem *ss, uint32_t nsid);
 /* Tells every controller of ss (a namespace appeared, vanished or changed). */
 void rblk_subsys_ns_changed(struct rblk_subsystem *ss, uint32_t nsid);
 /* Sum of live and retired namespace counters (SMART for NSID 0/0xFFFFFFFF). */
-void rblk_subsys_stats(struct rblk_subsystem *ss, struct rblk_ns_stats *out);
+void rblk_subsys_stats(struct rblk_subsystem *ss, struct rblk_tgt_ns_stats *out);
 
 /* ns.c */
-int rblk_ns_create(struct rblk_subsystem *ss, const struct rblk_ns_opts *opts, uint32_t nsid,
-		   struct rblk_ns **out);
+int rblk_tgt_ns_create(struct rblk_subsystem *ss, const struct rblk_ns_opts *opts, uint32_t nsid,
+		   struct rblk_tgt_ns **out);
 /* Closes the backing store; refs must have drained. */
-void rblk_ns_destroy(struct rblk_ns *ns);
-static inline void rblk_ns_get(struct rblk_ns *ns)
+void rblk_tgt_ns_destroy(struct rblk_tgt_ns *ns);
+static inline void rblk_tgt_ns_get(struct rblk_tgt_ns *ns)
 {
 	atomic_fetch_add_explicit(&ns->refs, 1, memory_order_relaxed);
 }
-static inline void rblk_ns_put(struct rblk_ns *ns)
+static inline void rblk_tgt_ns_put(struct rblk_tgt_ns *ns)
 {
 	atomic_fetch_sub_explicit(&ns->refs, 1, memory_order_release);
 }
@@ -515,30 +514,30 @@ static inline void rblk_ns_put(struct rblk_ns *ns)
 void rblk_gen_uuid(const char *nqn, uint32_t nsid, uint8_t uuid[16]);
 void rblk_gen_nguid(const char *nqn, uint32_t nsid, uint8_t nguid[16]);
 void rblk_gen_serial(const char *nqn, char serial[21]);
-void rblk_ns_stats_add(struct rblk_ns_stats *dst, struct rblk_ns_stats *src);
+void rblk_tgt_ns_stats_add(struct rblk_tgt_ns_stats *dst, struct rblk_tgt_ns_stats *src);
 
 /* ctrl.c */
-int rblk_ctrl_create(struct rblk_subsystem *ss, const char *hostnqn, const uint8_t hostid[16],
-		     uint32_t kato_ms, struct rblk_ctrl **out);
-void rblk_ctrl_get(struct rblk_ctrl *ctrl);
-void rblk_ctrl_put(struct rblk_ctrl *ctrl);
-uint64_t rblk_ctrl_cap(const struct rblk_ctrl *ctrl);
+int rblk_tgt_ctrl_create(struct rblk_subsystem *ss, const char *hostnqn, const uint8_t hostid[16],
+		     uint32_t kato_ms, struct rblk_tgt_ctrl **out);
+void rblk_tgt_ctrl_get(struct rblk_tgt_ctrl *ctrl);
+void rblk_tgt_ctrl_put(struct rblk_tgt_ctrl *ctrl);
+uint64_t rblk_tgt_ctrl_cap(const struct rblk_tgt_ctrl *ctrl);
 /* Property Set CC (ctrl->lock held by the caller). */
-void rblk_ctrl_update_cc_locked(struct rblk_ctrl *ctrl, uint32_t cc);
-bool rblk_ctrl_ready(struct rblk_ctrl *ctrl);
+void rblk_tgt_ctrl_update_cc_locked(struct rblk_tgt_ctrl *ctrl, uint32_t cc);
+bool rblk_tgt_ctrl_ready(struct rblk_tgt_ctrl *ctrl);
 /* Binds sq as qid: 0, or a status (Command Sequence Error when the qid is taken). */
-uint16_t rblk_ctrl_install_sq(struct rblk_ctrl *ctrl, struct rblk_sq *sq, uint16_t qid,
+uint16_t rblk_tgt_ctrl_install_sq(struct rblk_tgt_ctrl *ctrl, struct rblk_sq *sq, uint16_t qid,
 			      uint16_t sqsize, bool sqflow_disabled);
 /* Marks the controller failed and disconnects all its queues (ctrl->lock not held). */
-void rblk_ctrl_fatal(struct rblk_ctrl *ctrl, const char *why);
+void rblk_tgt_ctrl_fatal(struct rblk_tgt_ctrl *ctrl, const char *why);
 /* AER held, or completed at once when an event is pending. */
-void rblk_ctrl_queue_aer(struct rblk_ctrl *ctrl, struct rblk_req *req);
+void rblk_tgt_ctrl_queue_aer(struct rblk_tgt_ctrl *ctrl, struct rblk_req *req);
 /* Queues event dw0 unless masked/disabled (aec_bit), and delivers it on the admin thread. */
-void rblk_ctrl_add_event(struct rblk_ctrl *ctrl, uint32_t aec_bit, uint32_t dw0);
-void rblk_ctrl_clear_aen_mask(struct rblk_ctrl *ctrl, uint32_t aec_bit);
-void rblk_ctrl_ns_changed(struct rblk_ctrl *ctrl, uint32_t nsid);
+void rblk_tgt_ctrl_add_event(struct rblk_tgt_ctrl *ctrl, uint32_t aec_bit, uint32_t dw0);
+void rblk_tgt_ctrl_clear_aen_mask(struct rblk_tgt_ctrl *ctrl, uint32_t aec_bit);
+void rblk_tgt_ctrl_ns_changed(struct rblk_tgt_ctrl *ctrl, uint32_t nsid);
 /* Records a failed command in the error log; returns true if recorded. */
-bool rblk_ctrl_log_error(struct rblk_ctrl *ctrl, const struct rblk_req *req, uint16_t status);
+bool rblk_tgt_ctrl_log_error(struct rblk_tgt_ctrl *ctrl, const struct rblk_req *req, uint16_t status);
 
 /* fabrics.c / admin.c / io.c / discovery.c: parse step per command set. */
 uint16_t rblk_fabrics_parse_connect(struct rblk_req *req);

@@ -17,20 +17,20 @@
 #include "target/core.h"
 
 /* CC.EN / CSTS are read by other threads without the lock (ready checks). */
-static inline uint32_t csts_load(const struct rblk_ctrl *ctrl)
+static inline uint32_t csts_load(const struct rblk_tgt_ctrl *ctrl)
 {
 	return __atomic_load_n(&ctrl->csts, __ATOMIC_ACQUIRE);
 }
 
-static inline void csts_store(struct rblk_ctrl *ctrl, uint32_t v)
+static inline void csts_store(struct rblk_tgt_ctrl *ctrl, uint32_t v)
 {
 	__atomic_store_n(&ctrl->csts, v, __ATOMIC_RELEASE);
 }
 
-int rblk_ctrl_create(struct rblk_subsystem *ss, const char *hostnqn, const uint8_t hostid[16],
-		     uint32_t kato_ms, struct rblk_ctrl **out)
+int rblk_tgt_ctrl_create(struct rblk_subsystem *ss, const char *hostnqn, const uint8_t hostid[16],
+		     uint32_t kato_ms, struct rblk_tgt_ctrl **out)
 {
-	struct rblk_ctrl *ctrl;
+	struct rblk_tgt_ctrl *ctrl;
 	int ret;
 
 	ctrl = calloc(1, sizeof(*ctrl));
@@ -38,7 +38,7 @@ int rblk_ctrl_create(struct rblk_subsystem *ss, const char *hostnqn, const uint8
 		return -ENOMEM;
 	ctrl->ss = ss;
 	atomic_init(&ctrl->refs, 1);
-	ctrl->created_ms = rblk_now_ms();
+	ctrl->created_ms = rblk_clock_ms();
 	snprintf(ctrl->hostnqn, sizeof(ctrl->hostnqn), "%s", hostnqn);
 	memcpy(ctrl->hostid, hostid, sizeof(ctrl->hostid));
 	ctrl->max_qid = ss->type == RBLK_SUBSYS_DISCOVERY ? 0 : ss->tgt->opts.max_io_queues;
@@ -76,13 +76,13 @@ out_free:
 	return ret;
 }
 
-void rblk_ctrl_get(struct rblk_ctrl *ctrl)
+void rblk_tgt_ctrl_get(struct rblk_tgt_ctrl *ctrl)
 {
 	atomic_fetch_add(&ctrl->refs, 1);
 }
 
 /* A reference unless the controller is already on its way out (refs 0). */
-static bool ctrl_tryget(struct rblk_ctrl *ctrl)
+static bool ctrl_tryget(struct rblk_tgt_ctrl *ctrl)
 {
 	int r = atomic_load(&ctrl->refs);
 
@@ -92,7 +92,7 @@ static bool ctrl_tryget(struct rblk_ctrl *ctrl)
 	return false;
 }
 
-void rblk_ctrl_put(struct rblk_ctrl *ctrl)
+void rblk_tgt_ctrl_put(struct rblk_tgt_ctrl *ctrl)
 {
 	struct rblk_subsystem *ss = ctrl->ss;
 
@@ -111,7 +111,7 @@ void rblk_ctrl_put(struct rblk_ctrl *ctrl)
 /* ------------------------------------------------------------------------ */
 /* Registers.                                                                */
 
-uint64_t rblk_ctrl_cap(const struct rblk_ctrl *ctrl)
+uint64_t rblk_tgt_ctrl_cap(const struct rblk_tgt_ctrl *ctrl)
 {
 	const struct rblk_target_opts *o = &ctrl->ss->tgt->opts;
 
@@ -124,7 +124,7 @@ uint64_t rblk_ctrl_cap(const struct rblk_ctrl *ctrl)
 	return nvme_cap_build((uint16_t)(o->max_queue_depth - 1), 1, 15, NVME_CAP_CSS_NVM, 0, 0);
 }
 
-bool rblk_ctrl_ready(struct rblk_ctrl *ctrl)
+bool rblk_tgt_ctrl_ready(struct rblk_tgt_ctrl *ctrl)
 {
 	return csts_load(ctrl) & NVME_CSTS_RDY;
 }
@@ -133,7 +133,7 @@ bool rblk_ctrl_ready(struct rblk_ctrl *ctrl)
  * Transitions as nvmet_update_cc(), so both Linux 6.1.y enable sequences
  * work: one write with EN = 1, or a write with EN = 0, reads, then EN = 1.
  */
-void rblk_ctrl_update_cc_locked(struct rblk_ctrl *ctrl, uint32_t cc)
+void rblk_tgt_ctrl_update_cc_locked(struct rblk_tgt_ctrl *ctrl, uint32_t cc)
 {
 	uint32_t old = ctrl->cc;
 	uint32_t csts = ctrl->csts;
@@ -141,7 +141,7 @@ void rblk_ctrl_update_cc_locked(struct rblk_ctrl *ctrl, uint32_t cc)
 	ctrl->cc = cc;
 	if ((cc & NVME_CC_EN) && !(old & NVME_CC_EN)) {
 		/* nvmet_start_ctrl: discovery controllers skip the queue entry sizes. */
-		if (!rblk_cc_validate(cc, rblk_ctrl_cap(ctrl), !rblk_ctrl_is_disc(ctrl))) {
+		if (!rblk_cc_validate(cc, rblk_tgt_ctrl_cap(ctrl), !rblk_tgt_ctrl_is_disc(ctrl))) {
 			csts = NVME_CSTS_RDY;
 		} else {
 			RBLK_WARN("ctrl %u: CC %#x not supported (IOSQES %u IOCQES %u MPS %u AMS %u CSS %u)",
@@ -178,10 +178,10 @@ void rblk_sq_init(struct rblk_sq *sq, struct rblk_target *tgt,
 	sq->cm_qid = cm_qid;
 	sq->depth = depth;
 	sq->state = RBLK_SQ_NEW;
-	atomic_init(&sq->last_cmd_ms, rblk_now_ms());
+	atomic_init(&sq->last_cmd_ms, rblk_clock_ms());
 }
 
-uint16_t rblk_ctrl_install_sq(struct rblk_ctrl *ctrl, struct rblk_sq *sq, uint16_t qid,
+uint16_t rblk_tgt_ctrl_install_sq(struct rblk_tgt_ctrl *ctrl, struct rblk_sq *sq, uint16_t qid,
 			      uint16_t sqsize, bool sqflow_disabled)
 {
 	pthread_mutex_lock(&ctrl->lock);
@@ -196,13 +196,13 @@ uint16_t rblk_ctrl_install_sq(struct rblk_ctrl *ctrl, struct rblk_sq *sq, uint16
 	sq->sqhd = 0;
 	sq->sqhd_disabled = sqflow_disabled;
 	sq->state = RBLK_SQ_LIVE;
-	atomic_store_explicit(&sq->last_cmd_ms, rblk_now_ms(), memory_order_relaxed);
+	atomic_store_explicit(&sq->last_cmd_ms, rblk_clock_ms(), memory_order_relaxed);
 	pthread_mutex_unlock(&ctrl->lock);
 	return 0;
 }
 
 /* ctrl->lock held: the sqs stay valid while we ask for their disconnect. */
-static void disconnect_queues_locked(struct rblk_ctrl *ctrl, const struct rblk_sq *except)
+static void disconnect_queues_locked(struct rblk_tgt_ctrl *ctrl, const struct rblk_sq *except)
 {
 	for (uint32_t i = 0; i <= ctrl->max_qid; i++) {
 		struct rblk_sq *sq = ctrl->sqs[i];
@@ -212,7 +212,7 @@ static void disconnect_queues_locked(struct rblk_ctrl *ctrl, const struct rblk_s
 	}
 }
 
-void rblk_ctrl_fatal(struct rblk_ctrl *ctrl, const char *why)
+void rblk_tgt_ctrl_fatal(struct rblk_tgt_ctrl *ctrl, const char *why)
 {
 	pthread_mutex_lock(&ctrl->lock);
 	if (!ctrl->fatal) {
@@ -227,7 +227,7 @@ void rblk_ctrl_fatal(struct rblk_ctrl *ctrl, const char *why)
 
 void rblk_sq_teardown(struct rblk_sq *sq)
 {
-	struct rblk_ctrl *ctrl = sq->ctrl;
+	struct rblk_tgt_ctrl *ctrl = sq->ctrl;
 	struct rblk_req *aers[RBLK_AERL + 1];
 	unsigned n = 0;
 
@@ -258,7 +258,7 @@ void rblk_sq_teardown(struct rblk_sq *sq)
 
 void rblk_sq_destroy(struct rblk_sq *sq)
 {
-	struct rblk_ctrl *ctrl = sq->ctrl;
+	struct rblk_tgt_ctrl *ctrl = sq->ctrl;
 
 	sq->state = RBLK_SQ_CLOSING;
 	if (!ctrl)
@@ -268,12 +268,12 @@ void rblk_sq_destroy(struct rblk_sq *sq)
 		ctrl->sqs[sq->qid] = NULL;
 	sq->ctrl = NULL;
 	pthread_mutex_unlock(&ctrl->lock);
-	rblk_ctrl_put(ctrl);
+	rblk_tgt_ctrl_put(ctrl);
 }
 
 void rblk_sq_tick(struct rblk_sq *sq, uint64_t now_ms)
 {
-	struct rblk_ctrl *ctrl = sq->ctrl;
+	struct rblk_tgt_ctrl *ctrl = sq->ctrl;
 	uint64_t last = 0, timeout;
 	bool expired = false;
 
@@ -296,14 +296,14 @@ void rblk_sq_tick(struct rblk_sq *sq, uint64_t now_ms)
 	}
 	pthread_mutex_unlock(&ctrl->lock);
 	if (expired)
-		rblk_ctrl_fatal(ctrl, "keep-alive timeout");
+		rblk_tgt_ctrl_fatal(ctrl, "keep-alive timeout");
 }
 
 /* ------------------------------------------------------------------------ */
 /* Asynchronous events.                                                      */
 
 /* The oldest pending event's DW0 (ctrl->lock held, nr_aen_pending > 0). */
-static uint32_t pop_event_locked(struct rblk_ctrl *ctrl)
+static uint32_t pop_event_locked(struct rblk_tgt_ctrl *ctrl)
 {
 	uint32_t dw0 = ctrl->aen_pending[0];
 
@@ -315,7 +315,7 @@ static uint32_t pop_event_locked(struct rblk_ctrl *ctrl)
 /* Pairs held AERs with pending events; runs on the admin queue's thread. */
 static void aen_work(void *arg)
 {
-	struct rblk_ctrl *ctrl = arg;
+	struct rblk_tgt_ctrl *ctrl = arg;
 
 	for (;;) {
 		struct rblk_req *req;
@@ -333,10 +333,10 @@ static void aen_work(void *arg)
 		rblk_req_set_dw0(req, dw0);
 		rblk_req_complete(req, 0);
 	}
-	rblk_ctrl_put(ctrl);
+	rblk_tgt_ctrl_put(ctrl);
 }
 
-void rblk_ctrl_queue_aer(struct rblk_ctrl *ctrl, struct rblk_req *req)
+void rblk_tgt_ctrl_queue_aer(struct rblk_tgt_ctrl *ctrl, struct rblk_req *req)
 {
 	uint32_t dw0;
 
@@ -358,7 +358,7 @@ void rblk_ctrl_queue_aer(struct rblk_ctrl *ctrl, struct rblk_req *req)
 	pthread_mutex_unlock(&ctrl->lock);
 }
 
-void rblk_ctrl_add_event(struct rblk_ctrl *ctrl, uint32_t aec_bit, uint32_t dw0)
+void rblk_tgt_ctrl_add_event(struct rblk_tgt_ctrl *ctrl, uint32_t aec_bit, uint32_t dw0)
 {
 	struct rblk_sq *admin;
 
@@ -385,14 +385,14 @@ void rblk_ctrl_add_event(struct rblk_ctrl *ctrl, uint32_t aec_bit, uint32_t dw0)
 	pthread_mutex_unlock(&ctrl->lock);
 }
 
-void rblk_ctrl_clear_aen_mask(struct rblk_ctrl *ctrl, uint32_t aec_bit)
+void rblk_tgt_ctrl_clear_aen_mask(struct rblk_tgt_ctrl *ctrl, uint32_t aec_bit)
 {
 	pthread_mutex_lock(&ctrl->lock);
 	ctrl->aen_masked &= ~aec_bit;
 	pthread_mutex_unlock(&ctrl->lock);
 }
 
-void rblk_ctrl_ns_changed(struct rblk_ctrl *ctrl, uint32_t nsid)
+void rblk_tgt_ctrl_ns_changed(struct rblk_tgt_ctrl *ctrl, uint32_t nsid)
 {
 	pthread_mutex_lock(&ctrl->lock);
 	if (ctrl->nr_changed_ns != UINT32_MAX) {
@@ -409,7 +409,7 @@ void rblk_ctrl_ns_changed(struct rblk_ctrl *ctrl, uint32_t nsid)
 		}
 	}
 	pthread_mutex_unlock(&ctrl->lock);
-	rblk_ctrl_add_event(ctrl, NVME_AEN_CFG_NS_ATTR,
+	rblk_tgt_ctrl_add_event(ctrl, NVME_AEN_CFG_NS_ATTR,
 			    nvme_aen_dw0(NVME_AER_TYPE_NOTICE, NVME_AER_NOTICE_NS_CHANGED,
 					 NVME_LOG_CHANGED_NS));
 }
@@ -417,7 +417,7 @@ void rblk_ctrl_ns_changed(struct rblk_ctrl *ctrl, uint32_t nsid)
 /* ------------------------------------------------------------------------ */
 /* Error log.                                                                */
 
-bool rblk_ctrl_log_error(struct rblk_ctrl *ctrl, const struct rblk_req *req, uint16_t status)
+bool rblk_tgt_ctrl_log_error(struct rblk_tgt_ctrl *ctrl, const struct rblk_req *req, uint16_t status)
 {
 	struct nvme_error_log_entry *e;
 	uint8_t opc = req->cmd->opc;

@@ -116,8 +116,8 @@ void rblk_disc_changed(struct rblk_target *tgt)
 	if (!disc)
 		return;
 	pthread_mutex_lock(&disc->lock);
-	for (struct rblk_ctrl *c = disc->ctrls; c; c = c->next)
-		rblk_ctrl_add_event(c, NVME_AEN_CFG_DISC_CHANGE,
+	for (struct rblk_tgt_ctrl *c = disc->ctrls; c; c = c->next)
+		rblk_tgt_ctrl_add_event(c, NVME_AEN_CFG_DISC_CHANGE,
 				    nvme_aen_dw0(NVME_AER_TYPE_NOTICE, NVME_AER_NOTICE_DISC_CHANGED,
 						 NVME_LOG_DISC));
 	pthread_mutex_unlock(&disc->lock);
@@ -125,7 +125,7 @@ void rblk_disc_changed(struct rblk_target *tgt)
 
 static void execute_disc_get_log(struct rblk_req *req)
 {
-	struct rblk_ctrl *ctrl = req->sq->ctrl;
+	struct rblk_tgt_ctrl *ctrl = req->sq->ctrl;
 	struct nvmf_disc_log_entry *entries;
 	struct rblk_get_log_info gl;
 	uint32_t numrec;
@@ -147,7 +147,7 @@ static void execute_disc_get_log(struct rblk_req *req)
 	free(entries);
 	/* A full read re-enables the change event unless RAE (libnvme sets it on all but the last chunk). */
 	if (!status && !gl.rae)
-		rblk_ctrl_clear_aen_mask(ctrl, NVME_AEN_CFG_DISC_CHANGE);
+		rblk_tgt_ctrl_clear_aen_mask(ctrl, NVME_AEN_CFG_DISC_CHANGE);
 	rblk_req_complete(req, status);
 }
 

@@ -67,7 +67,7 @@ static uint16_t admin_connect(struct rblk_req *req, const struct rblk_connect_in
 {
 	struct rblk_target *tgt = req->sq->tgt;
 	struct rblk_subsystem *ss;
-	struct rblk_ctrl *ctrl;
+	struct rblk_tgt_ctrl *ctrl;
 	uint16_t status;
 	int ret;
 
@@ -90,7 +90,7 @@ static uint16_t admin_connect(struct rblk_req *req, const struct rblk_connect_in
 		pthread_mutex_unlock(&tgt->lock);
 		return status;
 	}
-	ret = rblk_ctrl_create(ss, ci->hostnqn, ci->hostid, ci->kato_ms, &ctrl);
+	ret = rblk_tgt_ctrl_create(ss, ci->hostnqn, ci->hostid, ci->kato_ms, &ctrl);
 	/* Under tgt->lock, so an unlink of this port sees it (it disconnects those). */
 	if (!ret)
 		ctrl->listener = req->sq->listener;
@@ -103,10 +103,10 @@ static uint16_t admin_connect(struct rblk_req *req, const struct rblk_connect_in
 		return NVME_SC_INTERNAL;
 	}
 
-	status = rblk_ctrl_install_sq(ctrl, req->sq, 0, ci->sqsize,
+	status = rblk_tgt_ctrl_install_sq(ctrl, req->sq, 0, ci->sqsize,
 				      ci->cattr & NVMF_CATTR_DISABLE_SQFLOW);
 	if (status) {
-		rblk_ctrl_put(ctrl);
+		rblk_tgt_ctrl_put(ctrl);
 		return status;
 	}
 	/* DW0: CNTLID, and AUTHREQ (bits 17:16) zero: no authentication. */
@@ -118,7 +118,7 @@ static uint16_t io_connect(struct rblk_req *req, const struct rblk_connect_info 
 {
 	struct rblk_target *tgt = req->sq->tgt;
 	struct rblk_subsystem *ss;
-	struct rblk_ctrl *ctrl = NULL;
+	struct rblk_tgt_ctrl *ctrl = NULL;
 	uint16_t status;
 
 	pthread_mutex_lock(&tgt->lock);
@@ -137,7 +137,7 @@ static uint16_t io_connect(struct rblk_req *req, const struct rblk_connect_info 
 		status = invalid_param(req, NVMF_IATTR_DATA, IPO_DATA_HOSTID);
 		goto out_put;
 	}
-	if (!rblk_ctrl_ready(ctrl)) {
+	if (!rblk_tgt_ctrl_ready(ctrl)) {
 		req->error_loc = IPO_SQE_QID;
 		status = NVME_SC_CMD_SEQ_ERROR | NVME_SC_DNR;
 		goto out_put;
@@ -152,7 +152,7 @@ static uint16_t io_connect(struct rblk_req *req, const struct rblk_connect_info 
 	status = check_sqsize(req, ci->sqsize, (uint16_t)(tgt->opts.max_queue_depth - 1));
 	if (status)
 		goto out_put;
-	status = rblk_ctrl_install_sq(ctrl, req->sq, ci->qid, ci->sqsize,
+	status = rblk_tgt_ctrl_install_sq(ctrl, req->sq, ci->qid, ci->sqsize,
 				      ci->cattr & NVMF_CATTR_DISABLE_SQFLOW);
 	if (status) {
 		RBLK_INFO("ctrl %u: qid %u connected twice", ctrl->cntlid, ci->qid);
@@ -164,7 +164,7 @@ static uint16_t io_connect(struct rblk_req *req, const struct rblk_connect_info 
 	return 0;
 
 out_put:
-	rblk_ctrl_put(ctrl);
+	rblk_tgt_ctrl_put(ctrl);
 	return status;
 }
 
@@ -237,7 +237,7 @@ uint16_t rblk_fabrics_parse_connect(struct rblk_req *req)
 
 static void execute_prop_get(struct rblk_req *req)
 {
-	struct rblk_ctrl *ctrl = req->sq->ctrl;
+	struct rblk_tgt_ctrl *ctrl = req->sq->ctrl;
 	uint32_t ofst;
 	unsigned size;
 	uint64_t val = 0;
@@ -251,7 +251,7 @@ static void execute_prop_get(struct rblk_req *req)
 	pthread_mutex_lock(&ctrl->lock);
 	switch (ofst) {
 	case NVME_REG_CAP:
-		val = rblk_ctrl_cap(ctrl);
+		val = rblk_tgt_ctrl_cap(ctrl);
 		break;
 	case NVME_REG_VS:
 		val = NVME_VS(1, 3, 0);
@@ -272,7 +272,7 @@ out:
 
 static void execute_prop_set(struct rblk_req *req)
 {
-	struct rblk_ctrl *ctrl = req->sq->ctrl;
+	struct rblk_tgt_ctrl *ctrl = req->sq->ctrl;
 	uint32_t ofst, value;
 	uint16_t status;
 
@@ -281,7 +281,7 @@ static void execute_prop_set(struct rblk_req *req)
 				      &req->error_loc);
 	if (!status) {
 		pthread_mutex_lock(&ctrl->lock);
-		rblk_ctrl_update_cc_locked(ctrl, value);
+		rblk_tgt_ctrl_update_cc_locked(ctrl, value);
 		pthread_mutex_unlock(&ctrl->lock);
 	}
 	rblk_req_complete(req, status);

@@ -138,7 +138,7 @@ unsigned rblk_io_waitq_run(struct rblk_io_waitq *wq)
 
 static void account(struct rblk_req *req, int res)
 {
-	struct rblk_ns_stats *st = &req->ns->stats;
+	struct rblk_tgt_ns_stats *st = &req->ns->stats;
 	struct rblk_bio *bio = &req->bio;
 
 	rblk_stat_add(&st->busy_ns, now_ns() - req->start_ns);
@@ -346,7 +346,7 @@ static uint16_t write_protected(struct rblk_req *req)
 uint16_t rblk_io_parse(struct rblk_req *req)
 {
 	const struct nvme_sqe *cmd = req->cmd;
-	struct rblk_ctrl *ctrl = req->sq->ctrl;
+	struct rblk_tgt_ctrl *ctrl = req->sq->ctrl;
 	uint64_t nlb;
 	uint16_t status;
 
@@ -355,7 +355,7 @@ uint16_t rblk_io_parse(struct rblk_req *req)
 		req->error_loc = NVME_SQE_FCTYPE_OFFSET;
 		return NVME_SC_INVALID_OPCODE | NVME_SC_DNR;
 	}
-	if (!rblk_ctrl_ready(ctrl)) {
+	if (!rblk_tgt_ctrl_ready(ctrl)) {
 		req->error_loc = offsetof(struct nvme_sqe, opc);
 		return NVME_SC_CMD_SEQ_ERROR | NVME_SC_DNR;
 	}

@@ -68,7 +68,7 @@ void rblk_gen_serial(const char *nqn, char serial[21])
 
 /* ------------------------------------------------------------------------ */
 
-void rblk_ns_stats_add(struct rblk_ns_stats *dst, struct rblk_ns_stats *src)
+void rblk_tgt_ns_stats_add(struct rblk_tgt_ns_stats *dst, struct rblk_tgt_ns_stats *src)
 {
 	rblk_stat_add(&dst->read_cmds, rblk_stat_get(&src->read_cmds));
 	rblk_stat_add(&dst->write_cmds, rblk_stat_get(&src->write_cmds));
@@ -108,12 +108,12 @@ static int parse_size(const char *s, uint64_t *out)
 	return 0;
 }
 
-int rblk_ns_create(struct rblk_subsystem *ss, const struct rblk_ns_opts *opts, uint32_t nsid,
-		   struct rblk_ns **out)
+int rblk_tgt_ns_create(struct rblk_subsystem *ss, const struct rblk_ns_opts *opts, uint32_t nsid,
+		   struct rblk_tgt_ns **out)
 {
 	struct rblk_target *tgt = ss->tgt;
 	struct rblk_bdev_opts bo = { .size = sizeof(bo) };
-	struct rblk_ns *ns;
+	struct rblk_tgt_ns *ns;
 	const char *path = opts->path;
 	int ret;
 
@@ -201,7 +201,7 @@ out_free:
 	return ret;
 }
 
-void rblk_ns_destroy(struct rblk_ns *ns)
+void rblk_tgt_ns_destroy(struct rblk_tgt_ns *ns)
 {
 	if (!ns)
 		return;

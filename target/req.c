@@ -18,14 +18,6 @@
 #include "protocol/names.h"
 #include "target/core.h"
 
-uint64_t rblk_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 void rblk_req_init(struct rblk_req *req, struct rblk_sq *sq, struct nvme_sqe *cmd)
 {
 	req->cmd = cmd;
@@ -43,7 +35,7 @@ void rblk_req_init(struct rblk_req *req, struct rblk_sq *sq, struct nvme_sqe *cm
 	req->start_ns = 0;
 	req->err_lba = 0;
 	/* Any command re-arms the keep-alive timer (TBKAS, CTRATT bit 6). */
-	atomic_store_explicit(&sq->last_cmd_ms, rblk_now_ms(), memory_order_relaxed);
+	atomic_store_explicit(&sq->last_cmd_ms, rblk_clock_ms(), memory_order_relaxed);
 }
 
 uint16_t rblk_req_parse(struct rblk_req *req)
@@ -71,7 +63,7 @@ uint16_t rblk_req_parse(struct rblk_req *req)
 			req->error_loc = offsetof(struct nvmf_connect_cmd, qid);
 			status = NVME_SC_CMD_SEQ_ERROR | NVME_SC_DNR;
 		} else if (sq->qid == 0) {
-			if (rblk_ctrl_is_disc(sq->ctrl))
+			if (rblk_tgt_ctrl_is_disc(sq->ctrl))
 				status = rblk_disc_parse(req);
 			else
 				status = rblk_admin_parse(req);
@@ -92,7 +84,7 @@ uint16_t rblk_req_parse(struct rblk_req *req)
 	}
 out:
 	if (status && req->ns) {
-		rblk_ns_put(req->ns);
+		rblk_tgt_ns_put(req->ns);
 		req->ns = NULL;
 	}
 	req->status = status;
@@ -107,7 +99,7 @@ void rblk_req_complete(struct rblk_req *req, uint16_t status)
 	uint16_t sqhd = 0;
 
 	if (status) {
-		if (sq->ctrl && rblk_ctrl_log_error(sq->ctrl, req, status))
+		if (sq->ctrl && rblk_tgt_ctrl_log_error(sq->ctrl, req, status))
 			status |= NVME_SC_MORE; /* nvmet: an error log entry exists */
 		rblk_stat_add(&sq->stats.errors, 1);
 		if (RBLK_LOG_ON(RBLK_LOG_DEBUG))
@@ -132,7 +124,7 @@ void rblk_req_complete(struct rblk_req *req, uint16_t status)
 	rblk_stat_add(&sq->stats.completed, 1);
 
 	if (req->ns) {
-		rblk_ns_put(req->ns);
+		rblk_tgt_ns_put(req->ns);
 		req->ns = NULL;
 	}
 	sq->ops->queue_response(req);

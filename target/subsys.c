@@ -254,8 +254,8 @@ void rblk_subsys_destroy(struct rblk_subsystem *ss)
 
 	pthread_mutex_lock(&ss->lock);
 	ss->removing = true;
-	for (struct rblk_ctrl *c = ss->ctrls; c; c = c->next)
-		rblk_ctrl_fatal(c, "subsystem removed");
+	for (struct rblk_tgt_ctrl *c = ss->ctrls; c; c = c->next)
+		rblk_tgt_ctrl_fatal(c, "subsystem removed");
 	pthread_mutex_unlock(&ss->lock);
 
 	/* The transport tears the queues down; the last one frees the controller. */
@@ -377,13 +377,13 @@ void rblk_subsys_set_allow_any(struct rblk_subsystem *ss, bool allow)
 
 static bool cntlid_used(struct rblk_subsystem *ss, uint16_t id)
 {
-	for (struct rblk_ctrl *c = ss->ctrls; c; c = c->next)
+	for (struct rblk_tgt_ctrl *c = ss->ctrls; c; c = c->next)
 		if (c->cntlid == id)
 			return true;
 	return false;
 }
 
-int rblk_subsys_add_ctrl(struct rblk_subsystem *ss, struct rblk_ctrl *ctrl)
+int rblk_subsys_add_ctrl(struct rblk_subsystem *ss, struct rblk_tgt_ctrl *ctrl)
 {
 	const unsigned range = NVMF_CNTLID_MAX - NVMF_CNTLID_MIN + 1;
 	int ret = 0;
@@ -412,10 +412,10 @@ out:
 	return ret;
 }
 
-void rblk_subsys_remove_ctrl(struct rblk_subsystem *ss, struct rblk_ctrl *ctrl)
+void rblk_subsys_remove_ctrl(struct rblk_subsystem *ss, struct rblk_tgt_ctrl *ctrl)
 {
 	pthread_mutex_lock(&ss->lock);
-	for (struct rblk_ctrl **p = &ss->ctrls; *p; p = &(*p)->next) {
+	for (struct rblk_tgt_ctrl **p = &ss->ctrls; *p; p = &(*p)->next) {
 		if (*p == ctrl) {
 			*p = ctrl->next;
 			ss->nr_ctrls--;
@@ -425,13 +425,13 @@ void rblk_subsys_remove_ctrl(struct rblk_subsystem *ss, struct rblk_ctrl *ctrl)
 	pthread_mutex_unlock(&ss->lock);
 }
 
-struct rblk_ctrl *rblk_subsys_get_ctrl(struct rblk_subsystem *ss, uint16_t cntlid,
+struct rblk_tgt_ctrl *rblk_subsys_get_ctrl(struct rblk_subsystem *ss, uint16_t cntlid,
 				       const char *hostnqn)
 {
-	struct rblk_ctrl *found = NULL;
+	struct rblk_tgt_ctrl *found = NULL;
 
 	pthread_mutex_lock(&ss->lock);
-	for (struct rblk_ctrl *c = ss->ctrls; c; c = c->next) {
+	for (struct rblk_tgt_ctrl *c = ss->ctrls; c; c = c->next) {
 		int r;
 
 		if (c->cntlid != cntlid || strcmp(c->hostnqn, hostnqn))
@@ -451,16 +451,16 @@ struct rblk_ctrl *rblk_subsys_get_ctrl(struct rblk_subsystem *ss, uint16_t cntli
 /* ------------------------------------------------------------------------ */
 /* Namespaces.                                                               */
 
-struct rblk_ns *rblk_subsys_get_ns(struct rblk_subsystem *ss, uint32_t nsid)
+struct rblk_tgt_ns *rblk_subsys_get_ns(struct rblk_subsystem *ss, uint32_t nsid)
 {
-	struct rblk_ns *ns;
+	struct rblk_tgt_ns *ns;
 
 	if (!nsid || nsid > ss->max_nsid)
 		return NULL;
 	pthread_rwlock_rdlock(&ss->ns_lock);
 	ns = ss->ns[nsid - 1];
 	if (ns)
-		rblk_ns_get(ns);
+		rblk_tgt_ns_get(ns);
 	pthread_rwlock_unlock(&ss->ns_lock);
 	return ns;
 }
@@ -493,15 +493,15 @@ void rblk_subsys_ns_changed(struct rblk_subsystem *ss, uint32_t nsid)
 {
 	/* ss->lock keeps every listed controller's memory alive (lock order ss -> ctrl). */
 	pthread_mutex_lock(&ss->lock);
-	for (struct rblk_ctrl *c = ss->ctrls; c; c = c->next)
-		rblk_ctrl_ns_changed(c, nsid);
+	for (struct rblk_tgt_ctrl *c = ss->ctrls; c; c = c->next)
+		rblk_tgt_ctrl_ns_changed(c, nsid);
 	pthread_mutex_unlock(&ss->lock);
 }
 
 int rblk_subsys_add_ns(struct rblk_subsystem *ss, const struct rblk_ns_opts *opts,
 		       uint32_t *nsid_out)
 {
-	struct rblk_ns *ns;
+	struct rblk_tgt_ns *ns;
 	uint32_t nsid = opts->nsid;
 	int ret;
 
@@ -513,7 +513,7 @@ int rblk_subsys_add_ns(struct rblk_subsystem *ss, const struct rblk_ns_opts *opt
 		return -EINVAL;
 	}
 	/* Open outside the table lock: it can take a while (probes, O_DIRECT). */
-	ret = rblk_ns_create(ss, opts, nsid, &ns);
+	ret = rblk_tgt_ns_create(ss, opts, nsid, &ns);
 	if (ret)
 		return ret;
 
@@ -542,7 +542,7 @@ int rblk_subsys_add_ns(struct rblk_subsystem *ss, const struct rblk_ns_opts *opt
 	if (ret) {
 		RBLK_ERR("subsystem %s: cannot add namespace %u: %s", ss->nqn, nsid,
 			 ret == -EEXIST ? "nsid in use" : "no free nsid");
-		rblk_ns_destroy(ns);
+		rblk_tgt_ns_destroy(ns);
 		return ret;
 	}
 	RBLK_NOTICE("subsystem %s: namespace %u: %s, %llu blocks of %u bytes%s", ss->nqn, nsid,
@@ -556,7 +556,7 @@ int rblk_subsys_add_ns(struct rblk_subsystem *ss, const struct rblk_ns_opts *opt
 
 int rblk_subsys_remove_ns(struct rblk_subsystem *ss, uint32_t nsid)
 {
-	struct rblk_ns *ns = NULL;
+	struct rblk_tgt_ns *ns = NULL;
 	unsigned spins = 0;
 
 	if (!nsid || nsid > ss->max_nsid)
@@ -573,7 +573,7 @@ int rblk_subsys_remove_ns(struct rblk_subsystem *ss, uint32_t nsid)
 	rblk_subsys_ns_changed(ss, nsid);
 
 	/* Drop the table's reference, then wait for the I/O in flight. */
-	rblk_ns_put(ns);
+	rblk_tgt_ns_put(ns);
 	while (atomic_load_explicit(&ns->refs, memory_order_acquire)) {
 		if (++spins % 10000 == 0)
 			RBLK_WARN("subsystem %s: namespace %u still has %u request(s) in flight",
@@ -581,22 +581,22 @@ int rblk_subsys_remove_ns(struct rblk_subsystem *ss, uint32_t nsid)
 		usleep(100);
 	}
 	pthread_mutex_lock(&ss->lock);
-	rblk_ns_stats_add(&ss->retired, &ns->stats);
+	rblk_tgt_ns_stats_add(&ss->retired, &ns->stats);
 	pthread_mutex_unlock(&ss->lock);
 	RBLK_NOTICE("subsystem %s: namespace %u removed", ss->nqn, nsid);
-	rblk_ns_destroy(ns);
+	rblk_tgt_ns_destroy(ns);
 	return 0;
 }
 
-void rblk_subsys_stats(struct rblk_subsystem *ss, struct rblk_ns_stats *out)
+void rblk_subsys_stats(struct rblk_subsystem *ss, struct rblk_tgt_ns_stats *out)
 {
 	memset(out, 0, sizeof(*out));
 	pthread_mutex_lock(&ss->lock);
-	rblk_ns_stats_add(out, &ss->retired);
+	rblk_tgt_ns_stats_add(out, &ss->retired);
 	pthread_mutex_unlock(&ss->lock);
 	pthread_rwlock_rdlock(&ss->ns_lock);
 	for (uint32_t i = 0; i < ss->max_nsid; i++)
 		if (ss->ns[i])
-			rblk_ns_stats_add(out, &ss->ns[i]->stats);
+			rblk_tgt_ns_stats_add(out, &ss->ns[i]->stats);
 	pthread_rwlock_unlock(&ss->ns_lock);
 }

@@ -3,7 +3,7 @@
  * The public target API (include/rblk/target.h): create/destroy, subsystems,
  * hosts, namespaces, listeners, start/run/stop and statistics. Listening and
  * running go through the transport entry points declared in target/core.h
- * (target/rdma_*.c and target/poll_group.c). Every configuration change that
+ * (target/rdma/ and target/rdma/poll_group.c). Every configuration change that
  * a discovery host can see bumps the discovery generation counter.
  *
  * Ports: a listener exports every subsystem, or (linked_only, what the
@@ -131,7 +131,7 @@ int rblk_target_create(const struct rblk_target_opts *opts, struct rblk_target *
 		snprintf(tgt->backend, sizeof(tgt->backend), "%s", rblk_backend_auto_name(NULL, 0));
 	}
 	tgt->opts.backend = tgt->backend;
-	tgt->created_ms = rblk_now_ms();
+	tgt->created_ms = rblk_clock_ms();
 	tgt->next_portid = 1;
 	atomic_init(&tgt->genctr, 1);
 
@@ -538,9 +538,9 @@ int rblk_target_port_remove_subsystem(struct rblk_target *tgt, uint16_t portid, 
 	 * Connect from creating one here meanwhile (lock order tgt -> ss).
 	 */
 	pthread_mutex_lock(&ss->lock);
-	for (struct rblk_ctrl *c = ss->ctrls; c; c = c->next) {
+	for (struct rblk_tgt_ctrl *c = ss->ctrls; c; c = c->next) {
 		if (c->listener == l) {
-			rblk_ctrl_fatal(c, "subsystem unlinked from the host's port");
+			rblk_tgt_ctrl_fatal(c, "subsystem unlinked from the host's port");
 			dropped++;
 		}
 	}
@@ -608,7 +608,7 @@ static void add_u64(struct json_object *o, const char *k, uint64_t v)
 	json_object_object_add(o, k, json_object_new_uint64(v));
 }
 
-static struct json_object *ctrl_json(struct rblk_ctrl *c)
+static struct json_object *ctrl_json(struct rblk_tgt_ctrl *c)
 {
 	struct json_object *o = json_object_new_object();
 	struct json_object *queues = json_object_new_array();
@@ -639,10 +639,10 @@ static struct json_object *ctrl_json(struct rblk_ctrl *c)
 	return o;
 }
 
-static struct json_object *ns_json(struct rblk_ns *ns)
+static struct json_object *ns_json(struct rblk_tgt_ns *ns)
 {
 	struct json_object *o = json_object_new_object();
-	struct rblk_ns_stats *st = &ns->stats;
+	struct rblk_tgt_ns_stats *st = &ns->stats;
 
 	json_object_object_add(o, "subsystem", json_object_new_string(ns->ss->nqn));
 	add_u64(o, "nsid", ns->nsid);
@@ -665,7 +665,7 @@ static void subsys_json(struct rblk_subsystem *ss, struct json_object *ctrls,
 			struct json_object *nss)
 {
 	pthread_mutex_lock(&ss->lock);
-	for (struct rblk_ctrl *c = ss->ctrls; c; c = c->next)
+	for (struct rblk_tgt_ctrl *c = ss->ctrls; c; c = c->next)
 		json_object_array_add(ctrls, ctrl_json(c));
 	pthread_mutex_unlock(&ss->lock);
 	pthread_rwlock_rdlock(&ss->ns_lock);

@@ -441,7 +441,7 @@ static void test_log_changed_ns(void)
 		aq->sq.ctrl->changed_ns[i] = i + 10;
 	aq->sq.ctrl->nr_changed_ns = 1024;
 	pthread_mutex_unlock(&aq->sq.ctrl->lock);
-	rblk_ctrl_ns_changed(aq->sq.ctrl, 5000);
+	rblk_tgt_ctrl_ns_changed(aq->sq.ctrl, 5000);
 	CU_ASSERT_EQUAL(tt_get_log(aq, NVME_LOG_CHANGED_NS, 0xFFFFFFFF, 0, 4096, false, list), 0);
 	CU_ASSERT_EQUAL(rblk_le32(list[0]), 0xFFFFFFFF);
 	CU_ASSERT_EQUAL(list[1], 0);

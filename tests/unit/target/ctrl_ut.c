@@ -180,7 +180,7 @@ static void test_kato_expiry_disconnects_only_that_ctrl(void)
 						 NULL), 0);
 	}
 	/* Make ctrl 2 look recently active and ctrl 1 idle. */
-	last = rblk_now_ms();
+	last = rblk_clock_ms();
 	atomic_store(&aq->sq.last_cmd_ms, last);
 	atomic_store(&iq->sq.last_cmd_ms, last);
 	atomic_store(&aq2->sq.last_cmd_ms, last + 5000);
@@ -218,7 +218,7 @@ static void test_kato_traffic_rearms(void)
 	setup(1500); /* rounded up to 2 s, as nvmet */
 	iq = tt_queue_create(env, 1, 0);
 	CU_ASSERT_EQUAL_FATAL(tt_connect(iq, TT_SUBNQN, TT_HOSTNQN, 1, 127, cntlid, 0, 0, NULL), 0);
-	t0 = rblk_now_ms();
+	t0 = rblk_clock_ms();
 	atomic_store(&aq->sq.last_cmd_ms, t0);
 	atomic_store(&iq->sq.last_cmd_ms, t0);
 	rblk_sq_tick(&aq->sq, t0 + 1900);
@@ -237,7 +237,7 @@ static void test_kato_traffic_rearms(void)
 static void test_kato_zero_never_expires(void)
 {
 	setup(0);
-	rblk_sq_tick(&aq->sq, rblk_now_ms() + 10ull * 24 * 3600 * 1000);
+	rblk_sq_tick(&aq->sq, rblk_clock_ms() + 10ull * 24 * 3600 * 1000);
 	CU_ASSERT_EQUAL(aq->disconnects, 0);
 	teardown();
 }
@@ -248,7 +248,7 @@ static void test_kato_set_features_applies(void)
 
 	setup(0);
 	CU_ASSERT_EQUAL(tt_set_features(aq, NVME_FEAT_KATO, 1000, NULL), 0);
-	t0 = rblk_now_ms();
+	t0 = rblk_clock_ms();
 	atomic_store(&aq->sq.last_cmd_ms, t0);
 	rblk_sq_tick(&aq->sq, t0 + 1001);
 	CU_ASSERT_EQUAL(aq->disconnects, 1);
@@ -263,7 +263,7 @@ static void test_discovery_default_kato(void)
 	setup(0);
 	dq = tt_queue_create(env, 0, 32);
 	CU_ASSERT_NOT_EQUAL_FATAL(tt_admin_bringup(dq, NVME_DISC_SUBSYS_NAME, TT_HOSTNQN, 0), 0);
-	t0 = rblk_now_ms();
+	t0 = rblk_clock_ms();
 	atomic_store(&dq->sq.last_cmd_ms, t0);
 	rblk_sq_tick(&dq->sq, t0 + 119000);
 	CU_ASSERT_EQUAL(dq->disconnects, 0);

@@ -179,34 +179,34 @@ static void test_nqn_policy(void)
 static void test_cntlid_allocation(void)
 {
 	struct rblk_subsystem *ss;
-	struct rblk_ctrl *c[4];
+	struct rblk_tgt_ctrl *c[4];
 	uint8_t hostid[16] = { 0 };
 
 	setup();
 	ss = tt_add_subsys(env, TT_SUBNQN, NULL, NULL);
 	for (int i = 0; i < 3; i++)
-		CU_ASSERT_EQUAL_FATAL(rblk_ctrl_create(ss, TT_HOSTNQN, hostid, 0, &c[i]), 0);
+		CU_ASSERT_EQUAL_FATAL(rblk_tgt_ctrl_create(ss, TT_HOSTNQN, hostid, 0, &c[i]), 0);
 	CU_ASSERT_EQUAL(c[0]->cntlid, 1);
 	CU_ASSERT_EQUAL(c[1]->cntlid, 2);
 	CU_ASSERT_EQUAL(c[2]->cntlid, 3);
 	CU_ASSERT_PTR_EQUAL(rblk_subsys_get_ctrl(ss, 2, TT_HOSTNQN), c[1]);
-	rblk_ctrl_put(c[1]);
+	rblk_tgt_ctrl_put(c[1]);
 	CU_ASSERT_PTR_NULL(rblk_subsys_get_ctrl(ss, 2, TT_HOSTNQN2));
 	CU_ASSERT_PTR_NULL(rblk_subsys_get_ctrl(ss, 9, TT_HOSTNQN));
 	/* Cyclic: a freed cntlid is not handed out again at once. */
-	rblk_ctrl_put(c[1]);
+	rblk_tgt_ctrl_put(c[1]);
 	CU_ASSERT_EQUAL(ss->nr_ctrls, 2);
-	CU_ASSERT_EQUAL_FATAL(rblk_ctrl_create(ss, TT_HOSTNQN, hostid, 0, &c[1]), 0);
+	CU_ASSERT_EQUAL_FATAL(rblk_tgt_ctrl_create(ss, TT_HOSTNQN, hostid, 0, &c[1]), 0);
 	CU_ASSERT_EQUAL(c[1]->cntlid, 4);
 	/* Wrap-around at 0xFFEF skips ids in use. */
 	ss->next_cntlid = 0xFFEF;
-	CU_ASSERT_EQUAL_FATAL(rblk_ctrl_create(ss, TT_HOSTNQN, hostid, 0, &c[3]), 0);
+	CU_ASSERT_EQUAL_FATAL(rblk_tgt_ctrl_create(ss, TT_HOSTNQN, hostid, 0, &c[3]), 0);
 	CU_ASSERT_EQUAL(c[3]->cntlid, 0xFFEF);
-	rblk_ctrl_put(c[3]);
-	CU_ASSERT_EQUAL_FATAL(rblk_ctrl_create(ss, TT_HOSTNQN, hostid, 0, &c[3]), 0);
+	rblk_tgt_ctrl_put(c[3]);
+	CU_ASSERT_EQUAL_FATAL(rblk_tgt_ctrl_create(ss, TT_HOSTNQN, hostid, 0, &c[3]), 0);
 	CU_ASSERT_EQUAL(c[3]->cntlid, 2); /* 1 is taken */
 	for (int i = 0; i < 4; i++)
-		rblk_ctrl_put(c[i]);
+		rblk_tgt_ctrl_put(c[i]);
 	CU_ASSERT_EQUAL(ss->nr_ctrls, 0);
 	teardown();
 }
@@ -263,11 +263,11 @@ static void test_namespace_table(void)
 	CU_ASSERT_PTR_NULL(rblk_subsys_get_ns(ss, 0));
 	CU_ASSERT_PTR_NULL(rblk_subsys_get_ns(ss, 0xFFFFFFFF));
 	{
-		struct rblk_ns *ns = rblk_subsys_get_ns(ss, 3);
+		struct rblk_tgt_ns *ns = rblk_subsys_get_ns(ss, 3);
 
 		CU_ASSERT_PTR_NOT_NULL_FATAL(ns);
 		CU_ASSERT_EQUAL(atomic_load(&ns->refs), 2);
-		rblk_ns_put(ns);
+		rblk_tgt_ns_put(ns);
 	}
 	/* Namespaces belong to NVM subsystems only. */
 	CU_ASSERT_EQUAL(rblk_subsystem_add_namespace(env->tgt->disc, &no, &nsid), -EINVAL);

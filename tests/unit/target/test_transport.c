@@ -190,7 +190,7 @@ void tt_req_release(struct tt_req *tr)
 
 void tt_queue_destroy(struct tt_queue *q)
 {
-	uint64_t deadline = rblk_now_ms() + 10000;
+	uint64_t deadline = rblk_clock_ms() + 10000;
 	bool busy;
 
 	if (!q)
@@ -202,7 +202,7 @@ void tt_queue_destroy(struct tt_queue *q)
 		busy = false;
 		for (int i = 0; i < TT_MAX_REQS; i++)
 			busy |= q->reqs[i].busy && !q->reqs[i].done;
-	} while (busy && rblk_now_ms() < deadline);
+	} while (busy && rblk_clock_ms() < deadline);
 	rblk_sq_destroy(&q->sq);
 	tt_pump(q->env);
 	for (int i = 0; i < TT_MAX_REQS; i++)
@@ -291,13 +291,13 @@ struct tt_req *tt_send(struct tt_queue *q, const struct nvme_sqe *sqe, const voi
 uint16_t tt_cmd(struct tt_queue *q, const struct nvme_sqe *sqe, const void *data, size_t len,
 		struct nvme_cqe *cqe, void *out, size_t outlen)
 {
-	uint64_t deadline = rblk_now_ms() + 10000;
+	uint64_t deadline = rblk_clock_ms() + 10000;
 	struct tt_req *tr = tt_send(q, sqe, data, len);
 	uint16_t status;
 
 	if (!tr)
 		return 0xFFFF;
-	while (!tr->done && rblk_now_ms() < deadline)
+	while (!tr->done && rblk_clock_ms() < deadline)
 		tt_pump(q->env);
 	if (!tr->done)
 		return 0xFFFF;

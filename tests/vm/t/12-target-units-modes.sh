@@ -7,7 +7,7 @@
 set -u
 . "${RBLK_VM_LIB:-$(dirname "$0")/../lib.sh}"
 
-TGT=$(rblk_bin target/rblk-target)
+TGT=$(rblk_bin daemon/rblk-target)
 NQN=nqn.2024-01.io.rblk:units
 need_cmd nvme nvme-cli
 need_cmd fio fio

@@ -8,7 +8,7 @@
 set -u
 . "${RBLK_VM_LIB:-$(dirname "$0")/../lib.sh}"
 
-TGT=$(rblk_bin target/rblk-target)
+TGT=$(rblk_bin daemon/rblk-target)
 NQN=nqn.2024-01.io.rblk:idle
 HZ=$(getconf CLK_TCK)
 need_cmd nvme nvme-cli

@@ -9,7 +9,7 @@
 set -u
 . "${RBLK_VM_LIB:-$(dirname "$0")/../lib.sh}"
 
-TGT=$(rblk_bin target/rblk-target)
+TGT=$(rblk_bin daemon/rblk-target)
 NQN1=nqn.2024-01.io.rblk:one
 NQN2=nqn.2024-01.io.rblk:two
 H1=nqn.2014-08.org.nvmexpress:uuid:00000000-0000-4000-8000-0000000000a1

@@ -1,7 +1,7 @@
 #!/bin/bash
 # 20-init-kernel-target: the rblk initiator library against the Linux kernel target
 # (nvmet-rdma) exporting a memory-backed null_blk on 10.99.0.1:4420, reached from
-# 10.99.0.2 (rxe1 -> rxe0). rblk-init-io (initiator/tools/init_io.c) discovers,
+# 10.99.0.2 (rxe1 -> rxe0). rblk-init-io (tests/func/init_io.c) discovers,
 # connects, identifies, writes and verifies a pattern with registered buffers, with
 # unregistered (bounced) buffers, with the synchronous calls and with FUA; runs Flush,
 # Write Zeroes, Deallocate and an out-of-range read; then data crosses between rblk and
@@ -10,7 +10,7 @@
 set -u
 . "${RBLK_VM_LIB:-$(dirname "$0")/../lib.sh}"
 need_cmd nvme nvme-cli
-IO=$(rblk_bin initiator/rblk-init-io)
+IO=$(rblk_bin tests/func/rblk-init-io)
 NQN=nqn.2024-01.io.rblk:init-kernel
 A="-a $VM_ADDR0 -w $VM_ADDR1 -n $NQN"
 

@@ -10,8 +10,8 @@
 set -u
 . "${RBLK_VM_LIB:-$(dirname "$0")/../lib.sh}"
 need_cmd nvme nvme-cli
-IO=$(rblk_bin initiator/rblk-init-io)
-TGT=$(rblk_bin target/rblk-target)
+IO=$(rblk_bin tests/func/rblk-init-io)
+TGT=$(rblk_bin daemon/rblk-target)
 NQN=nqn.2024-01.io.rblk:init-rblk
 A="-a $VM_ADDR0 -w $VM_ADDR1 -n $NQN"
 

@@ -9,7 +9,7 @@
 # vm-timeout: 600
 set -u
 . "${RBLK_VM_LIB:-$(dirname "$0")/../lib.sh}"
-IO=$(rblk_bin initiator/rblk-init-io)
+IO=$(rblk_bin tests/func/rblk-init-io)
 NQN=nqn.2024-01.io.rblk:init-reconnect
 A="-a $VM_ADDR0 -w $VM_ADDR1 -n $NQN"
 

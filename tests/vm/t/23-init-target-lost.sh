@@ -9,8 +9,8 @@
 # vm-timeout: 400
 set -u
 . "${RBLK_VM_LIB:-$(dirname "$0")/../lib.sh}"
-IO=$(rblk_bin initiator/rblk-init-io)
-TGT=$(rblk_bin target/rblk-target)
+IO=$(rblk_bin tests/func/rblk-init-io)
+TGT=$(rblk_bin daemon/rblk-target)
 NQN=nqn.2024-01.io.rblk:init-lost
 
 expect_lost() {

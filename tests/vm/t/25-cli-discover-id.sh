@@ -8,8 +8,8 @@
 set -u
 . "${RBLK_VM_LIB:-$(dirname "$0")/../lib.sh}"
 
-RBLK=$(rblk_bin initiator/rblk)
-TGT=$(rblk_bin target/rblk-target)
+RBLK=$(rblk_bin cli/rblk)
+TGT=$(rblk_bin daemon/rblk-target)
 need_cmd nvme nvme-cli
 need_cmd jq jq
 modprobe nvme_rdma || die "modprobe nvme_rdma failed"	# nvme discover needs nvme-fabrics

@@ -7,8 +7,8 @@
 set -u
 . "${RBLK_VM_LIB:-$(dirname "$0")/../lib.sh}"
 
-RBLK=$(rblk_bin initiator/rblk)
-TGT=$(rblk_bin target/rblk-target)
+RBLK=$(rblk_bin cli/rblk)
+TGT=$(rblk_bin daemon/rblk-target)
 need_cmd nvme nvme-cli
 need_cmd jq jq
 NQN_R=nqn.2024-01.io.rblk:rw-rblk

@@ -9,8 +9,8 @@
 set -u
 . "${RBLK_VM_LIB:-$(dirname "$0")/../lib.sh}"
 
-RBLK=$(rblk_bin initiator/rblk)
-TGT=$(rblk_bin target/rblk-target)
+RBLK=$(rblk_bin cli/rblk)
+TGT=$(rblk_bin daemon/rblk-target)
 need_cmd jq jq
 NQN=nqn.2024-01.io.rblk:bench
 C="-t rdma -a $VM_ADDR0 -s 4420 -n $NQN -w $VM_ADDR1 -N 1 --no-progress"

@@ -10,8 +10,8 @@
 set -u
 . "${RBLK_VM_LIB:-$(dirname "$0")/../lib.sh}"
 
-RBLK=$(rblk_bin initiator/rblk)
-TGT=$(rblk_bin target/rblk-target)
+RBLK=$(rblk_bin cli/rblk)
+TGT=$(rblk_bin daemon/rblk-target)
 need_cmd jq jq
 need_cmd mkfs.ext4 e2fsprogs
 NQN=nqn.2024-01.io.rblk:attach

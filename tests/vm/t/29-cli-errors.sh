@@ -8,8 +8,8 @@
 set -u
 . "${RBLK_VM_LIB:-$(dirname "$0")/../lib.sh}"
 
-RBLK=$(rblk_bin initiator/rblk)
-TGT=$(rblk_bin target/rblk-target)
+RBLK=$(rblk_bin cli/rblk)
+TGT=$(rblk_bin daemon/rblk-target)
 need_cmd jq jq
 OPEN=nqn.2024-01.io.rblk:errors-open
 CLOSED=nqn.2024-01.io.rblk:errors-closed

@@ -14,7 +14,7 @@ set -u
 	skip "the fio plugin is not built in $RBLK_BUILD (configure with -DRBLK_FIO_PLUGIN=ON)"
 . "$RBLK_BUILD/fio-plugin/vm_fio_lib.sh" || exit 1
 
-TGT=$(rblk_bin target/rblk-target) || exit 1
+TGT=$(rblk_bin daemon/rblk-target) || exit 1
 NQN=nqn.2024-01.io.rblk:fio-plugin
 truncate -s 256M "$T_WORK/disk1.img"
 truncate -s 64M "$T_WORK/disk2.img"

@@ -8,7 +8,7 @@
 set -u
 . "${RBLK_VM_LIB:-$(dirname "$0")/../lib.sh}"
 
-TGT=$(rblk_bin target/rblk-target) || exit 1
+TGT=$(rblk_bin daemon/rblk-target) || exit 1
 NQN=nqn.2024-01.io.rblk:persist
 need_cmd nvme nvme-cli
 need_cmd mkfs.ext4 e2fsprogs

@@ -7,7 +7,7 @@
 set -u
 . "${RBLK_VM_LIB:-$(dirname "$0")/../lib.sh}"
 
-TGT=$(rblk_bin target/rblk-target) || exit 1
+TGT=$(rblk_bin daemon/rblk-target) || exit 1
 NQN=nqn.2024-01.io.rblk:guarded
 GOOD=nqn.2014-08.org.nvmexpress:uuid:11111111-2222-3333-4444-555555555555
 BAD=nqn.2014-08.org.nvmexpress:uuid:99999999-8888-7777-6666-555555555555

@@ -10,8 +10,8 @@
 set -u
 . "${RBLK_VM_LIB:-$(dirname "$0")/../lib.sh}"
 
-TGT=$(rblk_bin target/rblk-target) || exit 1
-INIT=$(rblk_bin initiator/rblk-init-io) || exit 1
+TGT=$(rblk_bin daemon/rblk-target) || exit 1
+INIT=$(rblk_bin tests/func/rblk-init-io) || exit 1
 NQN=nqn.2024-01.io.rblk:kato
 GONE=nqn.2024-01.io.rblk:host-that-vanishes
 need_cmd nvme nvme-cli

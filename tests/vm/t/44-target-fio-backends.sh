@@ -9,7 +9,7 @@
 set -u
 . "${RBLK_VM_LIB:-$(dirname "$0")/../lib.sh}"
 
-TGT=$(rblk_bin target/rblk-target) || exit 1
+TGT=$(rblk_bin daemon/rblk-target) || exit 1
 NQN=nqn.2024-01.io.rblk:fio
 need_cmd nvme nvme-cli
 need_cmd fio fio

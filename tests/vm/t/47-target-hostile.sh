@@ -14,9 +14,9 @@
 set -u
 . "${RBLK_VM_LIB:-$(dirname "$0")/../lib.sh}"
 
-TGT=$(rblk_bin target/rblk-target) || exit 1
+TGT=$(rblk_bin daemon/rblk-target) || exit 1
 EVIL=$(rblk_bin tests/func/evil_host) || exit 1
-IO=$(rblk_bin initiator/rblk-init-io) || exit 1
+IO=$(rblk_bin tests/func/rblk-init-io) || exit 1
 NQN=nqn.2024-01.io.rblk:hostile
 LOG=$T_WORK/target.log
 # The target's limits, passed to both so evil_host knows where the edges are.

@@ -1,0 +1,388 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Command-line parsing shared by the verbs (see cli/args.h): numbers, the
+ * output format, nvme-cli connection flags and SPDK transport-ID strings.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cli/cli.h"
+#include "cli/args.h"
+
+int rblk_cli_parse_format(const char *s, enum cli_fmt *out)
+{
+	if (!strcmp(s, "normal")) {
+		*out = CLI_FMT_NORMAL;
+		return 0;
+	}
+	if (!strcmp(s, "json")) {
+		*out = CLI_FMT_JSON;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+int rblk_cli_parse_size(const char *s, uint64_t *out)
+{
+	static const struct {
+		const char *sfx;
+		unsigned shift;
+	} sfx[] = {
+		{ "", 0 },	{ "k", 10 },	{ "K", 10 },	{ "KiB", 10 },	{ "KB", 10 },
+		{ "m", 20 },	{ "M", 20 },	{ "MiB", 20 },	{ "MB", 20 },	{ "g", 30 },
+		{ "G", 30 },	{ "GiB", 30 },	{ "GB", 30 },	{ "t", 40 },	{ "T", 40 },
+		{ "TiB", 40 },	{ "TB", 40 },
+	};
+	unsigned long long v;
+	char *end;
+
+	if (!s || !*s || *s == '-' || isspace((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno == ERANGE)
+		return -ERANGE;
+	if (end == s)
+		return -EINVAL;
+	for (size_t i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++) {
+		if (strcmp(end, sfx[i].sfx))
+			continue;
+		if (sfx[i].shift && v > (UINT64_MAX >> sfx[i].shift))
+			return -ERANGE;
+		*out = (uint64_t)v << sfx[i].shift;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+int rblk_cli_parse_long(const char *s, long min, long max, long *out)
+{
+	long v;
+	char *end;
+
+	if (!s || !*s || isspace((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtol(s, &end, 0);
+	if (*end)
+		return -EINVAL;
+	if (errno == ERANGE || v < min || v > max)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+int rblk_cli_parse_seconds(const char *s, double *out)
+{
+	double v;
+	char *end;
+
+	if (!s || !*s || isspace((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (*end == 's' && end[1] == '\0')
+		end++;
+	if (*end || errno || !isfinite(v))
+		return -EINVAL;
+	if (v < 0)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+int rblk_cli_parse_nsid(const char *s, uint32_t *out)
+{
+	long v;
+	int ret = rblk_cli_parse_long(s, 1, 0xFFFFFFFEL, &v);
+
+	if (ret)
+		return ret;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+bool rblk_cli_uuid_valid(const char *s)
+{
+	static const char form[] = "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx";
+
+	if (strlen(s) != sizeof(form) - 1)
+		return false;
+	for (size_t i = 0; form[i]; i++) {
+		if (form[i] == '-' ? s[i] != '-' : !isxdigit((unsigned char)s[i]))
+			return false;
+	}
+	return true;
+}
+
+const char rblk_cli_conn_help[] =
+	"Connection:\n"
+	"  -t, --transport=rdma          transport type (only rdma)\n"
+	"  -a, --traddr=ADDR             target address (IPv4/IPv6)\n"
+	"  -s, --trsvcid=PORT            target port (default 4420)\n"
+	"  -n, --nqn=SUBNQN              subsystem NQN\n"
+	"  -q, --hostnqn=NQN             host NQN (default /etc/nvme/hostnqn, else generated)\n"
+	"  -I, --hostid=UUID             host ID (default /etc/nvme/hostid)\n"
+	"  -w, --host-traddr=ADDR        local source address (selects the RDMA device)\n"
+	"  -Q, --queue-size=N            I/O queue entries, 16..1024 (default 128)\n"
+	"  -i, --nr-io-queues=N          I/O queues (default: online CPUs, capped by the target)\n"
+	"  -k, --keep-alive-tmo=SEC      keep-alive timeout (default 5)\n"
+	"  -c, --reconnect-delay=SEC     delay between reconnect attempts (default 10)\n"
+	"  -l, --ctrl-loss-tmo=SEC       give up reconnecting after SEC, -1 = never (default 600)\n"
+	"  -r, --trid='KEY=VAL ...'      SPDK transport ID: trtype=RDMA adrfam=IPv4 traddr=ADDR\n"
+	"                                trsvcid=PORT subnqn=NQN [hostnqn=NQN] [hostaddr=ADDR] [ns=N]\n"
+	"                                (key:value works too; later flags override earlier ones)\n";
+
+void rblk_cli_conn_init(struct cli_conn *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->kato = -1;
+	c->reconnect_delay = -1;
+	c->ctrl_loss_tmo = -2;
+}
+
+void rblk_cli_conn_fini(struct cli_conn *c)
+{
+	for (unsigned i = 0; i < c->n_trid; i++)
+		free(c->trid_copy[i]);
+	c->n_trid = 0;
+}
+
+static int bad_value(int opt, const char *arg, const char *why)
+{
+	return rblk_cli_usage_err("invalid value '%s' for -%c: %s", arg, opt, why);
+}
+
+static int check_port(const char *s)
+{
+	long port;
+
+	return rblk_cli_parse_long(s, 1, 65535, &port);
+}
+
+int rblk_cli_conn_opt(struct cli_conn *c, int opt, const char *arg)
+{
+	char why[160];
+	long v;
+
+	switch (opt) {
+	case 't':
+		if (strcasecmp(arg, "rdma"))
+			return bad_value(opt, arg, "only the rdma transport is supported");
+		c->transport = arg;
+		return 1;
+	case 'a':
+		if (!*arg)
+			return bad_value(opt, arg, "empty address");
+		c->traddr = arg;
+		return 1;
+	case 's':
+		if (check_port(arg))
+			return bad_value(opt, arg, "a port number 1..65535");
+		c->trsvcid = arg;
+		return 1;
+	case 'n':
+		if (!*arg || strlen(arg) > RBLK_NQN_MAX)
+			return bad_value(opt, arg, "an NQN of 1..223 bytes");
+		c->subnqn = arg;
+		return 1;
+	case 'q':
+		if (!*arg || strlen(arg) > RBLK_NQN_MAX)
+			return bad_value(opt, arg, "an NQN of 1..223 bytes");
+		c->hostnqn = arg;
+		return 1;
+	case 'I':
+		if (!rblk_cli_uuid_valid(arg))
+			return bad_value(opt, arg, "a UUID (xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)");
+		c->hostid = arg;
+		return 1;
+	case 'w':
+		if (!*arg)
+			return bad_value(opt, arg, "empty address");
+		c->host_traddr = arg;
+		return 1;
+	case 'Q':
+		if (rblk_cli_parse_long(arg, 16, 1024, &v))
+			return bad_value(opt, arg, "16..1024 entries");
+		c->queue_size = v;
+		return 1;
+	case 'i':
+		if (rblk_cli_parse_long(arg, 1, 1024, &v))
+			return bad_value(opt, arg, "1..1024 queues");
+		c->nr_io_queues = v;
+		return 1;
+	case 'k':
+		if (rblk_cli_parse_long(arg, 0, 65535, &v))
+			return bad_value(opt, arg, "0..65535 seconds");
+		c->kato = v;
+		return 1;
+	case 'c':
+		if (rblk_cli_parse_long(arg, 1, INT32_MAX, &v))
+			return bad_value(opt, arg, "a positive number of seconds");
+		c->reconnect_delay = v;
+		return 1;
+	case 'l':
+		if (rblk_cli_parse_long(arg, -1, INT32_MAX, &v))
+			return bad_value(opt, arg, "seconds, or -1 for never");
+		c->ctrl_loss_tmo = v;
+		return 1;
+	case 'r':
+		if (rblk_cli_parse_trid(c, arg, why, sizeof(why)))
+			return rblk_cli_usage_err("invalid transport ID '%s': %s", arg, why);
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* The earliest '=' or ':' splits key from value (IPv6 values keep their colons). */
+static char *split_kv(char *tok)
+{
+	char *eq = strchr(tok, '='), *colon = strchr(tok, ':');
+
+	if (!eq || (colon && colon < eq))
+		eq = colon;
+	if (!eq)
+		return NULL;
+	*eq = '\0';
+	return eq + 1;
+}
+
+int rblk_cli_parse_trid(struct cli_conn *c, const char *s, char *why, size_t whylen)
+{
+	struct cli_conn t = *c;	/* committed to @c only when the whole string is valid */
+	const char *adrfam = NULL;
+	char *copy, *save = NULL, *tok;
+
+	if (c->n_trid == CLI_TRID_MAX) {
+		snprintf(why, whylen, "at most %d transport IDs", CLI_TRID_MAX);
+		return -EINVAL;
+	}
+	copy = strdup(s);
+	if (!copy) {
+		snprintf(why, whylen, "out of memory");
+		return -EINVAL;
+	}
+	/* Strings point into the copy, which lives as long as @c. */
+	for (tok = strtok_r(copy, " \t\n", &save); tok; tok = strtok_r(NULL, " \t\n", &save)) {
+		char *val = split_kv(tok);
+
+		if (!val || !*tok) {
+			snprintf(why, whylen, "'%s' is not KEY=VALUE", tok);
+			goto err;
+		}
+		if (!*val) {
+			snprintf(why, whylen, "%s has an empty value", tok);
+			goto err;
+		}
+		if (!strcasecmp(tok, "trtype")) {
+			if (strcasecmp(val, "rdma")) {
+				snprintf(why, whylen, "trtype %s: only RDMA is supported", val);
+				goto err;
+			}
+			t.transport = val;
+		} else if (!strcasecmp(tok, "adrfam")) {
+			if (strcasecmp(val, "ipv4") && strcasecmp(val, "ipv6")) {
+				snprintf(why, whylen, "adrfam %s: IPv4 or IPv6", val);
+				goto err;
+			}
+			adrfam = val;
+		} else if (!strcasecmp(tok, "traddr")) {
+			t.traddr = val;
+		} else if (!strcasecmp(tok, "trsvcid")) {
+			if (check_port(val)) {
+				snprintf(why, whylen, "trsvcid %s: a port number 1..65535", val);
+				goto err;
+			}
+			t.trsvcid = val;
+		} else if (!strcasecmp(tok, "subnqn")) {
+			if (strlen(val) > RBLK_NQN_MAX) {
+				snprintf(why, whylen, "subnqn longer than 223 bytes");
+				goto err;
+			}
+			t.subnqn = val;
+		} else if (!strcasecmp(tok, "hostnqn")) {
+			if (strlen(val) > RBLK_NQN_MAX) {
+				snprintf(why, whylen, "hostnqn longer than 223 bytes");
+				goto err;
+			}
+			t.hostnqn = val;
+		} else if (!strcasecmp(tok, "hostaddr")) {
+			t.host_traddr = val;
+		} else if (!strcasecmp(tok, "ns")) {
+			if (rblk_cli_parse_nsid(val, &t.nsid)) {
+				snprintf(why, whylen, "ns %s: a namespace ID 1..4294967294", val);
+				goto err;
+			}
+			t.have_nsid = true;
+		} else {
+			snprintf(why, whylen,
+				 "unknown key '%s' (trtype, adrfam, traddr, trsvcid, subnqn, hostnqn, hostaddr, ns)",
+				 tok);
+			goto err;
+		}
+	}
+	if (adrfam && t.traddr) {
+		bool v6 = strchr(t.traddr, ':') != NULL;
+
+		if (v6 != !strcasecmp(adrfam, "ipv6")) {
+			snprintf(why, whylen, "adrfam %s does not match traddr %s", adrfam, t.traddr);
+			goto err;
+		}
+	}
+	t.trid_copy[t.n_trid++] = copy;
+	*c = t;
+	return 0;
+err:
+	free(copy);
+	return -EINVAL;
+}
+
+int rblk_cli_conn_finish(struct cli_conn *c, const char *default_nqn, struct rblk_connect_opts *opts)
+{
+	rblk_connect_opts_init(opts);
+	if (!c->traddr)
+		return rblk_cli_usage_err("no target address: give -a ADDR (or -r 'traddr=ADDR ...')");
+	if (!c->subnqn && !default_nqn)
+		return rblk_cli_usage_err("no subsystem NQN: give -n NQN (or -r 'subnqn=NQN ...')");
+	opts->traddr = c->traddr;
+	if (c->trsvcid)
+		opts->trsvcid = c->trsvcid;
+	opts->subnqn = c->subnqn ? c->subnqn : default_nqn;
+	opts->hostnqn = c->hostnqn;
+	opts->hostid = c->hostid;
+	opts->host_traddr = c->host_traddr;
+	if (c->queue_size)
+		opts->queue_size = (uint32_t)c->queue_size;
+	if (c->nr_io_queues)
+		opts->nr_io_queues = (uint32_t)c->nr_io_queues;
+	if (c->kato >= 0)
+		opts->keep_alive_tmo = (uint32_t)c->kato;
+	if (c->reconnect_delay >= 0)
+		opts->reconnect_delay = (int32_t)c->reconnect_delay;
+	if (c->ctrl_loss_tmo >= -1)
+		opts->ctrl_loss_tmo = (int32_t)c->ctrl_loss_tmo;
+	return CLI_EXIT_OK;
+}
+
+void rblk_cli_getopt_reset(void)
+{
+	optind = 0;	/* glibc: 0 re-initialises, so verbs can be run twice in one process */
+	opterr = 0;
+}
+
+int rblk_cli_bad_option(int ret, int argc, char **argv)
+{
+	const char *arg = optind > 0 && optind <= argc ? argv[optind - 1] : "?";
+
+	if (ret == ':')
+		return rblk_cli_usage_err("option '%s' needs a value", arg);
+	if (optopt)
+		return rblk_cli_usage_err("unknown option '-%c'", optopt);
+	return rblk_cli_usage_err("unknown option '%s'", arg);
+}

@@ -1,0 +1,547 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `rblk attach` and `rblk detach`: a remote namespace as /dev/nbdN.
+ *
+ * attach connects the controller, makes one socket pair per --connections,
+ * starts one serving thread per pair (each with its own queue pair, see
+ * cli/nbd/rblk.c), and hands the other ends to the kernel with NBD_CMD_CONNECT
+ * over netlink (cli/nbd/netlink.c). It then waits: SIGINT/SIGTERM disconnect the
+ * device (NBD_CMD_DISCONNECT; the kernel sends NBD_CMD_DISC on every socket
+ * and the threads finish what is in flight), and so does `rblk detach` from
+ * elsewhere. --daemon forks before anything touches RDMA (registered memory
+ * and fork do not mix) and the parent reports the device and exits.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/args.h"
+#include "cli/output.h"
+#include "cli/nbd/netlink.h"
+#include "cli/nbd/rblk.h"
+#include "protocol/nvme.h"
+
+#define MAX_CONNECTIONS 64
+
+struct conn_thread {
+	pthread_t tid;
+	struct rblk_nbd_serve_opts o;
+	struct rblk_nbd_conn_stats stats;
+	int ret;
+	int done_fd;
+	bool started;
+};
+
+struct attach_args {
+	long connections, queue_depth, index;
+	double timeout, dead_conn_timeout;
+	bool read_only, daemon;
+};
+
+static void attach_usage(FILE *f)
+{
+	fprintf(f, "Usage: rblk attach -t rdma -a ADDR [-s PORT] -n SUBNQN [-N NSID] [--connections=N]\n"
+		   "                   [--queue-depth=N] [--index=N] [--read-only] [--timeout=SEC]\n"
+		   "                   [--daemon] [-o json]\n\n"
+		   "Makes the namespace a local block device, /dev/nbdN, through the kernel's NBD\n"
+		   "driver configured over netlink (needs root and the nbd module). Prints the\n"
+		   "device, then serves it until SIGINT/SIGTERM or `rblk detach /dev/nbdN`, which\n"
+		   "disconnect cleanly. While the library reconnects to a lost target, I/O waits;\n"
+		   "after --ctrl-loss-tmo it fails with EIO.\n\n");
+	fputs(rblk_cli_conn_help, f);
+	fprintf(f, "Device:\n"
+		   "  -N, --nsid=NSID               namespace (default: the only one)\n"
+		   "      --connections=N           sockets, each with its own thread and I/O queue (default 1)\n"
+		   "      --queue-depth=N           requests in flight per connection (default 32)\n"
+		   "      --index=N                 use /dev/nbdN (default: the first free one)\n"
+		   "      --read-only               export read-only (always so for a write-protected namespace)\n"
+		   "      --timeout=SEC             kernel request timeout (default: none, requests wait)\n"
+		   "      --dead-conn-timeout=SEC   how long the kernel waits for a dead connection\n"
+		   "      --daemon                  detach from the terminal once the device is up\n");
+	fputs(rblk_cli_common_help, f);
+	fputc('\n', f);
+	rblk_cli_print_exit_codes(f);
+	fprintf(f, "\nExamples:\n"
+		   "  modprobe nbd\n"
+		   "  rblk attach -t rdma -a 192.0.2.10 -n nqn.2024-01.io.example:disk0 -N 1 --daemon\n"
+		   "  rblk attach -a 192.0.2.10 -n NQN --connections 4 -o json --daemon | jq -r .device\n"
+		   "  rblk detach /dev/nbd0\n");
+}
+
+static void detach_usage(FILE *f)
+{
+	fprintf(f, "Usage: rblk detach /dev/nbdN [-o json]\n\n"
+		   "Disconnects an NBD device (NBD_CMD_DISCONNECT over netlink); the `rblk attach`\n"
+		   "serving it finishes the requests in flight and exits. Waits until the device\n"
+		   "is free (10 s at most).\n\n");
+	fputs(rblk_cli_common_help, f);
+	fputc('\n', f);
+	rblk_cli_print_exit_codes(f);
+	fprintf(f, "\nExamples:\n  rblk detach /dev/nbd0\n");
+}
+
+static void *conn_main(void *arg)
+{
+	struct conn_thread *t = arg;
+	uint64_t one = 1;
+
+	t->ret = rblk_nbd_serve(&t->o, &t->stats);
+	if (write(t->done_fd, &one, sizeof(one)) < 0) {
+		/* the main thread will still join us */
+	}
+	return NULL;
+}
+
+/* Bytes written to @fd in --daemon mode tell the waiting parent how it went: "0 /dev/nbd3" or "CODE". */
+static void tell_parent(int fd, int code, const char *dev)
+{
+	char msg[64];
+	int n;
+
+	if (fd < 0)
+		return;
+	n = snprintf(msg, sizeof(msg), "%d %s\n", code, dev ? dev : "-");
+	if (write(fd, msg, (size_t)n) < 0) {
+		/* the parent is gone; nothing to tell */
+	}
+	close(fd);
+}
+
+/* --daemon: fork now; the parent waits for the child's report and exits with it. */
+static int daemonize(int *report_fd)
+{
+	int p[2];
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC))
+		return -errno;
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid > 0) {
+		char buf[64] = "";
+		ssize_t n;
+		int code = CLI_EXIT_FAILURE;
+
+		close(p[1]);
+		n = read(p[0], buf, sizeof(buf) - 1);
+		if (n > 0) {
+			buf[n] = '\0';
+			code = atoi(buf);
+		}
+		_exit(code);
+	}
+	close(p[0]);
+	setsid();
+	*report_fd = p[1];
+	return 0;
+}
+
+static void print_attached(enum cli_fmt fmt, const char *dev, int index, const struct rblk_connect_opts *o,
+			   uint32_t nsid, uint64_t size, uint32_t lbs, unsigned nconn, bool ro)
+{
+	if (fmt == CLI_FMT_JSON) {
+		struct json_object *j = json_object_new_object();
+
+		json_object_object_add(j, "device", json_object_new_string(dev));
+		json_object_object_add(j, "index", json_object_new_int(index));
+		json_object_object_add(j, "subnqn", json_object_new_string(o->subnqn));
+		json_object_object_add(j, "traddr", json_object_new_string(o->traddr));
+		json_object_object_add(j, "nsid", json_object_new_int64(nsid));
+		json_object_object_add(j, "size", json_object_new_uint64(size));
+		json_object_object_add(j, "block_size", json_object_new_int64(lbs));
+		json_object_object_add(j, "connections", json_object_new_int((int)nconn));
+		json_object_object_add(j, "read_only", json_object_new_boolean(ro));
+		rblk_cli_json_print(rblk_cli_out, j);
+		json_object_put(j);
+	} else {
+		char sz[32];
+
+		fprintf(rblk_cli_out, "%s\n", dev);
+		fprintf(rblk_cli_errf, "attached %s namespace %u (%s, %u-byte blocks%s) as %s with %u connection%s\n",
+			o->subnqn, nsid, rblk_cli_fmt_iec(size, sz, sizeof(sz)), lbs, ro ? ", read-only" : "",
+			dev, nconn, nconn > 1 ? "s" : "");
+	}
+	fflush(rblk_cli_out);
+}
+
+static int parse_attach(int argc, char **argv, struct attach_args *a, struct cli_conn *c, enum cli_fmt *fmt)
+{
+	static const struct option longopts[] = {
+		CLI_CONN_LONGOPTS,
+		CLI_COMMON_LONGOPTS,
+		{ "nsid", required_argument, NULL, 'N' },
+		{ "namespace-id", required_argument, NULL, 'N' },
+		{ "connections", required_argument, NULL, 1 },
+		{ "queue-depth", required_argument, NULL, 2 },
+		{ "index", required_argument, NULL, 3 },
+		{ "read-only", no_argument, NULL, 4 },
+		{ "timeout", required_argument, NULL, 5 },
+		{ "dead-conn-timeout", required_argument, NULL, 6 },
+		{ "daemon", no_argument, NULL, 7 },
+		{ NULL, 0, NULL, 0 },
+	};
+	int opt, ret;
+
+	while ((opt = getopt_long(argc, argv, ":" CLI_CONN_SHORTOPTS CLI_COMMON_SHORTOPTS "N:", longopts,
+				  NULL)) != -1) {
+		switch (opt) {
+		case 'h':
+			attach_usage(rblk_cli_out);
+			return -1;
+		case '?':
+		case ':':
+			return rblk_cli_bad_option(opt, argc, argv);
+		case 'N':
+			if (rblk_cli_parse_nsid(optarg, &c->nsid))
+				return rblk_cli_usage_err("invalid namespace ID '%s' (1..4294967294)", optarg);
+			c->have_nsid = true;
+			break;
+		case 1:
+			if (rblk_cli_parse_long(optarg, 1, MAX_CONNECTIONS, &a->connections))
+				return rblk_cli_usage_err("invalid --connections '%s' (1..%d)", optarg, MAX_CONNECTIONS);
+			break;
+		case 2:
+			if (rblk_cli_parse_long(optarg, 1, 1024, &a->queue_depth))
+				return rblk_cli_usage_err("invalid --queue-depth '%s' (1..1024)", optarg);
+			break;
+		case 3:
+			if (rblk_cli_parse_long(optarg, 0, 1000000, &a->index))
+				return rblk_cli_usage_err("invalid --index '%s'", optarg);
+			break;
+		case 4:
+			a->read_only = true;
+			break;
+		case 5:
+		case 6:
+			if (rblk_cli_parse_seconds(optarg, opt == 5 ? &a->timeout : &a->dead_conn_timeout))
+				return rblk_cli_usage_err("invalid --%s '%s' (seconds)",
+							  opt == 5 ? "timeout" : "dead-conn-timeout", optarg);
+			break;
+		case 7:
+			a->daemon = true;
+			break;
+		default:
+			ret = rblk_cli_conn_opt(c, opt, optarg);
+			if (!ret)
+				ret = rblk_cli_common_opt(opt, optarg, fmt);
+			if (ret != 1)
+				return ret;
+		}
+	}
+	if (optind < argc)
+		return rblk_cli_usage_err("unexpected argument '%s'", argv[optind]);
+	return 0;
+}
+
+/* Waits for a signal or for a serving thread to end; true when a signal asked to stop. */
+static bool wait_for_end(int sfd, int done_fd)
+{
+	struct pollfd p[2] = { { .fd = sfd, .events = POLLIN }, { .fd = done_fd, .events = POLLIN } };
+
+	for (;;) {
+		if (poll(p, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			return true;
+		}
+		if (p[0].revents & POLLIN) {
+			struct signalfd_siginfo si;
+
+			if (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
+				fprintf(rblk_cli_errf, "%s: detaching\n", strsignal((int)si.ssi_signo));
+			return true;
+		}
+		if (p[1].revents & POLLIN)
+			return false;
+	}
+}
+
+int rblk_cli_attach(int argc, char **argv)
+{
+	struct attach_args a = { .connections = 1, .queue_depth = 32, .index = -1 };
+	struct conn_thread threads[MAX_CONNECTIONS];
+	int ours[MAX_CONNECTIONS], theirs[MAX_CONNECTIONS];
+	struct rblk_nbd_nl_connect nc = { 0 };
+	struct rblk_connect_opts opts;
+	enum cli_fmt fmt = CLI_FMT_NORMAL;
+	struct rblk_ctrl *ctrl = NULL;
+	struct rblk_ns *ns = NULL;
+	struct cli_conn c;
+	sigset_t mask, oldmask;
+	int report = -1, sfd = -1, stop_fd = -1, done_fd = -1, index = -1, ret;
+	unsigned nconn = 0;
+	char dev[32], backend[512], err[256];
+	uint32_t nsid = 0, lbs;
+	uint64_t size;
+	bool ro;
+
+	memset(threads, 0, sizeof(threads));
+	for (int i = 0; i < MAX_CONNECTIONS; i++)
+		ours[i] = theirs[i] = -1;
+	rblk_cli_conn_init(&c);
+	ret = parse_attach(argc, argv, &a, &c, &fmt);
+	if (ret) {
+		ret = ret < 0 ? CLI_EXIT_OK : ret;
+		goto out;
+	}
+	ret = rblk_cli_conn_finish(&c, NULL, &opts);
+	if (ret)
+		goto out;
+	if (a.daemon) {
+		ret = daemonize(&report);
+		if (ret) {
+			ret = rblk_cli_report(CLI_OP_OTHER, ret, 0, "cannot fork");
+			goto out;
+		}
+	}
+	ret = rblk_cli_connect(&opts, &ctrl);
+	if (ret)
+		goto out;
+	ret = rblk_cli_pick_nsid(ctrl, &c, &nsid);
+	if (!ret)
+		ret = rblk_cli_open_ns(ctrl, nsid, &ns);
+	if (ret)
+		goto out_disconnect;
+	lbs = rblk_ns_block_size(ns);
+	size = rblk_ns_num_blocks(ns) * lbs;
+	ro = a.read_only || rblk_ns_read_only(ns);
+	if (lbs < 512 || lbs > 4096 || (lbs & (lbs - 1))) {
+		rblk_cli_err("the namespace's block size %u cannot be an NBD block size (512..4096)", lbs);
+		ret = CLI_EXIT_FAILURE;
+		goto out_ns;
+	}
+
+	if (rblk_ctrl_num_io_queues(ctrl) && (unsigned long)a.connections > rblk_ctrl_num_io_queues(ctrl)) {
+		/* each connection owns one I/O queue */
+		a.connections = rblk_ctrl_num_io_queues(ctrl);
+		rblk_cli_err("note: the controller gave %ld I/O queues: using %ld connections (ask for "
+			     "more with -i)", a.connections, a.connections);
+	}
+
+	/* signals go to the signalfd, in every thread */
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &mask, &oldmask);
+	sfd = signalfd(-1, &mask, SFD_CLOEXEC);
+	stop_fd = eventfd(0, EFD_CLOEXEC);
+	done_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (sfd < 0 || stop_fd < 0 || done_fd < 0) {
+		ret = rblk_cli_report(CLI_OP_OTHER, -errno, 0, "cannot set up signal handling");
+		goto out_fds;
+	}
+
+	{
+		const struct nvme_id_ctrl *id = rblk_ctrl_identify(ctrl);
+		uint16_t oncs = rblk_le16(id->oncs);
+		struct rblk_nbd_export exp = {
+			.size = size,
+			.block_size = lbs,
+			.tflags = rblk_nbd_tflags(ro, oncs & NVME_CTRL_ONCS_DSM, oncs & NVME_CTRL_ONCS_WRITE_ZEROES,
+						  a.connections > 1),
+		};
+
+		for (nconn = 0; nconn < (unsigned)a.connections; nconn++) {
+			struct conn_thread *t = &threads[nconn];
+			int sp[2];
+
+			if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp)) {
+				ret = rblk_cli_report(CLI_OP_OTHER, -errno, 0, "socketpair");
+				goto out_threads;
+			}
+			ours[nconn] = sp[0];
+			theirs[nconn] = sp[1];
+			t->o = (struct rblk_nbd_serve_opts){ .fd = sp[0], .exp = exp, .ctrl = ctrl, .ns = ns,
+							     .nr_slots = (unsigned)a.queue_depth, .stop_fd = stop_fd };
+			t->done_fd = done_fd;
+			ret = -pthread_create(&t->tid, NULL, conn_main, t);
+			if (ret) {
+				ret = rblk_cli_report(CLI_OP_OTHER, ret, 0, "cannot start a serving thread");
+				goto out_threads;
+			}
+			t->started = true;
+		}
+		nc.server_flags = exp.tflags;
+	}
+
+	snprintf(backend, sizeof(backend), "rblk:rdma:%s:%s:%s:ns%u", opts.traddr,
+		 opts.trsvcid ? opts.trsvcid : "4420", opts.subnqn, nsid);
+	nc.index = (int)a.index;
+	nc.size_bytes = size;
+	nc.block_size = lbs;
+	nc.timeout = (uint64_t)a.timeout;
+	nc.dead_conn_timeout = (uint64_t)a.dead_conn_timeout;
+	nc.fds = theirs;
+	nc.nfds = nconn;
+	nc.backend_id = backend;
+	ret = rblk_nbd_nl_connect(&nc, &index, err, sizeof(err));
+	for (unsigned i = 0; i < nconn; i++) {
+		close(theirs[i]);	/* the kernel holds its own reference now */
+		theirs[i] = -1;
+	}
+	if (ret) {
+		rblk_cli_err("cannot attach: %s%s", err,
+			     ret == -EPERM ? " (attaching needs root: CAP_SYS_ADMIN)" :
+			     ret == -EBUSY ? " (that device is in use)" : "");
+		ret = CLI_EXIT_FAILURE;
+		goto out_threads;
+	}
+	snprintf(dev, sizeof(dev), "/dev/nbd%d", index);
+	if (report >= 0) {
+		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+		/* the parent prints; the daemon keeps only stderr for its logs */
+		print_attached(fmt, dev, index, &opts, nsid, size, lbs, nconn, ro);
+		tell_parent(report, CLI_EXIT_OK, dev);
+		report = -1;
+		if (null >= 0) {
+			dup2(null, STDIN_FILENO);
+			dup2(null, STDOUT_FILENO);
+			close(null);
+		}
+	} else {
+		print_attached(fmt, dev, index, &opts, nsid, size, lbs, nconn, ro);
+	}
+
+	if (wait_for_end(sfd, done_fd)) {
+		/* ours to end: the kernel sends NBD_CMD_DISC on each socket and shuts them */
+		ret = rblk_nbd_nl_disconnect(index, err, sizeof(err));
+		if (ret) {
+			rblk_cli_err("NBD disconnect of %s failed: %s; closing the sockets", dev, err);
+			for (unsigned i = 0; i < nconn; i++)
+				shutdown(ours[i], SHUT_RDWR);
+		}
+	}
+	ret = CLI_EXIT_OK;
+out_threads:
+	if (ret) {
+		uint64_t one = 1;
+
+		for (unsigned i = 0; i < nconn; i++)
+			if (ours[i] >= 0)
+				shutdown(ours[i], SHUT_RDWR);
+		if (write(stop_fd, &one, sizeof(one)) < 0) {
+			/* the threads also end when their socket does */
+		}
+	}
+	for (unsigned i = 0; i < MAX_CONNECTIONS; i++) {
+		struct conn_thread *t = &threads[i];
+
+		if (!t->started)
+			continue;
+		pthread_join(t->tid, NULL);
+		if (t->ret && !ret) {
+			rblk_cli_err("connection %u ended with an error: %s", i, strerror(-t->ret));
+			ret = CLI_EXIT_FAILURE;
+		}
+		if (index >= 0)
+			fprintf(rblk_cli_errf, "connection %u: %" PRIu64 " requests, %" PRIu64 " bytes read, %"
+				PRIu64 " written, %" PRIu64 " errors\n", i,
+				t->stats.requests[RBLK_NBD_CMD_READ] + t->stats.requests[RBLK_NBD_CMD_WRITE] +
+					t->stats.requests[RBLK_NBD_CMD_FLUSH] + t->stats.requests[RBLK_NBD_CMD_TRIM] +
+					t->stats.requests[RBLK_NBD_CMD_WRITE_ZEROES],
+				t->stats.bytes_read, t->stats.bytes_written, t->stats.errors);
+	}
+	for (unsigned i = 0; i < MAX_CONNECTIONS; i++) {
+		if (ours[i] >= 0)
+			close(ours[i]);
+		if (theirs[i] >= 0)
+			close(theirs[i]);
+	}
+	if (index >= 0)
+		fprintf(rblk_cli_errf, "detached %s\n", dev);
+out_fds:
+	if (sfd >= 0)
+		close(sfd);
+	if (stop_fd >= 0)
+		close(stop_fd);
+	if (done_fd >= 0)
+		close(done_fd);
+	pthread_sigmask(SIG_SETMASK, &oldmask, NULL);
+out_ns:
+	rblk_ns_close(ns);
+out_disconnect:
+	rblk_disconnect(ctrl);
+out:
+	tell_parent(report, ret ? ret : CLI_EXIT_FAILURE, NULL);
+	rblk_cli_conn_fini(&c);
+	return ret;
+}
+
+/* /sys/block/nbdN/pid exists while the device is connected. */
+static bool nbd_connected(int index)
+{
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/sys/block/nbd%d/pid", index);
+	return !stat(path, &st);
+}
+
+int rblk_cli_detach(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		CLI_COMMON_LONGOPTS,
+		{ NULL, 0, NULL, 0 },
+	};
+	enum cli_fmt fmt = CLI_FMT_NORMAL;
+	char path[64], err[256];
+	struct stat st;
+	int opt, ret, index;
+
+	while ((opt = getopt_long(argc, argv, ":" CLI_COMMON_SHORTOPTS, longopts, NULL)) != -1) {
+		if (opt == 'h') {
+			detach_usage(rblk_cli_out);
+			return CLI_EXIT_OK;
+		}
+		if (opt == '?' || opt == ':')
+			return rblk_cli_bad_option(opt, argc, argv);
+		ret = rblk_cli_common_opt(opt, optarg, &fmt);
+		if (ret != 1)
+			return ret;
+	}
+	if (optind + 1 != argc)
+		return rblk_cli_usage_err(optind >= argc ? "which device? (rblk detach /dev/nbdN)" :
+							   "one device at a time");
+	if (rblk_nbd_parse_device(argv[optind], &index))
+		return rblk_cli_usage_err("'%s' is not an NBD device (/dev/nbdN)", argv[optind]);
+	snprintf(path, sizeof(path), "/sys/block/nbd%d", index);
+	if (stat(path, &st)) {
+		rblk_cli_err("/dev/nbd%d does not exist (is the nbd module loaded?)", index);
+		return CLI_EXIT_NOT_FOUND;
+	}
+	if (!nbd_connected(index)) {
+		rblk_cli_err("/dev/nbd%d is not attached", index);
+		return CLI_EXIT_NOT_FOUND;
+	}
+	ret = rblk_nbd_nl_disconnect(index, err, sizeof(err));
+	if (ret) {
+		rblk_cli_err("cannot detach /dev/nbd%d: %s%s", index, err,
+			     ret == -EPERM ? " (needs root: CAP_SYS_ADMIN)" : "");
+		return CLI_EXIT_FAILURE;
+	}
+	for (int i = 0; i < 100 && nbd_connected(index); i++)
+		usleep(100 * 1000);
+	if (nbd_connected(index)) {
+		rblk_cli_err("/dev/nbd%d is still connected after 10 s", index);
+		return CLI_EXIT_FAILURE;
+	}
+	if (fmt == CLI_FMT_JSON)
+		fprintf(rblk_cli_out, "{\n  \"device\": \"/dev/nbd%d\",\n  \"detached\": true\n}\n", index);
+	else
+		fprintf(rblk_cli_errf, "detached /dev/nbd%d\n", index);
+	return CLI_EXIT_OK;
+}

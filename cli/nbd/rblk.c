@@ -1,0 +1,337 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * NBD requests served from an rblk namespace (see cli/nbd/rblk.h). One instance
+ * per connection and thread: its queue pair, one struct rblk_io per NBD
+ * slot (so nothing is allocated per request), and the slot buffers from
+ * registered memory so data moves with no copy in the library.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "cli/nbd/rblk.h"
+#include "protocol/nvme_status.h"
+
+#define DEFAULT_SLOTS 32
+#define DEFAULT_SLOT_BUF (256u << 10)
+#define DRAIN_TIMEOUT_S 10
+
+struct io_slot {
+	struct rblk_io io;
+	struct rblk_nbd_req *req;
+	struct io_slot *next_parked;
+	bool busy;
+};
+
+struct backend {
+	struct rblk_ctrl *ctrl;
+	struct rblk_ns *ns;
+	struct rblk_qpair *qp;
+	struct rblk_nbd_conn *conn;
+	uint32_t lbs;
+	struct io_slot *ios;
+	unsigned nr;
+	struct io_slot *parked_head, *parked_tail;
+	struct {
+		void *p;
+		bool heap;
+	} *bufs;
+	unsigned nbufs;
+};
+
+uint32_t rblk_nbd_status_error(uint16_t status)
+{
+	switch (status & NVME_STATUS_CODE_MASK) {
+	case NVME_SC_SUCCESS:
+		return RBLK_NBD_OK;
+	case NVME_SC_NS_WRITE_PROTECTED:
+	case NVME_SC_ACCESS_DENIED:
+		return RBLK_NBD_EPERM;
+	case NVME_SC_CAP_EXCEEDED:
+		return RBLK_NBD_ENOSPC;
+	case NVME_SC_LBA_RANGE:
+		return RBLK_NBD_EINVAL;
+	case NVME_SC_INVALID_OPCODE:
+		return RBLK_NBD_ENOTSUP;
+	default:
+		return RBLK_NBD_EIO;
+	}
+}
+
+static void park(struct backend *b, struct io_slot *s)
+{
+	s->next_parked = NULL;
+	if (b->parked_tail)
+		b->parked_tail->next_parked = s;
+	else
+		b->parked_head = s;
+	b->parked_tail = s;
+}
+
+static void io_done(struct rblk_io *io, uint16_t status, int err, void *arg)
+{
+	struct backend *b = arg;
+	struct io_slot *s = (struct io_slot *)io;	/* io is the first member */
+	uint32_t e = status ? rblk_nbd_status_error(status) : rblk_nbd_error(err);
+
+	if (status || err)
+		RBLK_DEBUG("nbd: %s of %u bytes at %llu failed: status %#x, %s",
+			   rblk_nbd_cmd_str(s->req->r.type), s->req->r.length,
+			   (unsigned long long)s->req->r.offset, status, err ? strerror(-err) : "-");
+	s->busy = false;
+	rblk_nbd_conn_complete(b->conn, s->req, e);
+}
+
+/* 0 = submitted or parked, else the NBD error. */
+static uint32_t start(struct backend *b, struct io_slot *s)
+{
+	int ret = rblk_submit(b->qp, &s->io, io_done, b);
+
+	if (ret == -EAGAIN) {
+		park(b, s);	/* the queue is full: again after the next poll */
+		return 0;
+	}
+	if (ret)
+		return rblk_nbd_error(ret);
+	return 0;
+}
+
+static uint32_t submit(void *ctx, struct rblk_nbd_req *req)
+{
+	struct backend *b = ctx;
+	struct io_slot *s = &b->ios[req->index];
+	struct rblk_io *io = &s->io;
+	uint32_t e;
+
+	memset(io, 0, sizeof(*io));
+	s->req = req;
+	io->ns = b->ns;
+	io->lba = req->r.offset / b->lbs;
+	io->nlb = req->r.length / b->lbs;
+	switch (req->r.type) {
+	case RBLK_NBD_CMD_READ:
+		io->op = RBLK_OP_READ;
+		io->buf = req->buf;
+		break;
+	case RBLK_NBD_CMD_WRITE:
+		io->op = RBLK_OP_WRITE;
+		io->buf = req->buf;
+		if (req->r.flags & RBLK_NBD_CMD_FLAG_FUA)
+			io->flags = RBLK_IO_FUA;
+		break;
+	case RBLK_NBD_CMD_FLUSH:
+		io->op = RBLK_OP_FLUSH;
+		io->lba = 0;
+		io->nlb = 0;
+		break;
+	case RBLK_NBD_CMD_TRIM:
+		io->op = RBLK_OP_DEALLOCATE;
+		break;
+	case RBLK_NBD_CMD_WRITE_ZEROES:
+		io->op = RBLK_OP_WRITE_ZEROES;
+		break;
+	default:
+		return RBLK_NBD_EINVAL;
+	}
+	s->busy = true;
+	e = start(b, s);
+	if (e)
+		s->busy = false;
+	return e;
+}
+
+static void flush(void *ctx)
+{
+	struct backend *b = ctx;
+
+	rblk_qpair_flush(b->qp);
+}
+
+static void *buf_alloc(void *ctx, size_t len)
+{
+	struct backend *b = ctx;
+	void *p = rblk_buf_alloc(b->ctrl, len);
+	bool heap = false;
+
+	if (!p) {
+		/* plain memory still works, through the library's bounce buffers */
+		if (posix_memalign(&p, 4096, len))
+			return NULL;
+		heap = true;
+	}
+	b->bufs[b->nbufs].p = p;
+	b->bufs[b->nbufs++].heap = heap;
+	return p;
+}
+
+static void buf_free(void *ctx, void *p)
+{
+	struct backend *b = ctx;
+
+	for (unsigned i = 0; i < b->nbufs; i++) {
+		if (b->bufs[i].p != p)
+			continue;
+		if (b->bufs[i].heap)
+			free(p);
+		else
+			rblk_buf_free(b->ctrl, p);
+		b->bufs[i] = b->bufs[--b->nbufs];
+		return;
+	}
+}
+
+static const struct rblk_nbd_backend ops = {
+	.submit = submit,
+	.flush = flush,
+	.buf_alloc = buf_alloc,
+	.buf_free = buf_free,
+};
+
+/* Completions, then parked requests again; count of completions or -errno. */
+static int poll_backend(struct backend *b)
+{
+	int n = rblk_poll(b->qp, b->nr);
+
+	if (n < 0)
+		return n;
+	while (b->parked_head) {
+		struct io_slot *s = b->parked_head;
+		int ret;
+
+		ret = rblk_submit(b->qp, &s->io, io_done, b);
+		if (ret == -EAGAIN)
+			break;
+		b->parked_head = s->next_parked;
+		if (!b->parked_head)
+			b->parked_tail = NULL;
+		if (ret) {
+			s->busy = false;
+			rblk_nbd_conn_complete(b->conn, s->req, rblk_nbd_error(ret));
+			n++;
+		}
+	}
+	return n;
+}
+
+/* The queue pair failed for good: answer everything still with us. */
+static void fail_all(struct backend *b)
+{
+	b->parked_head = b->parked_tail = NULL;
+	for (unsigned i = 0; i < b->nr; i++) {
+		if (!b->ios[i].busy)
+			continue;
+		b->ios[i].busy = false;
+		rblk_nbd_conn_complete(b->conn, b->ios[i].req, RBLK_NBD_EIO);
+	}
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int serve_loop(struct backend *b, const struct rblk_nbd_serve_opts *o)
+{
+	double stop_at = 0;
+	int ret = 0;
+
+	for (;;) {
+		struct pollfd p[3] = {
+			{ .fd = o->fd, .events = rblk_nbd_conn_events(b->conn) },
+			{ .fd = rblk_qpair_fd(b->qp), .events = POLLIN },
+			{ .fd = o->stop_fd, .events = POLLIN },
+		};
+		int r, n;
+
+		if (!stop_at) {
+			r = rblk_nbd_conn_process(b->conn);
+			if (r < 0) {
+				RBLK_ERR("nbd: connection failed: %s", strerror(-r));
+				ret = r;
+				stop_at = now_s();	/* answer nothing more; wait for the backend */
+			} else if (r == RBLK_NBD_CONN_DONE) {
+				break;
+			}
+		}
+		n = poll_backend(b);
+		if (n < 0) {
+			RBLK_ERR("nbd: polling the queue pair failed: %s", strerror(-n));
+			fail_all(b);
+			n = 1;
+		}
+		if (stop_at) {
+			if (!rblk_nbd_conn_inflight(b->conn))
+				break;
+			if (now_s() - stop_at > DRAIN_TIMEOUT_S) {
+				RBLK_WARN("nbd: %u requests still with the target after %d s; giving up on them",
+					  rblk_nbd_conn_inflight(b->conn), DRAIN_TIMEOUT_S);
+				fail_all(b);
+				break;
+			}
+		}
+		if (n > 0)
+			continue;
+		if (stop_at)
+			p[0].events = 0;
+		/* a short timeout while requests are parked or draining, else a long one */
+		if (poll(p, o->stop_fd >= 0 ? 3 : 2, b->parked_head || stop_at ? 10 : 1000) < 0 &&
+		    errno != EINTR)
+			return -errno;
+		if (o->stop_fd >= 0 && (p[2].revents & POLLIN) && !stop_at)
+			stop_at = now_s();
+	}
+	return ret;
+}
+
+int rblk_nbd_serve(const struct rblk_nbd_serve_opts *o, struct rblk_nbd_conn_stats *stats)
+{
+	struct rblk_nbd_conn_opts co = {
+		.fd = o->fd,
+		.exp = o->exp,
+		.nr_slots = o->nr_slots ? o->nr_slots : DEFAULT_SLOTS,
+		.slot_buf = o->slot_buf ? o->slot_buf : DEFAULT_SLOT_BUF,
+		.ops = &ops,
+	};
+	struct backend b = {
+		.ctrl = o->ctrl,
+		.ns = o->ns,
+		.lbs = rblk_ns_block_size(o->ns),
+		.nr = co.nr_slots,
+	};
+	int ret;
+
+	b.ios = calloc(b.nr, sizeof(*b.ios));
+	b.bufs = calloc(b.nr, sizeof(*b.bufs));
+	if (!b.ios || !b.bufs) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	ret = rblk_qpair_alloc(o->ctrl, &b.qp);
+	if (ret) {
+		RBLK_ERR("nbd: cannot get an I/O queue: %s", strerror(-ret));
+		goto out_free;
+	}
+	co.ctx = &b;
+	ret = rblk_nbd_conn_create(&co, &b.conn);
+	if (ret) {
+		RBLK_ERR("nbd: cannot set up the connection: %s", strerror(-ret));
+		goto out_qp;
+	}
+	ret = serve_loop(&b, o);
+	if (stats)
+		*stats = *rblk_nbd_conn_stats(b.conn);
+	rblk_nbd_conn_destroy(b.conn);
+out_qp:
+	rblk_qpair_free(b.qp);
+out_free:
+	free(b.ios);
+	free(b.bufs);
+	return ret;
+}

@@ -1,0 +1,487 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rblk-target: the daemon around the target library. It owns the process:
+ * flags (args.c), the configuration (config*.c), logging to stderr (with
+ * journald priority prefixes under systemd), signals, the pidfile, systemd
+ * readiness (notify.c) and the RLIMIT_MEMLOCK check.
+ *
+ * Signals are blocked before the target creates its threads and read from
+ * a signalfd on the main thread, so no library code ever runs in a signal
+ * handler: SIGINT/SIGTERM stop, SIGHUP reloads the config and applies the
+ * difference live, SIGUSR1 dumps statistics.
+ *
+ * It never daemonizes and never falls back: an address no RDMA device
+ * serves, a namespace that does not open (in strict mode) or too little
+ * lockable memory stops the start with a message saying what to do.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rblk/target.h>
+
+#include "common/log.h"
+#include "daemon/args.h"
+#include "daemon/config.h"
+#include "daemon/notify.h"
+#include "transport/mr_pool.h"
+
+struct daemon {
+	struct rblk_tgt_args args;
+	struct rblk_target *tgt;
+	struct rblk_config *running; /* what the target runs: diffs start from here */
+	int sfd, tfd;
+	bool pidfile_written;
+};
+
+/* ------------------------------------------------------------- logging */
+
+static bool log_journal;
+
+/*
+ * Under systemd, stderr is a journal stream: "<N>" prefixes carry the
+ * syslog priority (sd-daemon(3)) and the journal adds name and time.
+ */
+static void log_handler(enum rblk_log_level level, const char *msg, void *arg)
+{
+	char line[4096];
+	int n;
+
+	(void)arg;
+	if (log_journal)
+		n = snprintf(line, sizeof(line), "<%d>%s\n", (int)level, msg);
+	else
+		n = snprintf(line, sizeof(line), "rblk-target: %s: %s\n", rblk_log_level_str(level),
+			     msg);
+	if (n > (int)sizeof(line) - 1) {
+		n = sizeof(line) - 1;
+		line[n - 1] = '\n';
+	}
+	if (write(STDERR_FILENO, line, n) < 0) {
+		/* stderr is gone: nowhere to report it */
+	}
+}
+
+static bool stderr_is_journal(void)
+{
+	const char *js = getenv("JOURNAL_STREAM");
+	unsigned long long dev, ino;
+	struct stat st;
+
+	if (!js || sscanf(js, "%llu:%llu", &dev, &ino) != 2 || fstat(STDERR_FILENO, &st) < 0)
+		return false;
+	return st.st_dev == dev && st.st_ino == ino;
+}
+
+/* ------------------------------------------------------------- config */
+
+/* The file (if any) plus the quick flags, validated as one configuration. */
+static int build_config(const struct rblk_tgt_args *a, struct rblk_config **out)
+{
+	struct rblk_config *cfg = NULL, *flags = NULL;
+	unsigned nerr = 0;
+	bool from_flags = a->flags->nr_subsys || a->flags->nr_ports || a->flags->nr_hosts;
+	size_t file_ports, file_subsys;
+	int ret;
+
+	if (a->config_path) {
+		ret = rblk_config_load(a->config_path, a->mode, &cfg, &nerr);
+		if (ret) {
+			if (ret == -EINVAL || ret == -EBADMSG)
+				RBLK_ERR("%s: %u error%s; nothing from it is applied%s", a->config_path,
+					 nerr, nerr == 1 ? "" : "s",
+					 a->mode == RBLK_CFG_STRICT && ret == -EINVAL
+						 ? " (--best-effort skips invalid entries instead)"
+						 : "");
+			return ret;
+		}
+		if (nerr)
+			RBLK_WARN("%s: %u invalid entr%s skipped (--best-effort)", a->config_path,
+				  nerr, nerr == 1 ? "y" : "ies");
+	} else if ((ret = rblk_config_new(&cfg))) {
+		return ret;
+	}
+	file_ports = cfg->nr_ports;
+	file_subsys = cfg->nr_subsys;
+	if ((ret = rblk_config_dup(a->flags, &flags)) || (ret = rblk_config_merge(cfg, flags)))
+		goto fail;
+	/*
+	 * The flags' listeners export every subsystem and the flags'
+	 * subsystems are exported on every listener, the file's included; the
+	 * file's own ports keep exactly the links the file gives them.
+	 */
+	rblk_config_renumber_ports(cfg, file_ports);
+	if ((ret = rblk_config_link_all(cfg, file_ports, file_subsys)))
+		goto fail;
+	/* The file was validated on its own; the flags, and their clashes with it, now. */
+	if (from_flags && (ret = rblk_config_validate(cfg, a->mode, &nerr)))
+		goto fail;
+	*out = cfg;
+	return 0;
+fail:
+	rblk_config_free(cfg);
+	return ret;
+}
+
+static size_t count_ns(const struct rblk_config *cfg)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < cfg->nr_subsys; i++)
+		for (size_t j = 0; j < cfg->subsys[i].nr_ns; j++)
+			n += cfg->subsys[i].ns[j].enable;
+	return n;
+}
+
+/* --save: the configuration as asked for (with generated IDs), not minus what failed. */
+static void save_config(struct daemon *d, const struct rblk_config *cfg)
+{
+	if (!d->args.save_path)
+		return;
+	if (rblk_config_save(cfg, d->args.save_path) == 0)
+		RBLK_INFO("saved the configuration to %s", d->args.save_path);
+}
+
+/* ------------------------------------------------------------- memlock */
+
+static unsigned online_cpus(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n > 0 ? (unsigned)n : 1;
+}
+
+/*
+ * What the poll groups will pin: per group a shared pool of I/O units and,
+ * per queue, receive buffers (capsule + in-capsule data) and responses.
+ * Counted for one queue per group: the least a working target needs.
+ */
+static size_t memlock_need(const struct rblk_target_opts *o)
+{
+	unsigned groups = o->num_poll_groups ? o->num_poll_groups : online_cpus();
+	uint32_t units = o->num_shared_buffers ? o->num_shared_buffers : o->max_queue_depth;
+	size_t pool = rblk_mr_pool_bytes_needed(o->io_unit_size, units);
+	size_t recv = rblk_mr_pool_bytes_needed(64 + o->in_capsule_data_size, o->max_queue_depth);
+	size_t rsp = rblk_mr_pool_bytes_needed(16, o->max_queue_depth);
+
+	return groups * (pool + recv + rsp);
+}
+
+/* ------------------------------------------------------------- signals */
+
+static int setup_signals(sigset_t *set)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGHUP);
+	sigaddset(set, SIGUSR1);
+	/* Blocked before the target starts threads, so they inherit the mask
+	 * and every one of these signals waits for the signalfd. */
+	if (pthread_sigmask(SIG_BLOCK, set, NULL))
+		return -EINVAL;
+	signal(SIGPIPE, SIG_IGN);
+	return 0;
+}
+
+static void dump_stats(struct daemon *d, FILE *f)
+{
+	char *json = NULL;
+	int ret = rblk_target_stats_json(d->tgt, &json);
+
+	if (ret) {
+		RBLK_ERR("statistics: %s", strerror(-ret));
+		return;
+	}
+	fprintf(f, "%s\n", json);
+	fflush(f);
+	free(json);
+}
+
+static void reload(struct daemon *d)
+{
+	struct rblk_config *next = NULL;
+	struct rblk_config_diff diff;
+	struct timespec now;
+	size_t changes;
+	unsigned failed = 0;
+	int ret;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	rblk_notifyf("RELOADING=1\nMONOTONIC_USEC=%" PRIu64 "\nSTATUS=reloading %s",
+		     (uint64_t)now.tv_sec * 1000000 + now.tv_nsec / 1000,
+		     d->args.config_path ? d->args.config_path : "");
+	if (!d->args.config_path) {
+		RBLK_NOTICE("SIGHUP: no --config file to reload; nothing changed");
+		goto ready;
+	}
+	RBLK_NOTICE("SIGHUP: reloading %s", d->args.config_path);
+	ret = build_config(&d->args, &next);
+	if (ret) {
+		RBLK_ERR("reload refused: %s is not valid (see above); the previous configuration "
+			 "keeps running", d->args.config_path);
+		rblk_notifyf("READY=1\nSTATUS=reload of %s refused; previous configuration running",
+			     d->args.config_path);
+		return;
+	}
+	if (rblk_config_diff(d->running, next, &diff)) {
+		RBLK_ERR("reload: out of memory; the previous configuration keeps running");
+		rblk_config_free(next);
+		goto ready;
+	}
+	for (size_t i = 0; i < diff.nr; i++) {
+		char what[512];
+
+		rblk_cfg_op_describe(&diff.ops[i], what, sizeof(what));
+		RBLK_NOTICE("reload: %s", what);
+	}
+	rblk_config_apply(d->tgt, &diff, false);
+	for (size_t i = 0; i < diff.nr; i++)
+		failed += diff.ops[i].result != 0;
+	changes = diff.nr;
+	/* Save what was asked for; then make @next describe what actually runs. */
+	save_config(d, next);
+	rblk_config_drop_failed(next, &diff);
+	if (rblk_config_keep_unapplied(next, d->running, &diff))
+		RBLK_WARN("reload: out of memory; the next reload may repeat some changes");
+	rblk_config_diff_free(&diff); /* points into running and next: free it first */
+	rblk_config_free(d->running);
+	d->running = next;
+	if (changes == 0)
+		RBLK_NOTICE("reload: no changes");
+	else
+		RBLK_NOTICE("reload: %zu change%s applied, %u failed", changes - failed,
+			    changes - failed == 1 ? "" : "s", failed);
+ready:
+	rblk_notifyf("READY=1\nSTATUS=serving %zu subsystems, %zu namespaces, %zu listeners",
+		     d->running->nr_subsys, count_ns(d->running), d->running->nr_ports);
+}
+
+/* Returns the exit code once SIGINT/SIGTERM arrived. */
+static int serve(struct daemon *d)
+{
+	for (;;) {
+		struct pollfd pfd[2] = { { .fd = d->sfd, .events = POLLIN },
+					 { .fd = d->tfd, .events = POLLIN } };
+		struct signalfd_siginfo si;
+		uint64_t ticks;
+
+		if (poll(pfd, d->tfd >= 0 ? 2 : 1, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			RBLK_ERR("poll: %s", strerror(errno));
+			return RBLK_EXIT_FAILURE;
+		}
+		if (d->tfd >= 0 && (pfd[1].revents & POLLIN) &&
+		    read(d->tfd, &ticks, sizeof(ticks)) == sizeof(ticks))
+			dump_stats(d, stdout);
+		if (!(pfd[0].revents & POLLIN) || read(d->sfd, &si, sizeof(si)) != sizeof(si))
+			continue;
+		switch (si.ssi_signo) {
+		case SIGINT:
+		case SIGTERM:
+			RBLK_NOTICE("%s: stopping", strsignal(si.ssi_signo));
+			return RBLK_EXIT_OK;
+		case SIGHUP:
+			reload(d);
+			break;
+		case SIGUSR1:
+			dump_stats(d, stderr);
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+/* ------------------------------------------------------------- start */
+
+static int write_pidfile(const char *path)
+{
+	char buf[32];
+	int fd, n;
+
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0)
+		return -errno;
+	n = snprintf(buf, sizeof(buf), "%ld\n", (long)getpid());
+	if (write(fd, buf, n) != n) {
+		close(fd);
+		return -EIO;
+	}
+	return close(fd) < 0 ? -errno : 0;
+}
+
+static void log_backend(const struct rblk_tgt_args *a, const struct rblk_config *cfg)
+{
+	if (a->flags->tgt.backend)
+		RBLK_NOTICE("backend: %s (--backend)", cfg->tgt.backend);
+	else if (cfg->tgt.backend)
+		RBLK_NOTICE("backend: %s (x-rblk.backend in %s)", cfg->tgt.backend, a->config_path);
+	/* Automatic: the backend's probe logs which engine and why (NOTICE) when
+	 * the target is created. */
+}
+
+static int start(struct daemon *d)
+{
+	struct rblk_target_opts opts;
+	struct rblk_config_diff diff;
+	char msg[512];
+	bool strict = d->args.mode == RBLK_CFG_STRICT;
+	int ret;
+
+	rblk_config_target_opts(d->running, &opts);
+	ret = rblk_memlock_check(memlock_need(&opts), msg, sizeof(msg));
+	if (ret) {
+		RBLK_ERR("%s; or lower --poll-groups, --queue-depth or --max-io-size", msg);
+		return RBLK_EXIT_FAILURE;
+	}
+	RBLK_INFO("%s", msg);
+	log_backend(&d->args, d->running);
+	ret = rblk_target_create(&opts, &d->tgt);
+	if (ret) {
+		RBLK_ERR("cannot create the target: %s", strerror(-ret));
+		return RBLK_EXIT_FAILURE;
+	}
+	/* The first start is a diff from nothing: the same path as a reload. */
+	ret = rblk_config_diff(NULL, d->running, &diff);
+	if (ret)
+		return RBLK_EXIT_FAILURE;
+	ret = rblk_config_apply(d->tgt, &diff, strict);
+	if (ret && strict) {
+		RBLK_ERR("not started: the configuration did not apply completely (strict mode; "
+			 "--best-effort starts with what works)");
+		rblk_config_diff_free(&diff);
+		return RBLK_EXIT_FAILURE;
+	}
+	/* The library logs each subsystem, namespace and listener as it opens it. */
+	save_config(d, d->running);
+	rblk_config_drop_failed(d->running, &diff);
+	rblk_config_diff_free(&diff);
+	if (!d->running->nr_ports) {
+		RBLK_ERR("not started: no listener could be opened");
+		return RBLK_EXIT_FAILURE;
+	}
+	ret = rblk_target_start(d->tgt);
+	if (ret) {
+		RBLK_ERR("cannot start the target: %s%s", strerror(-ret),
+			 ret == -ENOMEM || ret == -EAGAIN
+				 ? " (registering memory failed? check `ulimit -l` / LimitMEMLOCK=)"
+				 : "");
+		return RBLK_EXIT_FAILURE;
+	}
+	return RBLK_EXIT_OK;
+}
+
+static int check_and_print(struct daemon *d)
+{
+	char *text = NULL;
+
+	if (rblk_config_to_json(d->running, &text))
+		return RBLK_EXIT_FAILURE;
+	fputs(text, stdout);
+	free(text);
+	if (d->args.save_path && rblk_config_save(d->running, d->args.save_path))
+		return RBLK_EXIT_FAILURE;
+	return RBLK_EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+	struct daemon d = { .sfd = -1, .tfd = -1 };
+	sigset_t set;
+	int code, ret;
+
+	ret = rblk_tgt_args_parse(argc, argv, &d.args, stderr);
+	if (ret || d.args.help || d.args.version) {
+		if (d.args.help)
+			rblk_tgt_usage(stdout);
+		else if (d.args.version)
+			printf("rblk-target %s\n", rblk_version());
+		rblk_tgt_args_free(&d.args);
+		return ret == 0 ? RBLK_EXIT_OK : ret == -EINVAL ? RBLK_EXIT_USAGE : RBLK_EXIT_FAILURE;
+	}
+	log_journal = stderr_is_journal();
+	rblk_log_set_handler(log_handler, NULL);
+	if (d.args.log_level_set)
+		rblk_log_set_level(d.args.log_level);
+
+	ret = build_config(&d.args, &d.running);
+	if (ret) {
+		code = ret == -ENOMEM ? RBLK_EXIT_FAILURE : RBLK_EXIT_USAGE;
+		goto out;
+	}
+	if (d.args.check_only) {
+		code = check_and_print(&d);
+		goto out;
+	}
+	if (!d.running->nr_ports) {
+		RBLK_ERR("%s has no ports: nothing to listen on (add a port, or --listen ADDR)",
+			 d.args.config_path ? d.args.config_path : "the configuration");
+		code = RBLK_EXIT_USAGE;
+		goto out;
+	}
+	RBLK_NOTICE("rblk-target %s: %zu subsystem%s, %zu namespace%s, %zu listener%s%s%s",
+		    rblk_version(), d.running->nr_subsys, d.running->nr_subsys == 1 ? "" : "s",
+		    count_ns(d.running), count_ns(d.running) == 1 ? "" : "s", d.running->nr_ports,
+		    d.running->nr_ports == 1 ? "" : "s", d.args.config_path ? " from " : "",
+		    d.args.config_path ? d.args.config_path : "");
+	if (setup_signals(&set) || (d.sfd = signalfd(-1, &set, SFD_CLOEXEC)) < 0) {
+		RBLK_ERR("signalfd: %s", strerror(errno));
+		code = RBLK_EXIT_FAILURE;
+		goto out;
+	}
+	if (d.args.stats_interval) {
+		struct itimerspec its = { .it_interval = { d.args.stats_interval, 0 },
+					  .it_value = { d.args.stats_interval, 0 } };
+
+		d.tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
+		if (d.tfd < 0 || timerfd_settime(d.tfd, 0, &its, NULL) < 0) {
+			RBLK_ERR("timerfd: %s", strerror(errno));
+			code = RBLK_EXIT_FAILURE;
+			goto out;
+		}
+	}
+	code = start(&d);
+	if (code != RBLK_EXIT_OK)
+		goto out;
+	if (d.args.pidfile) {
+		ret = write_pidfile(d.args.pidfile);
+		if (ret)
+			RBLK_WARN("%s: cannot write the pidfile: %s", d.args.pidfile, strerror(-ret));
+		d.pidfile_written = ret == 0;
+	}
+	rblk_notifyf("READY=1\nMAINPID=%ld\nSTATUS=serving %zu subsystems, %zu namespaces, "
+		     "%zu listeners", (long)getpid(), d.running->nr_subsys, count_ns(d.running),
+		     d.running->nr_ports);
+	RBLK_NOTICE("ready");
+
+	code = serve(&d);
+	rblk_notify("STOPPING=1\nSTATUS=stopping");
+	rblk_target_stop(d.tgt);
+out:
+	/* Disconnects every host and closes every namespace. */
+	if (d.tgt)
+		rblk_target_destroy(d.tgt);
+	if (d.pidfile_written)
+		unlink(d.args.pidfile);
+	if (d.tfd >= 0)
+		close(d.tfd);
+	if (d.sfd >= 0)
+		close(d.sfd);
+	rblk_config_free(d.running);
+	rblk_tgt_args_free(&d.args);
+	if (code == RBLK_EXIT_OK && !d.args.check_only)
+		RBLK_NOTICE("stopped");
+	return code;
+}

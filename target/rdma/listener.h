@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The RDMA transport object the core holds (struct rblk_transport, opaque in
+ * target/core.h): listeners, the CM thread, the poll groups. Private to
+ * target/rdma/listener.c and target/rdma/queue.c; kept out of rdma.h so unit tests can
+ * link the request code with the test transport's own struct rblk_transport.
+ */
+#ifndef RBLK_TARGET_RDMA_LISTENER_H
+#define RBLK_TARGET_RDMA_LISTENER_H
+
+#include "target/rdma/rdma.h"
+
+struct rblk_rdma_listener {
+	struct rblk_transport *t;
+	struct rblk_listener *l;
+	struct rblk_cm_id *id;
+	struct rblk_rdma_listener *next;
+};
+
+#define RBLK_CM_DEV_CACHE 8
+
+struct rblk_transport {
+	struct rblk_target *tgt;
+	pthread_mutex_t ctl_lock;         /* start/stop */
+	pthread_mutex_t lock;             /* listeners; stopping vs. new queues */
+	struct rblk_cm_channel *ch;       /* every listener and every queue's id */
+	struct rblk_rdma_listener *listeners;
+	pthread_t cm_thread;
+	int cm_stop_fd;                   /* eventfd: the CM thread exits */
+	bool started;
+	atomic_bool stopping;             /* refuse new connections */
+	bool no_invalidate;               /* RBLK_RDMA_NO_INVALIDATE=1: never SEND_WITH_INV */
+
+	struct {
+		struct rblk_device *dev;
+		struct rblk_device_attr attr;
+	} dev_cache[RBLK_CM_DEV_CACHE];    /* CM thread only */
+	unsigned ndev_cache;
+
+	unsigned npg;
+	struct rblk_poll_group **pgs;
+	unsigned next_pg;                 /* round robin (CM thread) */
+
+	pthread_mutex_t qlock;            /* nr_queues + queues_cv */
+	pthread_cond_t queues_cv;
+	unsigned nr_queues;               /* allocated queue objects */
+};
+
+extern const struct rblk_transport_ops rblk_rdma_transport_ops;
+
+/* A queue object went away (rblk_rdma_queue_reap). */
+void rblk_rdma_transport_queue_gone(struct rblk_transport *t);
+
+#endif

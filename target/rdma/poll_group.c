@@ -1,0 +1,609 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Poll groups (see poll_group.h): the reactor thread, its mailbox, its
+ * per-device contexts (PD, shared CQ, registered pool that doubles as the
+ * backend's fixed buffers), adaptive polling and the keep-alive ticks.
+ *
+ * One iteration: reap CQs (32 WCs at a time) -> mailbox -> backend
+ * completions and parked I/O -> requests waiting for resources -> one post
+ * per queue (receives, then the send chain) and reaping of drained queues ->
+ * one backend submission -> ticks. Sleeping: arm every CQ, poll once more
+ * (a completion may have landed before arming), reset and poll the backend
+ * eventfd, then epoll_wait on CQ channels, backend eventfd and mailbox, with
+ * the next tick as timeout when queues exist (no timeout otherwise, so an
+ * idle target without hosts never wakes up).
+ */
+#include <assert.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "target/rdma/poll_group.h"
+#include "target/rdma/rdma.h"
+
+struct run_on_msg {
+	struct rblk_pg_msg msg;
+	void (*fn)(void *arg);
+	void *arg;
+};
+
+static uint64_t now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Mailbox.                                                                  */
+
+void rblk_poll_group_post(struct rblk_poll_group *pg, struct rblk_pg_msg *msg)
+{
+	uint64_t one = 1;
+	bool was_empty;
+
+	msg->next = NULL;
+	pthread_mutex_lock(&pg->mbox_lock);
+	was_empty = !pg->mbox_head;
+	*pg->mbox_tail = msg;
+	pg->mbox_tail = &msg->next;
+	pthread_mutex_unlock(&pg->mbox_lock);
+	atomic_store_explicit(&pg->mbox_pending, true, memory_order_release);
+	/* Only the first message needs to wake the thread; it takes them all. */
+	if (was_empty && write(pg->mbox_fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+		RBLK_WARN("poll group %u: mailbox wakeup: %s", pg->opts.id, strerror(errno));
+}
+
+static void run_on_fn(struct rblk_pg_msg *m)
+{
+	struct run_on_msg *r = rblk_container_of(m, struct run_on_msg, msg);
+
+	r->fn(r->arg);
+	free(r);
+}
+
+int rblk_poll_group_run_on(struct rblk_poll_group *pg, void (*fn)(void *arg), void *arg)
+{
+	/* Control path (AENs, keep-alive): allocation is fine here. */
+	struct run_on_msg *r = malloc(sizeof(*r));
+
+	if (!r)
+		return -ENOMEM;
+	r->msg.fn = run_on_fn;
+	r->fn = fn;
+	r->arg = arg;
+	rblk_poll_group_post(pg, &r->msg);
+	return 0;
+}
+
+static unsigned run_mailbox(struct rblk_poll_group *pg)
+{
+	struct rblk_pg_msg *m, *next;
+	unsigned n = 0;
+	uint64_t v;
+
+	atomic_store_explicit(&pg->mbox_pending, false, memory_order_relaxed);
+	if (read(pg->mbox_fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
+		RBLK_DEBUG("poll group %u: mailbox read: %s", pg->opts.id, strerror(errno));
+	pthread_mutex_lock(&pg->mbox_lock);
+	m = pg->mbox_head;
+	pg->mbox_head = NULL;
+	pg->mbox_tail = &pg->mbox_head;
+	pthread_mutex_unlock(&pg->mbox_lock);
+	for (; m; m = next, n++) {
+		next = m->next; /* fn may free or re-post m */
+		m->fn(m);
+	}
+	atomic_fetch_add_explicit(&pg->stats.msgs, n, memory_order_relaxed);
+	return n;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Device contexts.                                                          */
+
+static void dev_destroy(struct rblk_pg_dev *dev)
+{
+	int ret;
+
+	if (!dev)
+		return;
+	rblk_cq_destroy(dev->cq);
+	rblk_mr_pool_destroy(dev->pool);
+	ret = rblk_pd_dealloc(dev->pd);
+	if (ret)
+		RBLK_WARN("poll group %u: freeing the PD of %s: %s", dev->pg->opts.id,
+			  rblk_device_name(dev->device), strerror(-ret));
+	free(dev);
+}
+
+/* The pool as the backend's fixed buffers: one registered buffer per unit. */
+static void register_fixed(struct rblk_poll_group *pg, struct rblk_pg_dev *dev)
+{
+	uint32_t n = rblk_mr_pool_count(dev->pool);
+	struct iovec *iov;
+	int ret;
+
+	/* Registration replaces the previous one and needs an idle queue. */
+	if (pg->ndevs || rblk_bqueue_inflight(pg->bq))
+		return;
+	iov = calloc(n, sizeof(*iov));
+	if (!iov)
+		return;
+	ret = rblk_mr_pool_iovecs(dev->pool, iov, n);
+	if (ret >= 0)
+		ret = rblk_bqueue_register_buffers(pg->bq, iov, n);
+	free(iov);
+	if (ret) {
+		RBLK_WARN("poll group %u: cannot register the buffer pool with the %s backend "
+			  "(%s): I/O goes through unregistered buffers", pg->opts.id,
+			  rblk_bqueue_engine(pg->bq), strerror(-ret));
+		return;
+	}
+	dev->fixed_bufs = true;
+}
+
+int rblk_pg_dev_get(struct rblk_poll_group *pg, struct rblk_device *device,
+		    struct rblk_pg_dev **out)
+{
+	struct rblk_pg_dev *dev;
+	struct epoll_event ev;
+	int cqe, ret;
+
+	if (!device)
+		return -ENODEV;
+	for (unsigned i = 0; i < pg->ndevs; i++) {
+		if (pg->devs[i]->device == device) {
+			*out = pg->devs[i];
+			return 0;
+		}
+	}
+	if (pg->ndevs == RBLK_PG_MAX_DEVS)
+		return -ENOSPC;
+	dev = calloc(1, sizeof(*dev));
+	if (!dev)
+		return -ENOMEM;
+	dev->pg = pg;
+	dev->device = device;
+	TAILQ_INIT(&dev->pending_buf);
+	ret = rblk_device_query(device, &dev->attr);
+	if (ret)
+		goto fail;
+	ret = rblk_pd_alloc(device, &dev->pd);
+	if (ret)
+		goto fail;
+	cqe = RBLK_PG_CQ_SIZE;
+	if (dev->attr.max_cqe && (uint32_t)cqe > dev->attr.max_cqe)
+		cqe = (int)dev->attr.max_cqe;
+	ret = rblk_cq_create(device, cqe, (int)pg->opts.id, true, &dev->cq);
+	if (ret)
+		goto fail;
+	dev->cq_free = (uint32_t)rblk_cq_size(dev->cq);
+	/* The target's memory is never exposed: LOCAL_WRITE only (DESIGN.md). */
+	ret = rblk_mr_pool_create(dev->pd, pg->opts.io_unit_size, pg->opts.num_units,
+				  RBLK_ACCESS_LOCAL_WRITE, &dev->pool);
+	if (ret) {
+		RBLK_ERR("poll group %u: cannot register a %u x %u-byte buffer pool on %s: %s%s",
+			 pg->opts.id, pg->opts.num_units, pg->opts.io_unit_size,
+			 rblk_device_name(device), strerror(-ret),
+			 ret == -ENOMEM ? " (RLIMIT_MEMLOCK? see `ulimit -l`)" : "");
+		goto fail;
+	}
+	memset(&ev, 0, sizeof(ev));
+	ev.events = EPOLLIN;
+	ev.data.ptr = dev;
+	if (epoll_ctl(pg->epfd, EPOLL_CTL_ADD, rblk_cq_fd(dev->cq), &ev) < 0) {
+		ret = -errno;
+		goto fail;
+	}
+	register_fixed(pg, dev);
+	RBLK_INFO("poll group %u: %s: CQ of %d entries, %u buffers of %u bytes%s%s",
+		  pg->opts.id, rblk_device_name(device), rblk_cq_size(dev->cq),
+		  rblk_mr_pool_count(dev->pool), pg->opts.io_unit_size,
+		  rblk_mr_pool_hugetlb(dev->pool) ? " on huge pages" : "",
+		  dev->fixed_bufs ? ", registered with the backend" : "");
+	pg->devs[pg->ndevs++] = dev;
+	*out = dev;
+	return 0;
+
+fail:
+	if (ret != -ENOMEM || !dev->pd)
+		RBLK_ERR("poll group %u: cannot use RDMA device %s: %s", pg->opts.id,
+			 rblk_device_name(device), strerror(-ret));
+	dev_destroy(dev);
+	return ret;
+}
+
+int rblk_pg_dev_reserve_cq(struct rblk_pg_dev *dev, uint32_t n)
+{
+	if (dev->cq_free < n)
+		return -ENOSPC;
+	dev->cq_free -= n;
+	return 0;
+}
+
+void rblk_pg_dev_release_cq(struct rblk_pg_dev *dev, uint32_t n)
+{
+	dev->cq_free += n;
+	assert(dev->cq_free <= (uint32_t)rblk_cq_size(dev->cq));
+}
+
+/* ------------------------------------------------------------------------ */
+/* Queues.                                                                   */
+
+void rblk_poll_group_add_queue(struct rblk_poll_group *pg, struct rblk_rdma_queue *q)
+{
+	if (!pg->nqueues)
+		pg->next_tick_ms = rblk_clock_ms() + pg->opts.tick_ms;
+	TAILQ_INSERT_TAIL(&pg->queues, q, link);
+	pg->nqueues++;
+}
+
+void rblk_poll_group_remove_queue(struct rblk_poll_group *pg, struct rblk_rdma_queue *q)
+{
+	assert(pg->nqueues > 0);
+	TAILQ_REMOVE(&pg->queues, q, link);
+	pg->nqueues--;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The loop.                                                                 */
+
+static unsigned poll_cqs(struct rblk_poll_group *pg)
+{
+	struct rblk_wc wc[RBLK_PG_WC_BATCH];
+	unsigned total = 0;
+
+	for (unsigned d = 0; d < pg->ndevs; d++) {
+		/* A few batches per device, then let the rest of the loop run. */
+		for (int round = 0; round < 4; round++) {
+			int n = rblk_cq_poll(pg->devs[d]->cq, wc, RBLK_PG_WC_BATCH);
+
+			if (n <= 0) {
+				if (n < 0)
+					RBLK_ERR("poll group %u: polling the CQ: %s", pg->opts.id,
+						 strerror(-n));
+				break;
+			}
+			for (int i = 0; i < n; i++)
+				rblk_rdma_handle_wc(&wc[i]);
+			total += (unsigned)n;
+			if (n < RBLK_PG_WC_BATCH)
+				break;
+		}
+	}
+	if (total)
+		atomic_fetch_add_explicit(&pg->stats.wcs, total, memory_order_relaxed);
+	return total;
+}
+
+static unsigned poll_backend(struct rblk_poll_group *pg)
+{
+	unsigned n = 0;
+	int r;
+
+	if (!rblk_bqueue_inflight(pg->bq))
+		return 0;
+	r = rblk_bqueue_poll(pg->bq, RBLK_PG_BQ_BATCH);
+	if (r > 0) {
+		n = (unsigned)r;
+		/* Room in the backend queue: resubmit parked I/O (core contract). */
+		n += rblk_io_waitq_run(&pg->waitq);
+	} else if (r < 0) {
+		RBLK_ERR("poll group %u: polling the backend: %s", pg->opts.id, strerror(-r));
+	}
+	return n;
+}
+
+unsigned rblk_poll_group_poll(struct rblk_poll_group *pg)
+{
+	struct rblk_rdma_queue *q, *next;
+	unsigned n = 0;
+	uint64_t now;
+	int r;
+
+	atomic_fetch_add_explicit(&pg->stats.iterations, 1, memory_order_relaxed);
+	n += poll_cqs(pg);
+	if (atomic_load_explicit(&pg->mbox_pending, memory_order_acquire))
+		n += run_mailbox(pg);
+	n += poll_backend(pg);
+
+	/* Requests waiting for units, read depth or send slots. */
+	for (unsigned d = 0; d < pg->ndevs; d++)
+		if (!TAILQ_EMPTY(&pg->devs[d]->pending_buf))
+			rblk_rdma_dev_kick(pg->devs[d]);
+	for (q = TAILQ_FIRST(&pg->queues); q; q = next) {
+		next = TAILQ_NEXT(q, link);
+		if (!TAILQ_EMPTY(&q->pending_send) || !TAILQ_EMPTY(&q->pending_read) ||
+		    (q->state == RBLK_RDMA_Q_LIVE && !STAILQ_EMPTY(&q->incoming) &&
+		     !TAILQ_EMPTY(&q->free_reqs)))
+			rblk_rdma_queue_kick(q);
+		/* One post per queue per iteration: receives, then the send chain. */
+		rblk_rdma_queue_flush(q);
+		if (q->state == RBLK_RDMA_Q_DRAINING && rblk_rdma_queue_reap(q))
+			n++;
+	}
+
+	r = rblk_bqueue_flush_submissions(pg->bq);
+	if (r < 0 && r != -EAGAIN && r != -EBUSY)
+		RBLK_ERR("poll group %u: backend submission: %s", pg->opts.id, strerror(-r));
+
+	if (pg->nqueues) {
+		now = rblk_clock_ms();
+		if (now >= pg->next_tick_ms) {
+			/* Keep-alive: the admin queue's owner checks its controller. */
+			bool admin = false;
+
+			TAILQ_FOREACH(q, &pg->queues, link) {
+				if (q->state != RBLK_RDMA_Q_LIVE)
+					continue;
+				rblk_sq_tick(&q->sq, now);
+				rblk_rdma_queue_check_stall(q, now);
+				admin |= q->plan.qid == 0;
+			}
+			/*
+			 * Only admin queues enforce keep-alive; a group with I/O queues
+			 * alone wakes once a second (stall checks), which keeps an idle
+			 * target with hosts connected near 0% CPU.
+			 */
+			pg->next_tick_ms = now + (admin ? pg->opts.tick_ms : RBLK_PG_IDLE_TICK_MS);
+			atomic_fetch_add_explicit(&pg->stats.ticks, 1, memory_order_relaxed);
+		}
+	}
+	return n;
+}
+
+/* Arms every wakeup source; true if work showed up meanwhile. */
+static bool prepare_sleep(struct rblk_poll_group *pg)
+{
+	uint64_t v;
+	int ret;
+
+	for (unsigned d = 0; d < pg->ndevs; d++) {
+		ret = rblk_cq_req_notify(pg->devs[d]->cq, false);
+		if (ret)
+			RBLK_ERR("poll group %u: arming the CQ: %s", pg->opts.id, strerror(-ret));
+	}
+	/* A completion may have landed before the CQ was armed. */
+	if (poll_cqs(pg))
+		return true;
+	if (pg->bq_fd >= 0) {
+		if (read(pg->bq_fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
+			RBLK_DEBUG("poll group %u: backend eventfd: %s", pg->opts.id,
+				   strerror(errno));
+		if (poll_backend(pg))
+			return true;
+	} else if (rblk_bqueue_inflight(pg->bq)) {
+		/* No eventfd to wake us: keep polling while I/O is in flight. */
+		poll_backend(pg);
+		return true;
+	}
+	return atomic_load_explicit(&pg->mbox_pending, memory_order_acquire);
+}
+
+static void sleep_wait(struct rblk_poll_group *pg)
+{
+	struct epoll_event ev[RBLK_PG_MAX_DEVS + 2];
+	int timeout = -1;
+	int n;
+
+	if (pg->nqueues) {
+		uint64_t now = rblk_clock_ms();
+
+		timeout = pg->next_tick_ms > now ? (int)(pg->next_tick_ms - now) : 0;
+	}
+	atomic_fetch_add_explicit(&pg->stats.sleeps, 1, memory_order_relaxed);
+	n = epoll_wait(pg->epfd, ev, RBLK_PG_MAX_DEVS + 2, timeout);
+	if (n < 0 && errno != EINTR)
+		RBLK_ERR("poll group %u: epoll_wait: %s", pg->opts.id, strerror(errno));
+	/* Consume CQ wakeups (the CQs are re-armed before the next sleep). */
+	for (unsigned d = 0; d < pg->ndevs; d++)
+		while (rblk_cq_get_event(pg->devs[d]->cq) > 0)
+			;
+}
+
+static void loop(struct rblk_poll_group *pg)
+{
+	enum rblk_poll_mode mode = pg->opts.mode;
+	uint64_t idle_since = 0;
+
+	while (!atomic_load_explicit(&pg->stop, memory_order_acquire)) {
+		if (rblk_poll_group_poll(pg)) {
+			idle_since = 0;
+			continue;
+		}
+		if (mode == RBLK_POLL_BUSY)
+			continue;
+		if (mode == RBLK_POLL_ADAPTIVE) {
+			/* Busy-poll a little while: the next command is often close. */
+			uint64_t now = now_us();
+
+			if (!idle_since) {
+				idle_since = now;
+				continue;
+			}
+			if (now - idle_since < RBLK_PG_ADAPTIVE_IDLE_US)
+				continue;
+		}
+		if (!prepare_sleep(pg))
+			sleep_wait(pg);
+		idle_since = 0;
+	}
+}
+
+static int thread_setup(struct rblk_poll_group *pg)
+{
+	struct rblk_bqueue_opts bo = { .size = sizeof(bo) };
+	struct epoll_event ev;
+	int ret;
+
+	/* Created here: io_uring's SINGLE_ISSUER binds the ring to this thread. */
+	bo.engine = pg->opts.backend;
+	bo.depth = pg->opts.bq_depth;
+	bo.flags = RBLK_BQUEUE_SINGLE_ISSUER;
+	ret = rblk_bqueue_create(&bo, &pg->bq);
+	if (ret) {
+		RBLK_ERR("poll group %u: cannot create the %s backend queue: %s", pg->opts.id,
+			 pg->opts.backend ? pg->opts.backend : "default", strerror(-ret));
+		return ret;
+	}
+	rblk_io_waitq_init(&pg->waitq);
+	pg->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (pg->epfd < 0)
+		return -errno;
+	memset(&ev, 0, sizeof(ev));
+	ev.events = EPOLLIN;
+	ev.data.ptr = NULL;
+	if (epoll_ctl(pg->epfd, EPOLL_CTL_ADD, pg->mbox_fd, &ev) < 0)
+		return -errno;
+	pg->bq_fd = rblk_bqueue_eventfd(pg->bq);
+	if (pg->bq_fd >= 0) {
+		ev.data.ptr = pg;
+		if (epoll_ctl(pg->epfd, EPOLL_CTL_ADD, pg->bq_fd, &ev) < 0)
+			return -errno;
+	} else {
+		RBLK_WARN("poll group %u: the backend has no eventfd (%s): it will not sleep "
+			  "while I/O is in flight", pg->opts.id, strerror(-pg->bq_fd));
+		pg->bq_fd = -1;
+	}
+	return 0;
+}
+
+static void thread_teardown(struct rblk_poll_group *pg)
+{
+	/* Messages posted before the stop still run exactly once. */
+	while (pg->mbox_head)
+		run_mailbox(pg);
+	if (pg->nqueues) {
+		RBLK_WARN("poll group %u: %u queues still open at stop; leaving them",
+			  pg->opts.id, pg->nqueues);
+		return;
+	}
+	/* The backend first: it holds the pool as fixed buffers. */
+	rblk_bqueue_destroy(pg->bq);
+	pg->bq = NULL;
+	for (unsigned d = 0; d < pg->ndevs; d++)
+		dev_destroy(pg->devs[d]);
+	pg->ndevs = 0;
+}
+
+static void *pg_thread(void *arg)
+{
+	struct rblk_poll_group *pg = arg;
+	char name[16];
+
+	snprintf(name, sizeof(name), "rblk-pg%u", pg->opts.id);
+	pthread_setname_np(pthread_self(), name);
+	pg->start_ret = thread_setup(pg);
+	sem_post(&pg->ready);
+	if (pg->start_ret)
+		return NULL;
+	RBLK_DEBUG("poll group %u: running (%s polling, %s backend)", pg->opts.id,
+		   pg->opts.mode == RBLK_POLL_BUSY	 ? "busy"
+		   : pg->opts.mode == RBLK_POLL_EVENT ? "event"
+						      : "adaptive",
+		   rblk_bqueue_engine(pg->bq));
+	loop(pg);
+	RBLK_INFO("poll group %u: %llu iterations, %llu sleeps, %llu completions, %llu messages",
+		  pg->opts.id, (unsigned long long)atomic_load(&pg->stats.iterations),
+		  (unsigned long long)atomic_load(&pg->stats.sleeps),
+		  (unsigned long long)atomic_load(&pg->stats.wcs),
+		  (unsigned long long)atomic_load(&pg->stats.msgs));
+	thread_teardown(pg);
+	return NULL;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Life cycle.                                                               */
+
+int rblk_poll_group_create(const struct rblk_pg_opts *opts, struct rblk_transport *t,
+			   struct rblk_poll_group **out)
+{
+	struct rblk_poll_group *pg = calloc(1, sizeof(*pg));
+	int ret;
+
+	if (!pg)
+		return -ENOMEM;
+	pg->opts = *opts;
+	if (!pg->opts.tick_ms)
+		pg->opts.tick_ms = 100;
+	pg->t = t;
+	pg->epfd = -1;
+	pg->bq_fd = -1;
+	pg->mbox_tail = &pg->mbox_head;
+	TAILQ_INIT(&pg->queues);
+	pg->mbox_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (pg->mbox_fd < 0) {
+		ret = -errno;
+		free(pg);
+		return ret;
+	}
+	ret = -pthread_mutex_init(&pg->mbox_lock, NULL);
+	if (ret) {
+		close(pg->mbox_fd);
+		free(pg);
+		return ret;
+	}
+	sem_init(&pg->ready, 0, 0);
+	*out = pg;
+	return 0;
+}
+
+int rblk_poll_group_start(struct rblk_poll_group *pg)
+{
+	int ret;
+
+	if (pg->running)
+		return 0;
+	atomic_store(&pg->stop, false);
+	ret = -pthread_create(&pg->thread, NULL, pg_thread, pg);
+	if (ret)
+		return ret;
+	while (sem_wait(&pg->ready) && errno == EINTR)
+		;
+	if (pg->start_ret) {
+		pthread_join(pg->thread, NULL);
+		rblk_bqueue_destroy(pg->bq);
+		pg->bq = NULL;
+		if (pg->epfd >= 0)
+			close(pg->epfd);
+		pg->epfd = -1;
+		return pg->start_ret;
+	}
+	pg->running = true;
+	return 0;
+}
+
+void rblk_poll_group_stop(struct rblk_poll_group *pg)
+{
+	uint64_t one = 1;
+
+	if (!pg || !pg->running)
+		return;
+	atomic_store_explicit(&pg->stop, true, memory_order_release);
+	if (write(pg->mbox_fd, &one, sizeof(one)) < 0)
+		RBLK_DEBUG("poll group %u: stop wakeup: %s", pg->opts.id, strerror(errno));
+	pthread_join(pg->thread, NULL);
+	pg->running = false;
+	if (pg->epfd >= 0)
+		close(pg->epfd);
+	pg->epfd = -1;
+	pg->bq_fd = -1;
+}
+
+void rblk_poll_group_destroy(struct rblk_poll_group *pg)
+{
+	if (!pg)
+		return;
+	rblk_poll_group_stop(pg);
+	sem_destroy(&pg->ready);
+	pthread_mutex_destroy(&pg->mbox_lock);
+	close(pg->mbox_fd);
+	free(pg);
+}

@@ -1,0 +1,501 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * NVMe/RDMA queues of the target: one QP = one NVMe submission queue. Owns
+ * a queue's life on its poll group's thread: set-up (QP on the group's CQ,
+ * preallocated receives, requests and responses, every receive posted before
+ * rdma_accept), CONNECTING -> LIVE at ESTABLISHED (early commands wait),
+ * DRAINING on a disconnect or an error (QP to the error state, outstanding
+ * WRs flushed, backend I/O finished), then destruction. Also the core's
+ * disconnect and run_on ops, which reach the queue through the mailbox.
+ *
+ * Lifetime: the CM thread allocates the object and posts its create
+ * message; every message queued for the queue holds a reference, the queue
+ * itself one more until it is destroyed; the last reference frees it.
+ */
+#include <assert.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "protocol/cm.h"
+#include "target/rdma/listener.h"
+
+/* Receives the QP never flushed (posted after it broke) are given up after this. */
+#define DRAIN_RECV_TIMEOUT_MS 2000
+
+const char *rblk_rdma_qstate_str(enum rblk_rdma_qstate s)
+{
+	switch (s) {
+	case RBLK_RDMA_Q_CONNECTING:
+		return "connecting";
+	case RBLK_RDMA_Q_LIVE:
+		return "live";
+	case RBLK_RDMA_Q_DRAINING:
+		return "draining";
+	case RBLK_RDMA_Q_CLOSED:
+		return "closed";
+	}
+	return "?";
+}
+
+static void q_get(struct rblk_rdma_queue *q)
+{
+	atomic_fetch_add_explicit(&q->refs, 1, memory_order_relaxed);
+}
+
+static void q_put(struct rblk_rdma_queue *q)
+{
+	struct rblk_transport *t = q->t;
+
+	if (atomic_fetch_sub_explicit(&q->refs, 1, memory_order_acq_rel) != 1)
+		return;
+	assert(q->state == RBLK_RDMA_Q_CLOSED);
+	free(q);
+	rblk_rdma_transport_queue_gone(t);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Set-up.                                                                   */
+
+static void free_resources(struct rblk_rdma_queue *q)
+{
+	rblk_qp_destroy(q->qp);
+	q->qp = NULL;
+	rblk_mr_pool_destroy(q->rsps);
+	rblk_mr_pool_destroy(q->icd);
+	rblk_mr_pool_destroy(q->capsules);
+	q->rsps = q->icd = q->capsules = NULL;
+	free(q->rstaged);
+	free(q->staged);
+	free(q->reqs);
+	free(q->recvs);
+	q->rstaged = NULL;
+	q->staged = NULL;
+	q->reqs = NULL;
+	q->recvs = NULL;
+	if (q->cq_slots)
+		rblk_pg_dev_release_cq(q->dev, q->cq_slots);
+	q->cq_slots = 0;
+}
+
+static int create_pools(struct rblk_rdma_queue *q)
+{
+	struct rblk_pd *pd = q->dev->pd;
+	int ret;
+
+	/* Small, per queue: never worth a 2 MiB huge page each. */
+	ret = rblk_mr_pool_create_ex(pd, RBLK_RDMA_CAPSULE_SIZE, q->depth, RBLK_ACCESS_LOCAL_WRITE,
+				     RBLK_MR_POOL_NO_HUGETLB, &q->capsules);
+	if (!ret && q->icd_size)
+		ret = rblk_mr_pool_create_ex(pd, q->icd_size, q->depth, RBLK_ACCESS_LOCAL_WRITE,
+					     RBLK_MR_POOL_NO_HUGETLB, &q->icd);
+	if (!ret)
+		ret = rblk_mr_pool_create_ex(pd, RBLK_RDMA_RSP_SIZE, q->nreqs,
+					     RBLK_ACCESS_LOCAL_WRITE, RBLK_MR_POOL_NO_HUGETLB,
+					     &q->rsps);
+	return ret;
+}
+
+static void init_objects(struct rblk_rdma_queue *q)
+{
+	TAILQ_INIT(&q->free_reqs);
+	TAILQ_INIT(&q->pending_read);
+	TAILQ_INIT(&q->pending_send);
+	STAILQ_INIT(&q->incoming);
+	for (uint16_t i = 0; i < q->depth; i++) {
+		struct rblk_rdma_recv *rv = &q->recvs[i];
+
+		rv->q = q;
+		rv->capsule = rblk_mr_pool_unit(q->capsules, i);
+		rv->icd = q->icd ? rblk_mr_pool_unit(q->icd, i) : NULL;
+	}
+	for (uint16_t i = 0; i < q->nreqs; i++) {
+		struct rblk_rdma_req *r = &q->reqs[i];
+
+		r->q = q;
+		r->idx = i;
+		r->rsp = rblk_mr_pool_unit(q->rsps, i);
+		r->state = RBLK_RDMA_REQ_FREE;
+		r->req.buf_index = -1;
+		TAILQ_INSERT_TAIL(&q->free_reqs, r, link);
+	}
+}
+
+static unsigned min_u(unsigned a, unsigned b)
+{
+	return a < b ? a : b;
+}
+
+/* QP, buffers and requests for the plan; every receive staged. */
+static int setup(struct rblk_rdma_queue *q)
+{
+	const struct rblk_target_opts *o = &q->t->tgt->opts;
+	struct rblk_poll_group *pg = q->pg;
+	struct rblk_qp_caps caps;
+	unsigned units, per_req;
+	uint32_t send_wr;
+	char local[RBLK_ADDR_STRLEN];
+	int ret;
+
+	ret = rblk_pg_dev_get(pg, rblk_cm_id_device(q->cm_id), &q->dev);
+	if (ret)
+		return ret;
+	q->depth = q->plan.depth;
+	q->nreqs = q->plan.depth;
+	/* Admin capsules are 64 bytes: its Connect data comes by RDMA READ (§8.2). */
+	q->icd_size = q->plan.qid ? o->in_capsule_data_size : 0;
+	q->no_invalidate = q->t->no_invalidate;
+	q->max_sge = min_u(q->dev->attr.max_sge ? q->dev->attr.max_sge : 1, RBLK_REQ_MAX_IOV);
+	q->max_sge_rd = q->dev->attr.max_sge_rd ? min_u(q->dev->attr.max_sge_rd, q->max_sge)
+						  : q->max_sge;
+	units = (o->max_io_size + o->io_unit_size - 1) / o->io_unit_size;
+	per_req = rblk_rdma_data_wrs(units, min_u(q->max_sge, q->max_sge_rd)) + 1;
+	send_wr = (uint32_t)q->nreqs * per_req;
+	if (q->dev->attr.max_qp_wr && send_wr > q->dev->attr.max_qp_wr)
+		send_wr = q->dev->attr.max_qp_wr;
+	if (send_wr < per_req || (q->dev->attr.max_qp_wr && q->depth > q->dev->attr.max_qp_wr))
+		return -ENOSPC;
+
+	/* Every WR may complete (in error every one does): room on the shared CQ. */
+	ret = rblk_pg_dev_reserve_cq(q->dev, send_wr + q->depth);
+	if (ret) {
+		RBLK_WARN("%s qid %u: the poll group's CQ is full (%u entries needed)", q->peer,
+			  q->plan.qid, send_wr + q->depth);
+		return ret;
+	}
+	q->cq_slots = send_wr + q->depth;
+
+	q->recvs = calloc(q->depth, sizeof(*q->recvs));
+	q->reqs = calloc(q->nreqs, sizeof(*q->reqs));
+	q->staged = calloc(send_wr, sizeof(*q->staged));
+	q->rstaged = calloc(q->depth, sizeof(*q->rstaged));
+	if (!q->recvs || !q->reqs || !q->staged || !q->rstaged)
+		return -ENOMEM;
+	ret = create_pools(q);
+	if (ret)
+		return ret;
+
+	memset(&caps, 0, sizeof(caps));
+	caps.max_send_wr = send_wr;
+	caps.max_recv_wr = q->depth;
+	caps.max_send_sge = q->max_sge;
+	caps.max_recv_sge = q->icd_size ? 2 : 1;
+	ret = rblk_qp_create(q->cm_id, q->dev->pd, q->dev->cq, q->dev->cq, &caps, q, &q->qp);
+	if (ret)
+		return ret;
+	/* Our budget is what we asked for; the provider may have granted more. */
+	q->send_slots = q->send_slots_max = send_wr;
+	q->reads_avail = q->plan.initiator_depth;
+
+	rblk_sq_init(&q->sq, q->t->tgt, &rblk_rdma_transport_ops, q->plan.qid, q->depth);
+	q->sq.bq = pg->bq;
+	q->sq.waitq = &pg->waitq;
+	q->sq.listener = q->listener;
+	rblk_addr_host_str(rblk_cm_id_local_addr(q->cm_id), local, sizeof(local));
+	local[sizeof(q->sq.local_traddr) - 1] = '\0'; /* a scope suffix may not fit */
+	memcpy(q->sq.local_traddr, local, strlen(local) + 1);
+
+	init_objects(q);
+	for (uint16_t i = 0; i < q->depth; i++) {
+		ret = rblk_rdma_stage_recv(q, &q->recvs[i]);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* Destroys everything; the base reference goes last. */
+static void close_queue(struct rblk_rdma_queue *q, bool added)
+{
+	if (added)
+		rblk_poll_group_remove_queue(q->pg, q);
+	if (q->qp)
+		rblk_sq_destroy(&q->sq);
+	free_resources(q);
+	/* Blocks until the CM thread acked this id's events (it never waits on us). */
+	rblk_cm_id_destroy(q->cm_id);
+	q->cm_id = NULL;
+	q->state = RBLK_RDMA_Q_CLOSED;
+	q_put(q);
+}
+
+static void on_create(struct rblk_pg_msg *m)
+{
+	struct rblk_rdma_queue *q = rblk_container_of(m, struct rblk_rdma_queue, msg_create);
+	struct nvme_rdma_cm_rep rep;
+	struct nvme_rdma_cm_rej rej;
+	struct rblk_conn_param param;
+	int ret;
+
+	if (atomic_load(&q->t->stopping)) {
+		ret = -ESHUTDOWN;
+		goto reject;
+	}
+	ret = setup(q);
+	if (ret)
+		goto reject;
+	/* Receives before the accept: the host may send as soon as it connects. */
+	rblk_rdma_queue_flush(q);
+	if (q->recv_posted != q->depth) {
+		ret = -EIO;
+		goto reject;
+	}
+	rblk_rdma_conn_accept_param(&q->plan, &rep, &param);
+	ret = rblk_cm_accept(q->cm_id, &param);
+	if (ret) {
+		RBLK_ERR("%s qid %u: rdma_accept: %s", q->peer, q->plan.qid, strerror(-ret));
+		/* Its receives are on the QP: destroying it discards them. */
+		q->recv_posted = 0;
+		close_queue(q, false);
+		q_put(q);
+		return;
+	}
+	rblk_poll_group_add_queue(q->pg, q);
+	RBLK_INFO("%s qid %u: accepted on poll group %u (depth %u, in-capsule %u, read depth %u)",
+		  q->peer, q->plan.qid, q->pg->opts.id, q->depth, q->icd_size,
+		  q->plan.initiator_depth);
+	q_put(q);
+	return;
+
+reject:
+	RBLK_WARN("%s qid %u: rejecting the connection: %s", q->peer, q->plan.qid,
+		  ret == -ESHUTDOWN ? "target stopping" : strerror(-ret));
+	rblk_cm_rej_encode(&rej, NVME_RDMA_CM_NO_RSC);
+	rblk_cm_reject(q->cm_id, &rej, sizeof(rej));
+	q->recv_posted = 0;
+	close_queue(q, false);
+	q_put(q);
+}
+
+static void on_established(struct rblk_pg_msg *m)
+{
+	struct rblk_rdma_queue *q = rblk_container_of(m, struct rblk_rdma_queue, msg_established);
+
+	if (q->state == RBLK_RDMA_Q_CONNECTING) {
+		q->state = RBLK_RDMA_Q_LIVE;
+		RBLK_DEBUG("%s qid %u: established", q->peer, q->plan.qid);
+		/* Commands that arrived before ESTABLISHED run now. */
+		rblk_rdma_queue_kick(q);
+	}
+	q_put(q);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Teardown.                                                                 */
+
+static void start_drain(struct rblk_rdma_queue *q, const char *why)
+{
+	int ret;
+
+	if (q->state != RBLK_RDMA_Q_CONNECTING && q->state != RBLK_RDMA_Q_LIVE)
+		return;
+	RBLK_INFO("%s qid %u (sq qid %u): disconnecting: %s", q->peer, q->plan.qid, q->sq.qid,
+		  why);
+	q->state = RBLK_RDMA_Q_DRAINING;
+	q->drain_start_ms = rblk_clock_ms();
+	/*
+	 * Post what is staged while the QP still works, so that everything on
+	 * it is flushed by the move to the error state below.
+	 */
+	rblk_rdma_queue_flush(q);
+	/* QP to the error state (outstanding WRs flush) and DREQ to the host. */
+	ret = rblk_cm_disconnect(q->cm_id);
+	if (ret)
+		RBLK_DEBUG("%s qid %u: rdma_disconnect: %s", q->peer, q->plan.qid,
+			   strerror(-ret));
+	rblk_rdma_queue_abort_waiting(q);
+	/* The core gives back held requests (AERs); losing qid 0 ends the controller. */
+	rblk_sq_teardown(&q->sq);
+}
+
+void rblk_rdma_queue_fail(struct rblk_rdma_queue *q, const char *why)
+{
+	start_drain(q, why);
+}
+
+void rblk_rdma_queue_disconnect_local(struct rblk_rdma_queue *q)
+{
+	start_drain(q, "target stopping");
+}
+
+static void on_disconnect(struct rblk_pg_msg *m)
+{
+	struct rblk_rdma_queue *q = rblk_container_of(m, struct rblk_rdma_queue, msg_disconnect);
+
+	if (q->disconnect_reason < 0)
+		start_drain(q, "requested by the controller");
+	else
+		start_drain(q, rblk_cm_event_str(q->disconnect_reason));
+	q_put(q);
+}
+
+void rblk_rdma_queue_request_disconnect(struct rblk_rdma_queue *q, int reason)
+{
+	/* One message per queue's life is enough: draining is one-way. */
+	if (atomic_exchange(&q->disconnect_queued, true))
+		return;
+	q->disconnect_reason = reason;
+	q_get(q);
+	rblk_poll_group_post(q->pg, &q->msg_disconnect);
+}
+
+bool rblk_rdma_queue_reap(struct rblk_rdma_queue *q)
+{
+	if (q->state != RBLK_RDMA_Q_DRAINING)
+		return false;
+	if (q->signaled_inflight || q->reqs_busy || q->nstaged || q->nrstaged ||
+	    rblk_qp_send_staged(q->qp) || rblk_qp_recv_staged(q->qp))
+		return false;
+	if (q->recv_posted) {
+		/*
+		 * Receives posted after the QP broke on its own (a WC error) may
+		 * never be flushed (rxe); sends are all back, so give up on them.
+		 */
+		if (rblk_clock_ms() - q->drain_start_ms < DRAIN_RECV_TIMEOUT_MS)
+			return false;
+		RBLK_DEBUG("%s qid %u: %u receives never flushed", q->peer, q->plan.qid,
+			   q->recv_posted);
+		q->recv_posted = 0;
+	}
+	RBLK_INFO("%s qid %u: closed (%llu commands, %u receives flushed)", q->peer, q->plan.qid,
+		  (unsigned long long)atomic_load(&q->stats.cmds), q->recv_flushed);
+	close_queue(q, true);
+	return true;
+}
+
+/* ------------------------------------------------------------------------ */
+/* CM thread side.                                                           */
+
+int rblk_rdma_queue_alloc(struct rblk_transport *t, struct rblk_poll_group *pg,
+			  struct rblk_cm_id *id, struct rblk_listener *l,
+			  const struct rblk_rdma_conn_plan *plan, struct rblk_rdma_queue **out)
+{
+	struct rblk_rdma_queue *q = calloc(1, sizeof(*q));
+
+	if (!q)
+		return -ENOMEM;
+	q->t = t;
+	q->pg = pg;
+	q->cm_id = id;
+	q->plan = *plan;
+	q->listener = l;
+	q->state = RBLK_RDMA_Q_CONNECTING;
+	q->disconnect_reason = -1;
+	atomic_init(&q->refs, 1);
+	atomic_init(&q->disconnect_queued, false);
+	q->msg_create.fn = on_create;
+	q->msg_established.fn = on_established;
+	q->msg_disconnect.fn = on_disconnect;
+	rblk_addr_str(rblk_cm_id_peer_addr(id), q->peer, sizeof(q->peer));
+	rblk_cm_id_set_context(id, q);
+	pthread_mutex_lock(&t->qlock);
+	t->nr_queues++;
+	pthread_mutex_unlock(&t->qlock);
+	*out = q;
+	return 0;
+}
+
+void rblk_rdma_queue_post_event(struct rblk_rdma_queue *q, enum rblk_cm_event_type type)
+{
+	switch (type) {
+	case RBLK_CM_EVENT_CONNECT_REQUEST:
+		q_get(q);
+		rblk_poll_group_post(q->pg, &q->msg_create);
+		break;
+	case RBLK_CM_EVENT_ESTABLISHED:
+		q_get(q);
+		rblk_poll_group_post(q->pg, &q->msg_established);
+		break;
+	case RBLK_CM_EVENT_DISCONNECTED:
+	case RBLK_CM_EVENT_TIMEWAIT_EXIT:
+	case RBLK_CM_EVENT_ADDR_CHANGE:
+	case RBLK_CM_EVENT_DEVICE_REMOVAL:
+	case RBLK_CM_EVENT_CONNECT_ERROR:
+	case RBLK_CM_EVENT_UNREACHABLE:
+	case RBLK_CM_EVENT_REJECTED:
+		rblk_rdma_queue_request_disconnect(q, (int)type);
+		break;
+	default:
+		break;
+	}
+}
+
+/* ------------------------------------------------------------------------ */
+/* The core's ops and statistics.                                            */
+
+static void op_disconnect(struct rblk_sq *sq)
+{
+	rblk_rdma_queue_request_disconnect(rblk_rdma_queue_of(sq), -1);
+}
+
+static int op_run_on(struct rblk_sq *sq, void (*fn)(void *arg), void *arg)
+{
+	return rblk_poll_group_run_on(rblk_rdma_queue_of(sq)->pg, fn, arg);
+}
+
+const struct rblk_transport_ops rblk_rdma_transport_ops = {
+	.queue_response = rblk_rdma_queue_response,
+	.disconnect = op_disconnect,
+	.run_on = op_run_on,
+};
+
+#define STALL_REPORT_MS 5000
+
+void rblk_rdma_queue_check_stall(struct rblk_rdma_queue *q, uint64_t now_ms)
+{
+	unsigned n[RBLK_RDMA_REQ_COMPLETING + 1] = { 0 };
+	unsigned waiting_buf = 0, incoming = 0;
+	struct rblk_rdma_recv *rv;
+	struct rblk_rdma_req *r;
+
+	/* A held AER waits for an event, not for us: not a stall. */
+	unsigned held = 0;
+
+	for (uint16_t i = 0; !q->sq.qid && i < q->nreqs; i++)
+		held += q->reqs[i].state == RBLK_RDMA_REQ_EXECUTING &&
+			q->reqs[i].req.cmd->opc == NVME_ADMIN_ASYNC_EVENT;
+	if (q->progress != q->progress_seen || q->reqs_busy <= held) {
+		if (q->stall_reported)
+			RBLK_NOTICE("%s qid %u: requests move again", q->peer, q->sq.qid);
+		q->progress_seen = q->progress;
+		q->stalled_since_ms = now_ms;
+		q->stall_reported = false;
+		return;
+	}
+	if (q->stall_reported || now_ms - q->stalled_since_ms < STALL_REPORT_MS)
+		return;
+	q->stall_reported = true;
+	for (uint16_t i = 0; i < q->nreqs; i++)
+		n[q->reqs[i].state]++;
+	TAILQ_FOREACH(r, &q->dev->pending_buf, link)
+		waiting_buf++;
+	STAILQ_FOREACH(rv, &q->incoming, link)
+		incoming++;
+	RBLK_WARN("%s qid %u: no progress for %llu ms: requests NEW %u NEED_BUFFER %u "
+		  "NEED_RDMA_READ %u TRANSFERRING_H2C %u READY_TO_EXECUTE %u EXECUTING %u "
+		  "READY_TO_COMPLETE %u COMPLETING %u; pool %u/%u free (%u waiting), send "
+		  "slots %u/%u, reads %u/%u, receives posted %u/%u, signaled WRs %u, "
+		  "unbound capsules %u, backend in flight %u, parked %u",
+		  q->peer, q->sq.qid, (unsigned long long)(now_ms - q->stalled_since_ms),
+		  n[RBLK_RDMA_REQ_NEW], n[RBLK_RDMA_REQ_NEED_BUFFER], n[RBLK_RDMA_REQ_NEED_RDMA_READ],
+		  n[RBLK_RDMA_REQ_TRANSFERRING_H2C], n[RBLK_RDMA_REQ_READY_TO_EXECUTE],
+		  n[RBLK_RDMA_REQ_EXECUTING], n[RBLK_RDMA_REQ_READY_TO_COMPLETE],
+		  n[RBLK_RDMA_REQ_COMPLETING], rblk_mr_pool_free_count(q->dev->pool),
+		  rblk_mr_pool_count(q->dev->pool), waiting_buf, q->send_slots, q->send_slots_max,
+		  q->reads_avail, q->plan.initiator_depth, q->recv_posted, q->depth,
+		  q->signaled_inflight, incoming, rblk_bqueue_inflight(q->sq.bq),
+		  q->sq.waitq ? q->sq.waitq->count : 0);
+}
+
+void rblk_rdma_queue_stats(struct rblk_rdma_queue *q, struct rblk_rdma_qstats_snapshot *out)
+{
+	out->cmds = atomic_load_explicit(&q->stats.cmds, memory_order_relaxed);
+	out->bytes_h2c = atomic_load_explicit(&q->stats.bytes_h2c, memory_order_relaxed);
+	out->bytes_c2h = atomic_load_explicit(&q->stats.bytes_c2h, memory_order_relaxed);
+	out->errors = atomic_load_explicit(&q->stats.errors, memory_order_relaxed);
+	out->wc_errors = atomic_load_explicit(&q->stats.wc_errors, memory_order_relaxed);
+	out->depth = atomic_load_explicit(&q->stats.depth, memory_order_relaxed);
+	out->max_depth = atomic_load_explicit(&q->stats.max_depth, memory_order_relaxed);
+}

@@ -1,0 +1,363 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The NVMe/RDMA transport of the target: private to target/rdma/,
+ * target/rdma/poll_group.c and their unit tests. The lead's design is
+ * /work/notes/rdma-engine.md; the wire rules are nvmf-interop.md §1 and §5.
+ *
+ * Objects and who owns them:
+ *   struct rblk_transport      (target/rdma/listener.c) listeners, the CM thread,
+ *                              the poll groups; what the core sees.
+ *   struct rblk_poll_group     (poll_group.c) one reactor thread: per RDMA
+ *                              device a CQ + PD + registered buffer pool, one
+ *                              backend queue, a mailbox, its queues.
+ *   struct rblk_rdma_queue     (target/rdma/queue.c) one QP = one NVMe SQ; embeds the
+ *                              core's struct rblk_sq; preallocated receives,
+ *                              requests and responses.
+ *   struct rblk_rdma_req       (target/rdma/req.c) embeds the core's struct rblk_req;
+ *                              the per-request state machine.
+ *   WR chains                  (target/rdma/xfer.c) RDMA READ/WRITE + SEND building,
+ *                              staging with budgets, flushing.
+ *   CM decisions               (target/rdma/conn.c) connect request -> accept/reject.
+ *
+ * Threads: a queue and its requests are touched only by its poll group's
+ * thread. The CM thread and the core (disconnect, run_on) reach a queue only
+ * through its poll group's mailbox.
+ */
+#ifndef RBLK_TARGET_RDMA_H
+#define RBLK_TARGET_RDMA_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/queue.h>
+
+#include "protocol/nvme_rdma.h"
+#include "protocol/sgl.h"
+#include "target/core.h"
+#include "target/rdma/poll_group.h"
+#include "transport/rdma.h"
+
+#define rblk_container_of(ptr, type, member) \
+	((type *)(void *)((char *)(ptr) - offsetof(type, member)))
+
+/* Data WRs one request may need: one per unit when the device has one SGE. */
+#define RBLK_RDMA_MAX_DATA_WRS RBLK_REQ_MAX_IOV
+#define RBLK_RDMA_CAPSULE_SIZE 64   /* struct nvme_sqe */
+#define RBLK_RDMA_RSP_SIZE 16       /* struct nvme_cqe */
+
+/* ======================================================================== */
+/* Work request ids: an object pointer with its kind in the low two bits,   */
+/* so a completion finds its object without a lookup, and the kind is known */
+/* without reading the object (WC opcodes are undefined on errors).         */
+
+enum rblk_rdma_wr_kind {
+	RBLK_RDMA_WR_RECV = 0,  /* a struct rblk_rdma_recv */
+	RBLK_RDMA_WR_READ = 1,  /* a struct rblk_rdma_req: RDMA READ (signaled) */
+	RBLK_RDMA_WR_WRITE = 2, /* a struct rblk_rdma_req: RDMA WRITE (unsignaled) */
+	RBLK_RDMA_WR_SEND = 3,  /* a struct rblk_rdma_req: the response (signaled) */
+};
+
+static inline uint64_t rblk_rdma_wr_id(const void *obj, enum rblk_rdma_wr_kind kind)
+{
+	return (uint64_t)(uintptr_t)obj | (uint64_t)kind;
+}
+
+static inline enum rblk_rdma_wr_kind rblk_rdma_wr_kind(uint64_t wr_id)
+{
+	return (enum rblk_rdma_wr_kind)(wr_id & 3);
+}
+
+static inline void *rblk_rdma_wr_obj(uint64_t wr_id)
+{
+	return (void *)(uintptr_t)(wr_id & ~(uint64_t)3);
+}
+
+/* ======================================================================== */
+/* CM decisions (target/rdma/conn.c): pure, unit-tested.                          */
+
+struct rblk_rdma_conn_limits {
+	uint32_t max_queue_depth;       /* I/O: HSQSIZE + 1 at most this (CAP.MQES + 1) */
+	uint32_t max_admin_queue_depth; /* admin: HSQSIZE + 1 at most this (and 32) */
+	uint32_t max_qid;               /* I/O queues a controller may have (max_io_queues) */
+	uint32_t dev_max_init_rd_atom;  /* device max_qp_init_rd_atom */
+};
+
+struct rblk_rdma_conn_plan {
+	uint16_t qid;             /* from the private data */
+	uint16_t depth;           /* receives and requests: HSQSIZE + 1 */
+	uint16_t hrqsize;         /* the host's receive queue (our responses in flight) */
+	uint8_t initiator_depth;  /* RDMA READs we may have outstanding */
+	uint16_t crqsize;         /* accept CRQSIZE (nvmet: HSQSIZE + 1) */
+};
+
+/*
+ * Decides a CONNECT_REQUEST: 0 and the plan, or the NVME_RDMA_CM_* status to
+ * reject with. ev_initiator_depth is the event's initiator_depth (after the
+ * IB CM swap: the host's responder_resources).
+ */
+int rblk_rdma_conn_decide(const void *priv, size_t len, uint8_t ev_initiator_depth,
+			  const struct rblk_rdma_conn_limits *lim, struct rblk_rdma_conn_plan *out);
+/* rdma_accept parameters for a plan (rep is the 32-byte private data it points at). */
+void rblk_rdma_conn_accept_param(const struct rblk_rdma_conn_plan *plan,
+				 struct nvme_rdma_cm_rep *rep, struct rblk_conn_param *out);
+
+/* ======================================================================== */
+/* Requests (target/rdma/req.c).                                                  */
+
+/*
+ * One place advances it: rblk_rdma_req_process(). Each state says what the
+ * request waits for.
+ */
+enum rblk_rdma_req_state {
+	RBLK_RDMA_REQ_FREE = 0,          /* on q->free_reqs */
+	RBLK_RDMA_REQ_NEW,               /* bound to a completed receive: init + parse + SGL */
+	RBLK_RDMA_REQ_NEED_BUFFER,       /* on dev->pending_buf: pool units, FIFO */
+	RBLK_RDMA_REQ_NEED_RDMA_READ,    /* on q->pending_read: read depth + send slots, FIFO */
+	RBLK_RDMA_REQ_TRANSFERRING_H2C,  /* RDMA READs posted: waiting for their completions */
+	RBLK_RDMA_REQ_READY_TO_EXECUTE,  /* data in place: run the handler */
+	RBLK_RDMA_REQ_EXECUTING,         /* handler/backend: waiting for queue_response */
+	RBLK_RDMA_REQ_READY_TO_COMPLETE, /* on q->pending_send: send slots for WRITEs + SEND */
+	RBLK_RDMA_REQ_COMPLETING,        /* response SEND posted: waiting for its completion */
+};
+
+const char *rblk_rdma_req_state_str(enum rblk_rdma_req_state s);
+
+struct rblk_rdma_recv {
+	struct rblk_rdma_queue *q;
+	struct nvme_sqe *capsule;         /* registered, 64 bytes */
+	void *icd;                        /* in-capsule data area (I/O queues), or NULL */
+	uint32_t byte_len;                /* of the last completion */
+	bool posted;                      /* on the QP's receive queue */
+	STAILQ_ENTRY(rblk_rdma_recv) link; /* q->incoming */
+};
+
+struct rblk_rdma_req {
+	struct rblk_req req;              /* the core's request (first: alignment) */
+	struct rblk_rdma_queue *q;
+	enum rblk_rdma_req_state state;
+	struct rblk_rdma_recv *recv;      /* the capsule, until the response is staged */
+	struct nvme_cqe *rsp;             /* registered copy of req.cqe for the SEND */
+	struct rblk_sgl sgl;              /* decoded SGL1 (kind NONE until decoded) */
+	uint16_t nunits;                  /* pool units held (req.iov[0..nunits)) */
+	uint16_t reads_inflight;          /* RDMA READs posted, not yet completed */
+	uint16_t send_wrs;                /* WRs of the response chain (send slots debited) */
+	uint16_t idx;                     /* in q->reqs */
+	bool in_process;                  /* inside rblk_rdma_req_process(): no recursion */
+	bool queued;                      /* on a wait queue (link in use) */
+	bool xfer_failed;                 /* a WR of this request completed in error */
+	TAILQ_ENTRY(rblk_rdma_req) link;  /* free list or one wait queue */
+};
+
+/*
+ * Runs the state machine until the request waits. Called when a receive is
+ * bound, on completions, from queue_response and when resources free up.
+ */
+void rblk_rdma_req_process(struct rblk_rdma_req *r);
+/* One transition (tests); returns true if the state changed. */
+bool rblk_rdma_req_step(struct rblk_rdma_req *r);
+/* A work completion of one of this poll group's QPs. */
+void rblk_rdma_handle_wc(const struct rblk_wc *wc);
+/*
+ * Progress for waiting work of a queue: bind completed receives to free
+ * requests (once LIVE), retry the send and read wait queues.
+ */
+void rblk_rdma_queue_kick(struct rblk_rdma_queue *q);
+/* Retries requests waiting for pool units on a device context. */
+void rblk_rdma_dev_kick(struct rblk_pg_dev *dev);
+/*
+ * The queue is draining: fails every request that waits for a resource
+ * (they go back to the core through rblk_req_complete) and drops received
+ * capsules that no request took.
+ */
+void rblk_rdma_queue_abort_waiting(struct rblk_rdma_queue *q);
+
+/* The transport op: the core finished the request (any state after NEW). */
+void rblk_rdma_queue_response(struct rblk_req *req);
+
+/* ======================================================================== */
+/* WR chains (target/rdma/xfer.c).                                                */
+
+struct rblk_rdma_chain {
+	struct rblk_send_wr wr[RBLK_RDMA_MAX_DATA_WRS + 1];
+	struct rblk_sge sge[RBLK_REQ_MAX_IOV + 1];
+	unsigned nwr;
+	unsigned nsge;
+};
+
+/* Data WRs for iovcnt buffers with max_sge SGEs per WR. */
+unsigned rblk_rdma_data_wrs(unsigned iovcnt, unsigned max_sge);
+/*
+ * Appends RDMA READ or WRITE WRs moving len bytes between iov (lkey) and the
+ * host's [raddr, raddr + len) under rkey, max_sge local SGEs per WR, each WR
+ * with wr_id and flags. -EINVAL when len exceeds the buffers or the chain is
+ * full.
+ */
+int rblk_rdma_chain_add_data(struct rblk_rdma_chain *c, enum rblk_wr_opcode op,
+			     const struct iovec *iov, unsigned iovcnt, uint32_t len, uint32_t lkey,
+			     uint64_t raddr, uint32_t rkey, unsigned max_sge, uint64_t wr_id,
+			     unsigned flags);
+/*
+ * Appends the signaled response SEND of rsp (16 bytes, lkey); SEND_WITH_INV
+ * of inv_rkey when invalidate (the command's SGL was 0x4F).
+ */
+int rblk_rdma_chain_add_send(struct rblk_rdma_chain *c, const void *rsp, uint32_t lkey,
+			     bool invalidate, uint32_t inv_rkey, uint64_t wr_id);
+/*
+ * The response chain of a finished request: RDMA WRITE(s) of data_len bytes
+ * when it moves data to the host and succeeded, then the SEND (or
+ * SEND_WITH_INV for a 0x4F SGL).
+ */
+int rblk_rdma_build_response(struct rblk_rdma_req *r, struct rblk_rdma_chain *c);
+/* The RDMA READ(s) pulling a request's data_len bytes into its units. */
+int rblk_rdma_build_reads(struct rblk_rdma_req *r, struct rblk_rdma_chain *c);
+/*
+ * Stages a chain on the queue's QP (send slots must have been debited).
+ * Records which signaled WRs belong to which request, so a failed flush can
+ * complete the ones that never reached the QP.
+ */
+int rblk_rdma_stage_chain(struct rblk_rdma_queue *q, struct rblk_rdma_req *r,
+			  const struct rblk_rdma_chain *c);
+/* Stages a receive (asserts it is not posted). */
+int rblk_rdma_stage_recv(struct rblk_rdma_queue *q, struct rblk_rdma_recv *rv);
+/* Posts what the queue staged: receives first, then the send chain. */
+void rblk_rdma_queue_flush(struct rblk_rdma_queue *q);
+
+/* ======================================================================== */
+/* Queues (target/rdma/queue.c).                                                  */
+
+enum rblk_rdma_qstate {
+	RBLK_RDMA_Q_CONNECTING = 0, /* accepted, no ESTABLISHED yet: receives wait */
+	RBLK_RDMA_Q_LIVE,           /* commands flow */
+	RBLK_RDMA_Q_DRAINING,       /* disconnecting: no new work; waiting for WRs and I/O */
+	RBLK_RDMA_Q_CLOSED,         /* QP and id destroyed; freed when the last message ran */
+};
+
+const char *rblk_rdma_qstate_str(enum rblk_rdma_qstate s);
+
+/* Per-queue counters; written by the queue's thread, read by anyone. */
+struct rblk_rdma_qstats {
+	_Atomic uint64_t cmds;
+	_Atomic uint64_t bytes_h2c;     /* host -> target (RDMA READ + in-capsule) */
+	_Atomic uint64_t bytes_c2h;     /* target -> host (RDMA WRITE) */
+	_Atomic uint64_t errors;        /* responses with a non-zero status */
+	_Atomic uint64_t wc_errors;     /* work completions in error (not flushes) */
+	_Atomic uint32_t depth;         /* requests in use now */
+	_Atomic uint32_t max_depth;
+};
+
+struct rblk_rdma_qstats_snapshot {
+	uint64_t cmds, bytes_h2c, bytes_c2h, errors, wc_errors;
+	uint32_t depth, max_depth;
+};
+
+/* An entry of the staged-send log (rblk_rdma_stage_chain). */
+struct rblk_rdma_staged {
+	struct rblk_rdma_req *req;
+	enum rblk_rdma_wr_kind kind;
+	unsigned pos;                     /* index in the staged chain */
+};
+
+struct rblk_rdma_queue {
+	struct rblk_sq sq;                /* the core's queue */
+	struct rblk_transport *t;
+	struct rblk_poll_group *pg;
+	struct rblk_pg_dev *dev;          /* CQ, PD and pool of the QP's device */
+	struct rblk_cm_id *cm_id;
+	struct rblk_qp *qp;
+	enum rblk_rdma_qstate state;
+	struct rblk_rdma_conn_plan plan;
+	struct rblk_listener *listener;   /* the host came through it */
+	char peer[RBLK_ADDR_STRLEN];      /* "10.99.0.2:38211", for logs */
+	uint64_t drain_start_ms;
+
+	/* Preallocated, registered with the device (LOCAL_WRITE). */
+	struct rblk_mr_pool *capsules;    /* depth x 64 B */
+	struct rblk_mr_pool *icd;         /* depth x in-capsule size, I/O queues only */
+	struct rblk_mr_pool *rsps;        /* nreqs x 16 B */
+	uint32_t icd_size;                /* 0 on the admin queue */
+	bool no_invalidate;               /* plain SEND even for 0x4F (debugging) */
+	struct rblk_rdma_recv *recvs;     /* [depth] */
+	struct rblk_rdma_req *reqs;       /* [nreqs] */
+	uint16_t depth;
+	uint16_t nreqs;
+	unsigned max_sge;                 /* local SGEs per RDMA WRITE / SEND */
+	unsigned max_sge_rd;              /* local SGEs per RDMA READ */
+
+	/* Budgets: debited before posting, credited on completion. */
+	uint32_t send_slots;              /* free send-queue WRs */
+	uint32_t send_slots_max;
+	uint32_t reads_avail;             /* RDMA READs we may still issue */
+	uint32_t recv_posted;             /* receives on the QP */
+	uint32_t recv_flushed;            /* flushed at teardown (for the log) */
+	uint32_t signaled_inflight;       /* signaled WRs posted, completion pending */
+	uint32_t reqs_busy;               /* requests not FREE */
+	uint32_t cq_slots;                /* CQ entries reserved on dev */
+
+	/* Staged but not flushed: the signaled WRs and their requests. */
+	struct rblk_rdma_staged *staged;  /* [send_slots_max] */
+	unsigned nstaged;
+	struct rblk_rdma_recv **rstaged;  /* [depth]: receives staged, in order */
+	unsigned nrstaged;
+
+	struct rblk_rdma_reqq free_reqs;
+	struct rblk_rdma_reqq pending_read;
+	struct rblk_rdma_reqq pending_send;
+	STAILQ_HEAD(, rblk_rdma_recv) incoming; /* completed receives waiting for a request */
+
+	/* Cross-thread: messages queued for this queue hold a reference each. */
+	_Atomic int refs;
+	atomic_bool disconnect_queued;
+	struct rblk_pg_msg msg_create;
+	struct rblk_pg_msg msg_established;
+	struct rblk_pg_msg msg_disconnect;
+	int disconnect_reason;            /* enum rblk_cm_event_type, or -1: local */
+
+	/* Stall detector (ticks): completions seen, and since when none came. */
+	uint64_t progress;
+	uint64_t progress_seen;
+	uint64_t stalled_since_ms;
+	bool stall_reported;
+
+	TAILQ_ENTRY(rblk_rdma_queue) link; /* pg->queues */
+	struct rblk_rdma_qstats stats;
+};
+
+static inline struct rblk_rdma_queue *rblk_rdma_queue_of(struct rblk_sq *sq)
+{
+	return rblk_container_of(sq, struct rblk_rdma_queue, sq);
+}
+
+/*
+ * CM thread: a queue object for a CONNECT_REQUEST that passed
+ * rblk_rdma_conn_decide(); nothing is registered yet. The poll group builds
+ * and accepts it when it runs msg_create.
+ */
+int rblk_rdma_queue_alloc(struct rblk_transport *t, struct rblk_poll_group *pg,
+			  struct rblk_cm_id *id, struct rblk_listener *l,
+			  const struct rblk_rdma_conn_plan *plan, struct rblk_rdma_queue **out);
+/* CM thread: hands an event to the queue's poll group. */
+void rblk_rdma_queue_post_event(struct rblk_rdma_queue *q, enum rblk_cm_event_type type);
+/*
+ * Poll group thread: something broke (WC error, post failure, short
+ * receive): disconnect and drain. Idempotent.
+ */
+void rblk_rdma_queue_fail(struct rblk_rdma_queue *q, const char *why);
+/* Poll group thread: disconnect and drain (target stopping). */
+void rblk_rdma_queue_disconnect_local(struct rblk_rdma_queue *q);
+/* Any thread: ask the queue's poll group to disconnect it (core op). */
+void rblk_rdma_queue_request_disconnect(struct rblk_rdma_queue *q, int reason);
+/*
+ * Poll group thread: a draining queue whose WRs and requests are all back is
+ * destroyed. Returns true when q was freed.
+ */
+bool rblk_rdma_queue_reap(struct rblk_rdma_queue *q);
+/*
+ * Poll group thread, from the ticks: logs (once) what a queue whose requests
+ * made no progress for a few seconds waits for.
+ */
+void rblk_rdma_queue_check_stall(struct rblk_rdma_queue *q, uint64_t now_ms);
+/* Copies the counters (any thread). */
+void rblk_rdma_queue_stats(struct rblk_rdma_queue *q, struct rblk_rdma_qstats_snapshot *out);
+
+#endif

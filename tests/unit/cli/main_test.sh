@@ -1,0 +1,168 @@
+#!/bin/bash
+# cli_main_test.sh RBLK: the whole `rblk` program, built on the fake initiator library
+# (tests/unit/cli/fake_initiator.c), run as users run it: every verb's exit codes, messages, help,
+# normal and JSON output. No RDMA needed.
+set -u
+RBLK=$(realpath "${1:?usage: cli_main_test.sh PATH/TO/rblk-fake}")
+command -v jq >/dev/null || { echo "SKIP: jq not installed (scripts/install-deps.sh)"; exit 77; }
+WORK=$(mktemp -d /tmp/rblk-cli-test.XXXXXX)
+trap 'rm -rf "$WORK"' EXIT
+export RBLK_FAKE_DIR=$WORK
+cd "$WORK" || exit 1
+
+NQN=nqn.2024-01.io.rblk:fake
+T="-t rdma -a 192.0.2.1 -s 4420 -n $NQN"
+fails=0 n=0
+
+# expect CODE DESCRIPTION CMD...: run rblk, check the exit code; output in out.txt/err.txt
+expect() {
+	local want=$1 what=$2 rc
+	shift 2
+	n=$((n + 1))
+	"$RBLK" "$@" > out.txt 2> err.txt < /dev/null
+	rc=$?
+	if [ "$rc" != "$want" ]; then
+		echo "FAIL: $what: exit $rc, wanted $want: rblk $*"
+		sed 's/^/  stderr: /' err.txt | head -5
+		fails=$((fails + 1))
+		return 1
+	fi
+	return 0
+}
+
+# has FILE REGEX DESCRIPTION
+has() {
+	n=$((n + 1))
+	grep -qE -- "$2" "$1" && return 0
+	echo "FAIL: $3: no /$2/ in $1"
+	sed 's/^/  /' "$1" | head -10
+	fails=$((fails + 1))
+}
+
+# jqtest FILTER DESCRIPTION: jq -e on out.txt
+jqtest() {
+	n=$((n + 1))
+	jq -e "$1" out.txt > /dev/null && return 0
+	echo "FAIL: $2: jq '$1' on:"
+	head -20 out.txt | sed 's/^/  /'
+	fails=$((fails + 1))
+}
+
+# ---- help, version, usage errors
+expect 0 "--version" --version && has out.txt '^rblk version [0-9]+\.[0-9]+\.[0-9]+$' "--version output"
+expect 0 "version -o json" version -o json && jqtest '.version | test("^[0-9]")' "version JSON"
+expect 0 "--help" --help && has out.txt 'Exit status:' "--help lists exit codes"
+expect 2 "no verb"
+expect 2 "unknown verb" frobnicate && has err.txt "unknown verb 'frobnicate'" "unknown verb message"
+expect 2 "unknown global option" --bogus discover
+for v in discover id-ctrl id-ns list read write bench attach detach doctor gen-hostnqn; do
+	expect 0 "$v --help" $v --help && has out.txt '^Examples:' "$v --help has EXAMPLES" &&
+		has out.txt '^Usage: rblk '"$v" "$v --help usage line"
+	expect 0 "help $v" help $v
+done
+expect 2 "unknown option" id-ctrl $T --bogus && has err.txt "unknown option '--bogus'" "unknown option message"
+expect 2 "missing value" id-ctrl -a && has err.txt "option '-a' needs a value" "missing value message"
+expect 2 "stray argument" list $T extra && has err.txt "unexpected argument 'extra'" "stray argument message"
+expect 2 "no address" id-ctrl -n $NQN && has err.txt "no target address" "no address message"
+expect 2 "no NQN" id-ctrl -a 192.0.2.1 && has err.txt "no subsystem NQN" "no NQN message"
+expect 2 "tcp transport" discover -t tcp -a 192.0.2.1 && has err.txt "only the rdma transport" "transport message"
+expect 2 "bad port" discover -a 192.0.2.1 -s 99999
+expect 2 "bad queue size" id-ctrl $T -Q 4
+expect 2 "bad hostid" id-ctrl $T -I nope
+expect 2 "bad -o" discover -a 192.0.2.1 -o xml && has err.txt "unknown output format 'xml'" "-o message"
+expect 2 "bad trid" discover -r 'trtype=RDMA color=red' && has err.txt "unknown key 'color'" "trid message"
+
+# ---- discover
+expect 0 "discover" discover -t rdma -a 192.0.2.1 -s 4420 &&
+	has out.txt '^=====Discovery Log Entry 1======$' "discover entry header" &&
+	has out.txt "^subnqn:  $NQN\$" "discover subnqn line" &&
+	has out.txt '^rdma_cms:    rdma-cm$' "discover rdma_cms"
+expect 0 "discover -o json" discover -a 192.0.2.1 -o json &&
+	jqtest '.genctr == 7 and (.records | length) == 2' "discover JSON records" &&
+	jqtest ".records[1].subnqn == \"$NQN\" and .records[1].trtype == \"rdma\"" "discover JSON keys"
+expect 0 "discover with a transport ID" discover -r 'trtype:RDMA adrfam:IPv4 traddr:192.0.2.1 trsvcid:4420'
+expect 4 "unreachable" discover -a 192.0.2.99 && has err.txt 'No route to host' "unreachable message" &&
+	has err.txt 'rblk doctor' "unreachable hint"
+expect 4 "timeout" id-ctrl -a 192.0.2.98 -n $NQN && has err.txt 'timed out' "timeout message"
+
+# ---- id-ctrl, id-ns, list
+expect 0 "id-ctrl" id-ctrl $T && has out.txt '^mn        : rblk fake controller$' "id-ctrl mn"
+expect 0 "id-ctrl -o json" id-ctrl $T -o json && jqtest '.vid == 6966 and .sn == "FAKE0001" and .nn == 3' "id-ctrl JSON"
+expect 5 "unknown NQN" id-ctrl -a 192.0.2.1 -n nqn.2024-01.io.rblk:nope &&
+	has err.txt 'Connect Invalid Parameters \(0x4182\)' "unknown NQN status name" &&
+	has err.txt 'rblk discover' "unknown NQN hint"
+expect 3 "refused host" id-ctrl -a 192.0.2.1 -n nqn.2024-01.io.rblk:refused &&
+	has err.txt 'Connect Invalid Host \(0x4184\)' "refused status name"
+expect 0 "id-ns -N 2" id-ns $T -N 2 && has out.txt '^NVME Identify Namespace 2:$' "id-ns header" &&
+	has out.txt 'lbads:12 rp:0 \(in use\)' "id-ns format in use"
+expect 0 "id-ns via trid ns=" id-ns -r "traddr=192.0.2.1 subnqn=$NQN ns=1" -o json && jqtest '.nsze == 2048' "id-ns JSON"
+expect 2 "id-ns, several namespaces" id-ns $T && has err.txt 'several namespaces \(1, 2, 3\)' "id-ns choice message"
+expect 5 "id-ns inactive" id-ns $T -N 9 && has err.txt 'namespace 9 is not an active namespace' "inactive message"
+expect 2 "id-ns NSID 0" id-ns $T -N 0
+expect 0 "list" list $T && has out.txt '^3 +FAKE0001' "list row"
+expect 0 "list -o json" list $T -o json &&
+	jqtest '(.Devices | length) == 3 and .Devices[1].SectorSize == 4096 and .Devices[0].PhysicalSize == 1048576' "list JSON"
+
+# ---- read / write
+head -c 1048576 /dev/urandom > in.bin
+expect 0 "write whole namespace, verify" write $T -N 1 -d in.bin --verify --qd 4 &&
+	has err.txt '^1048576 bytes \(1.00 MiB\) written and verified' "write summary"
+expect 0 "read it back" read $T -N 1 -d out.bin --no-progress && cmp -s in.bin out.bin ||
+	{ echo "FAIL: read back differs"; fails=$((fails + 1)); }
+expect 0 "read --verify" read $T -N 1 -d in.bin --verify
+expect 0 "read to stdout" read $T -N 1 --lba 8 --length 4k --quiet && cmp -s out.txt <(tail -c +4097 in.bin | head -c 4096) ||
+	{ echo "FAIL: read to stdout differs"; fails=$((fails + 1)); }
+head -c 4096 /dev/zero > zero.bin
+expect 0 "write -o json" write $T -N 1 --offset 8192 -d zero.bin --fua -o json &&
+	jqtest '.bytes == 4096 and .offset == 8192 and .verified == false' "write JSON"
+expect 6 "read --verify mismatch" read $T -N 1 -d in.bin --verify && has err.txt 'differs from the file at byte offset 8192' "mismatch offset"
+expect 2 "unaligned offset" read $T -N 1 --offset 1000 -d x.bin && has err.txt 'not a multiple of the block size 512' "unaligned message"
+expect 2 "unaligned length" read $T -N 1 --length 1000 -d x.bin
+expect 2 "past the end" read $T -N 1 --offset 1M --length 512 -d x.bin && has err.txt 'past the end of the namespace' "range message"
+expect 2 "LBA past the end" read $T -N 1 --lba 4096 -d x.bin
+expect 2 "offset and lba" read $T -N 1 --offset 0 --lba 0 -d x.bin
+expect 2 "4k namespace, 512 bs" read $T -N 2 --bs 512 -d x.bin
+head -c 1000 /dev/zero > odd.bin
+expect 2 "odd-sized input" write $T -N 1 -d odd.bin && has err.txt 'not a multiple of the block size' "odd input message"
+expect 2 "input too large" write $T -N 3 -d in.bin
+expect 3 "write-protected namespace" write $T -N 3 -d zero.bin && has err.txt 'write-protected' "ro message"
+expect 2 "read -o json to stdout" read $T -N 1 -o json
+# one I/O queue: the copy holds it, so its closing Flush must go through it too
+RBLK_FAKE_IO_QUEUES=1 expect 0 "write with one I/O queue" write $T -N 1 -d zero.bin
+RBLK_FAKE_IO_QUEUES=1 expect 0 "bench, more jobs than queues" bench $T -N 1 --numjobs 4 --time 0.2 --no-counters &&
+	has err.txt 'gave 1 I/O queues: running 1 jobs' "jobs clamped"
+RBLK_FAKE_FAIL_LBA=100 expect 3 "target read error" read $T -N 1 -d x.bin &&
+	has err.txt 'NVMe status: Unrecovered Read Error' "read error status"
+expect 2 "--fua on read" read $T -N 1 --fua -d x.bin
+
+# ---- bench
+expect 0 "bench -o json" bench $T -N 1 --time 0.3 --qd 4 -o json &&
+	jqtest '.results.iops > 0 and .results.read.lat_us.p50 > 0 and (.results.read.histogram | length) > 0' "bench JSON" &&
+	jqtest '.rdma_check.verdict == "unknown"' "bench counter check without RDMA"
+expect 2 "bench write without --force" bench $T -N 1 --rw randwrite --time 0.1 && has err.txt 'add --force' "force message"
+expect 0 "bench randrw verify" bench $T -N 1 --rw randrw --verify --force --time 0.3 --no-counters -o json &&
+	jqtest '.results.verify.mismatches == 0 and .results.verify.reads_checked > 0' "bench verify JSON"
+expect 0 "bench sweep" bench $T -N 1 --sweep --sweep-min 512 --sweep-max 4k --sweep-time 0.1 --no-counters &&
+	has out.txt '^ #bytes +#iterations +BW peak\[MB/sec\] +BW average\[MB/sec\]' "sweep header" &&
+	has out.txt '^ 4096 ' "sweep 4096 row"
+expect 0 "bench save baseline" bench $T -N 1 --time 0.3 --qd 4 --no-counters --save-baseline base.json &&
+	jq -e '.rblk_bench_baseline == 1 and (.figures | length) == 6' base.json > /dev/null ||
+	{ echo "FAIL: baseline file"; fails=$((fails + 1)); }
+expect 0 "bench compare, wide threshold" bench $T -N 1 --time 0.3 --qd 4 --no-counters --compare base.json --threshold 100000
+jq '.figures["randread.bs4096.qd4.read.iops"].value *= 1000' base.json > fast.json
+expect 6 "bench compare, slower than baseline" bench $T -N 1 --time 0.3 --qd 4 --no-counters --compare fast.json -o json &&
+	jqtest '.baseline.worse >= 1' "compare JSON"
+expect 2 "bench bad --rw" bench $T --rw sideways
+
+# ---- doctor, gen-hostnqn, attach/detach without a kernel
+mkdir -p root/sys root/proc
+expect 6 "doctor without RDMA" doctor --root "$WORK/root" && has out.txt '^\[FAIL\] rdma devices: no RDMA device' "doctor verdict" &&
+	has out.txt 'modprobe rdma_rxe && rdma link add rxe0 type rxe netdev' "doctor fix"
+expect 6 "doctor -o json" doctor --root "$WORK/root" -o json && jqtest '.summary.fail == 1 and (.checks | length) > 3' "doctor JSON"
+expect 0 "gen-hostnqn" gen-hostnqn && has out.txt '^nqn\.2014-08\.org\.nvmexpress:uuid:[0-9a-f-]{36}$' "hostnqn form"
+expect 2 "detach junk" detach /dev/sda
+expect 2 "detach nothing" detach
+expect 5 "detach missing device" detach /dev/nbd4095
+
+echo "$((n - fails)) of $n checks passed"
+[ $fails -eq 0 ]

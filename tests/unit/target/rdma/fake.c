@@ -1,0 +1,527 @@
+/* SPDX-License-Identifier: MIT */
+/* The fake RDMA seam for the transport's unit tests: see tests/unit/target/rdma/fake.h. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fake.h"
+
+unsigned fake_fail_calls;
+unsigned fake_disconnects;
+
+/* ------------------------------------------------------------------------ */
+/* transport/: QP staging.                                                   */
+
+int rblk_qp_queue_send(struct rblk_qp *qp, const struct rblk_send_wr *wr)
+{
+	struct fake_wr *w;
+
+	if (wr->num_sge > qp->caps.max_send_sge)
+		return -EINVAL;
+	if (qp->nstaged >= qp->caps.max_send_wr || qp->nstaged >= FAKE_MAX_WR)
+		return -ENOBUFS;
+	w = &qp->staged[qp->nstaged++];
+	memset(w, 0, sizeof(*w));
+	w->wr = *wr;
+	memcpy(w->sge, wr->sge, wr->num_sge * sizeof(*wr->sge));
+	w->wr.sge = w->sge;
+	return 0;
+}
+
+int rblk_qp_queue_recv(struct rblk_qp *qp, uint64_t wr_id, const struct rblk_sge *sge,
+		       uint32_t num_sge)
+{
+	struct fake_recv *r;
+
+	if (num_sge > qp->caps.max_recv_sge)
+		return -EINVAL;
+	if (qp->nrstaged >= qp->caps.max_recv_wr || qp->nrstaged >= FAKE_MAX_WR)
+		return -ENOBUFS;
+	r = &qp->rstaged[qp->nrstaged++];
+	r->wr_id = wr_id;
+	memcpy(r->sge, sge, num_sge * sizeof(*sge));
+	r->num_sge = num_sge;
+	return 0;
+}
+
+int rblk_qp_flush_send(struct rblk_qp *qp, unsigned *posted)
+{
+	unsigned n = qp->nstaged;
+	int ret = 0;
+
+	if (qp->fail_send) {
+		ret = qp->fail_send;
+		n = qp->fail_send_after < n ? qp->fail_send_after : n;
+		qp->fail_send = 0;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		qp->posted[qp->nposted] = qp->staged[i];
+		qp->posted[qp->nposted].wr.sge = qp->posted[qp->nposted].sge;
+		qp->nposted++;
+	}
+	if (n)
+		qp->send_flushes++;
+	if (posted)
+		*posted = n;
+	qp->nstaged = 0;
+	return ret;
+}
+
+int rblk_qp_flush_recv(struct rblk_qp *qp, unsigned *posted)
+{
+	for (unsigned i = 0; i < qp->nrstaged; i++)
+		qp->rposted[qp->nrposted++] = qp->rstaged[i];
+	if (posted)
+		*posted = qp->nrstaged;
+	qp->nrstaged = 0;
+	return 0;
+}
+
+unsigned rblk_qp_send_staged(const struct rblk_qp *qp)
+{
+	return qp->nstaged;
+}
+
+unsigned rblk_qp_recv_staged(const struct rblk_qp *qp)
+{
+	return qp->nrstaged;
+}
+
+const char *rblk_wc_status_str(enum rblk_wc_status status)
+{
+	return status == RBLK_WC_SUCCESS ? "success" : status == RBLK_WC_WR_FLUSH_ERR
+								? "Work Request Flushed Error"
+								: "error";
+}
+
+/* ------------------------------------------------------------------------ */
+/* transport/: pools.                                                        */
+
+struct rblk_mr_pool *fake_pool_create(size_t unit, uint32_t count, uint32_t lkey)
+{
+	struct rblk_mr_pool *p = calloc(1, sizeof(*p));
+
+	p->unit = unit;
+	p->count = p->nfree = count;
+	p->lkey = lkey;
+	if (posix_memalign((void **)&p->mem, 4096, unit * count))
+		abort();
+	memset(p->mem, 0, unit * count);
+	p->used = calloc(count, sizeof(bool));
+	return p;
+}
+
+void fake_pool_destroy(struct rblk_mr_pool *p)
+{
+	if (!p)
+		return;
+	free(p->used);
+	free(p->mem);
+	free(p);
+}
+
+void *rblk_mr_pool_get(struct rblk_mr_pool *pool)
+{
+	for (uint32_t i = 0; i < pool->count; i++) {
+		if (!pool->used[i]) {
+			pool->used[i] = true;
+			pool->nfree--;
+			return pool->mem + i * pool->unit;
+		}
+	}
+	return NULL;
+}
+
+void rblk_mr_pool_put(struct rblk_mr_pool *pool, void *buf)
+{
+	uint32_t i = rblk_mr_pool_index(pool, buf);
+
+	if (i >= pool->count || !pool->used[i])
+		abort(); /* a double put or a foreign buffer: the test must see it */
+	pool->used[i] = false;
+	pool->nfree++;
+}
+
+uint32_t rblk_mr_pool_index(const struct rblk_mr_pool *pool, const void *buf)
+{
+	return (uint32_t)(((const uint8_t *)buf - pool->mem) / pool->unit);
+}
+
+void *rblk_mr_pool_unit(const struct rblk_mr_pool *pool, uint32_t index)
+{
+	return pool->mem + index * pool->unit;
+}
+
+uint32_t rblk_mr_pool_lkey(const struct rblk_mr_pool *pool)
+{
+	return pool->lkey;
+}
+
+size_t rblk_mr_pool_unit_size(const struct rblk_mr_pool *pool)
+{
+	return pool->unit;
+}
+
+uint32_t rblk_mr_pool_free_count(const struct rblk_mr_pool *pool)
+{
+	return pool->nfree;
+}
+
+/* ------------------------------------------------------------------------ */
+/* target/rdma/queue.c: failing a queue, minus the CM.                              */
+
+void rblk_rdma_queue_fail(struct rblk_rdma_queue *q, const char *why)
+{
+	(void)why;
+	fake_fail_calls++;
+	if (q->state != RBLK_RDMA_Q_CONNECTING && q->state != RBLK_RDMA_Q_LIVE)
+		return;
+	q->state = RBLK_RDMA_Q_DRAINING;
+	rblk_rdma_queue_flush(q);
+	rblk_rdma_queue_abort_waiting(q);
+	rblk_sq_teardown(&q->sq);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Queues.                                                                   */
+
+struct rblk_pg_dev *fake_dev_create(size_t unit, uint32_t count, bool fixed_bufs)
+{
+	struct rblk_pg_dev *dev = calloc(1, sizeof(*dev));
+
+	dev->pool = fake_pool_create(unit, count, 0xD00D);
+	dev->fixed_bufs = fixed_bufs;
+	TAILQ_INIT(&dev->pending_buf);
+	return dev;
+}
+
+void fake_dev_destroy(struct rblk_pg_dev *dev)
+{
+	fake_pool_destroy(dev->pool);
+	free(dev);
+}
+
+struct fake_work {
+	void (*fn)(void *arg);
+	void *arg;
+};
+static struct fake_work work[64];
+static unsigned nwork;
+
+static void fake_disconnect(struct rblk_sq *sq)
+{
+	(void)sq;
+	fake_disconnects++;
+}
+
+static int fake_run_on(struct rblk_sq *sq, void (*fn)(void *arg), void *arg)
+{
+	(void)sq;
+	if (nwork == 64)
+		return -ENOSPC;
+	work[nwork].fn = fn;
+	work[nwork].arg = arg;
+	nwork++;
+	return 0;
+}
+
+static const struct rblk_transport_ops fake_ops = {
+	.queue_response = rblk_rdma_queue_response,
+	.disconnect = fake_disconnect,
+	.run_on = fake_run_on,
+};
+
+struct rblk_rdma_queue *fq_create(struct tt_env *env, struct rblk_pg_dev *dev,
+				  const struct fake_q_opts *o)
+{
+	struct rblk_rdma_queue *q = calloc(1, sizeof(*q));
+
+	q->dev = dev;
+	q->plan.qid = o->qid;
+	q->plan.depth = o->depth;
+	q->plan.hrqsize = o->depth;
+	q->plan.crqsize = o->depth;
+	q->plan.initiator_depth = o->ird;
+	q->depth = q->nreqs = o->depth;
+	q->icd_size = o->icd_size;
+	q->max_sge = o->max_sge;
+	q->max_sge_rd = o->max_sge_rd ? o->max_sge_rd : o->max_sge;
+	snprintf(q->peer, sizeof(q->peer), "test");
+	q->capsules = fake_pool_create(64, o->depth, 0xCA95);
+	q->icd = o->icd_size ? fake_pool_create(o->icd_size, o->depth, 0x1CD) : NULL;
+	q->rsps = fake_pool_create(16, o->depth, 0x4E5);
+	q->qp = calloc(1, sizeof(*q->qp));
+	q->qp->caps.max_send_wr = o->send_wr;
+	q->qp->caps.max_recv_wr = o->depth;
+	q->qp->caps.max_send_sge = o->max_sge;
+	q->qp->caps.max_recv_sge = o->icd_size ? 2 : 1;
+	q->send_slots = q->send_slots_max = o->send_wr;
+	q->reads_avail = o->ird;
+	q->recvs = calloc(o->depth, sizeof(*q->recvs));
+	q->reqs = calloc(o->depth, sizeof(*q->reqs));
+	q->staged = calloc(o->send_wr, sizeof(*q->staged));
+	q->rstaged = calloc(o->depth, sizeof(*q->rstaged));
+	TAILQ_INIT(&q->free_reqs);
+	TAILQ_INIT(&q->pending_read);
+	TAILQ_INIT(&q->pending_send);
+	STAILQ_INIT(&q->incoming);
+	for (uint16_t i = 0; i < o->depth; i++) {
+		q->recvs[i].q = q;
+		q->recvs[i].capsule = rblk_mr_pool_unit(q->capsules, i);
+		q->recvs[i].icd = q->icd ? rblk_mr_pool_unit(q->icd, i) : NULL;
+		q->reqs[i].q = q;
+		q->reqs[i].idx = i;
+		q->reqs[i].rsp = rblk_mr_pool_unit(q->rsps, i);
+		q->reqs[i].req.buf_index = -1;
+		TAILQ_INSERT_TAIL(&q->free_reqs, &q->reqs[i], link);
+	}
+	rblk_sq_init(&q->sq, env->tgt, &fake_ops, o->qid, o->depth);
+	q->sq.bq = env->bq;
+	q->sq.waitq = &env->waitq;
+	for (uint16_t i = 0; i < o->depth; i++)
+		rblk_rdma_stage_recv(q, &q->recvs[i]);
+	rblk_rdma_queue_flush(q);
+	q->state = o->live ? RBLK_RDMA_Q_LIVE : RBLK_RDMA_Q_CONNECTING;
+	return q;
+}
+
+/* Changes whenever a request of q moves. */
+static uint64_t fingerprint(const struct rblk_rdma_queue *q)
+{
+	uint64_t f = q->qp->nstaged + ((uint64_t)q->reqs_busy << 32);
+
+	for (unsigned i = 0; i < q->nreqs; i++)
+		f = f * 31 + q->reqs[i].state;
+	return f;
+}
+
+void fq_pump(struct tt_env *env, struct rblk_rdma_queue *q)
+{
+	uint64_t progress;
+	unsigned n;
+
+	do {
+		progress = q ? fingerprint(q) : 0;
+		n = tt_pump(env);
+		while (nwork) {
+			struct fake_work w = work[0];
+
+			memmove(work, work + 1, --nwork * sizeof(work[0]));
+			w.fn(w.arg);
+			n++;
+		}
+		if (q)
+			rblk_rdma_queue_kick(q);
+		if (q && q->dev && !TAILQ_EMPTY(&q->dev->pending_buf))
+			rblk_rdma_dev_kick(q->dev);
+		/* Kicks may have started backend I/O: go round until nothing moves. */
+	} while (n || (q && fingerprint(q) != progress));
+	if (q)
+		rblk_rdma_queue_flush(q);
+}
+
+void fq_destroy(struct rblk_rdma_queue *q)
+{
+	uint64_t deadline = rblk_clock_ms() + 10000;
+	struct tt_env env = { 0 };
+
+	rblk_rdma_queue_fail(q, "test done");
+	/* Everything posted flushes; backend I/O finishes. */
+	env.tgt = q->sq.tgt;
+	env.bq = q->sq.bq;
+	do {
+		fq_complete_all(q);
+		tt_pump(&env);
+	} while ((q->reqs_busy || q->signaled_inflight) && rblk_clock_ms() < deadline);
+	rblk_sq_destroy(&q->sq);
+	free(q->rstaged);
+	free(q->staged);
+	free(q->reqs);
+	free(q->recvs);
+	free(q->qp);
+	fake_pool_destroy(q->rsps);
+	fake_pool_destroy(q->icd);
+	fake_pool_destroy(q->capsules);
+	free(q);
+}
+
+static struct rblk_rdma_recv *deliver(struct rblk_rdma_queue *q, const void *sqe,
+				      const void *data, uint32_t len, bool hold)
+{
+	struct rblk_qp *qp = q->qp;
+	struct rblk_rdma_recv *rv;
+	struct rblk_wc wc;
+
+	if (qp->rnext >= qp->nrposted)
+		return NULL; /* no receive posted: the host would get an RNR NAK */
+	rv = rblk_rdma_wr_obj(qp->rposted[qp->rnext++].wr_id);
+	memcpy(rv->capsule, sqe, 64);
+	if (len)
+		memcpy(rv->icd, data, len);
+	memset(&wc, 0, sizeof(wc));
+	wc.wr_id = rblk_rdma_wr_id(rv, RBLK_RDMA_WR_RECV);
+	wc.status = RBLK_WC_SUCCESS;
+	wc.opcode = RBLK_WC_RECV;
+	wc.byte_len = 64 + len;
+	if (hold) {
+		/* Not LIVE while the completion runs: the capsule waits, unbound. */
+		enum rblk_rdma_qstate st = q->state;
+
+		if (st == RBLK_RDMA_Q_LIVE)
+			q->state = RBLK_RDMA_Q_CONNECTING;
+		rblk_rdma_handle_wc(&wc);
+		q->state = st;
+	} else {
+		rblk_rdma_handle_wc(&wc);
+	}
+	return rv;
+}
+
+struct rblk_rdma_recv *fq_send(struct rblk_rdma_queue *q, const void *sqe, const void *data,
+			       uint32_t len)
+{
+	return deliver(q, sqe, data, len, false);
+}
+
+struct rblk_rdma_recv *fq_send_nostep(struct rblk_rdma_queue *q, const void *sqe,
+				      const void *data, uint32_t len)
+{
+	return deliver(q, sqe, data, len, true);
+}
+
+struct rblk_rdma_req *fq_bind(struct rblk_rdma_queue *q)
+{
+	struct rblk_rdma_recv *rv = STAILQ_FIRST(&q->incoming);
+	struct rblk_rdma_req *r = TAILQ_FIRST(&q->free_reqs);
+
+	if (!rv || !r)
+		return NULL;
+	STAILQ_REMOVE_HEAD(&q->incoming, link);
+	TAILQ_REMOVE(&q->free_reqs, r, link);
+	r->recv = rv;
+	r->state = RBLK_RDMA_REQ_NEW;
+	q->reqs_busy++;
+	return r;
+}
+
+static void complete(struct rblk_rdma_req *r, enum rblk_rdma_wr_kind kind,
+		     enum rblk_wc_status st, bool hold)
+{
+	struct rblk_qp *qp = r->q->qp;
+	uint64_t id = rblk_rdma_wr_id(r, kind);
+	struct rblk_wc wc;
+
+	for (unsigned i = 0; i < qp->nposted; i++) {
+		if (qp->posted[i].wr.wr_id == id && !qp->posted[i].done) {
+			qp->posted[i].done = true;
+			break;
+		}
+	}
+	memset(&wc, 0, sizeof(wc));
+	wc.wr_id = id;
+	wc.status = st;
+	wc.opcode = kind == RBLK_RDMA_WR_READ ? RBLK_WC_RDMA_READ : RBLK_WC_SEND;
+	if (hold) {
+		bool was = r->in_process;
+
+		r->in_process = true;
+		rblk_rdma_handle_wc(&wc);
+		r->in_process = was;
+	} else {
+		rblk_rdma_handle_wc(&wc);
+	}
+}
+
+void fq_complete(struct rblk_rdma_req *r, enum rblk_rdma_wr_kind kind, enum rblk_wc_status st)
+{
+	complete(r, kind, st, false);
+}
+
+void fq_complete_nostep(struct rblk_rdma_req *r, enum rblk_rdma_wr_kind kind,
+			enum rblk_wc_status st)
+{
+	complete(r, kind, st, true);
+}
+
+unsigned fq_complete_all(struct rblk_rdma_queue *q)
+{
+	struct rblk_qp *qp = q->qp;
+	bool open = q->state == RBLK_RDMA_Q_LIVE || q->state == RBLK_RDMA_Q_CONNECTING;
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < qp->nposted; i++) {
+		struct fake_wr *w = &qp->posted[i];
+
+		if (w->done || !(w->wr.flags & RBLK_SEND_SIGNALED))
+			continue;
+		w->done = true;
+		complete(fq_wr_req(w), rblk_rdma_wr_kind(w->wr.wr_id),
+			 open ? RBLK_WC_SUCCESS : RBLK_WC_WR_FLUSH_ERR, false);
+		/* Completing may post more (a READ finishing leads to a SEND). */
+		n++;
+	}
+	if (!open) {
+		/* The QP is in the error state: its receives flush too. */
+		while (qp->rnext < qp->nrposted) {
+			struct rblk_wc wc;
+
+			memset(&wc, 0, sizeof(wc));
+			wc.wr_id = qp->rposted[qp->rnext++].wr_id;
+			wc.status = RBLK_WC_WR_FLUSH_ERR;
+			rblk_rdma_handle_wc(&wc);
+		}
+	}
+	return n;
+}
+
+struct rblk_rdma_req *fq_wr_req(const struct fake_wr *w)
+{
+	return rblk_rdma_wr_obj(w->wr.wr_id);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Builders.                                                                 */
+
+void fq_keyed(void *sqe, uint64_t addr, uint32_t len, uint32_t key, bool inv)
+{
+	rblk_sgl_encode_keyed(&((struct nvme_sqe *)sqe)->sgl1, addr, len, key, inv);
+}
+
+void fq_incapsule(void *sqe, uint32_t offset, uint32_t len)
+{
+	rblk_sgl_encode_incapsule(&((struct nvme_sqe *)sqe)->sgl1, offset, len);
+}
+
+void fq_rw(void *sqe, uint8_t opc, uint16_t cid, uint32_t nsid, uint64_t slba, uint32_t nlb)
+{
+	struct nvme_rw_cmd *c = sqe;
+
+	memset(c, 0, sizeof(*c));
+	c->opc = opc;
+	c->flags = NVME_CMD_PSDT_SGL_MPTR_CONTIG;
+	c->cid = rblk_cpu_to_le16(cid);
+	c->nsid = rblk_cpu_to_le32(nsid);
+	c->slba = rblk_cpu_to_le64(slba);
+	c->nlb = rblk_cpu_to_le16((uint16_t)(nlb - 1));
+}
+
+void fq_connect(void *sqe, struct nvmf_connect_data *d, uint16_t qid, uint16_t sqsize,
+		uint16_t cntlid, const uint8_t hostid[16])
+{
+	struct nvmf_connect_cmd *c = sqe;
+
+	memset(c, 0, sizeof(*c));
+	c->opc = NVME_ADMIN_FABRICS;
+	c->flags = NVME_CMD_PSDT_SGL_MPTR_CONTIG;
+	c->cid = rblk_cpu_to_le16(0x4321);
+	c->fctype = NVMF_FCTYPE_CONNECT;
+	c->qid = rblk_cpu_to_le16(qid);
+	c->sqsize = rblk_cpu_to_le16(sqsize);
+	c->kato = rblk_cpu_to_le32(qid ? 0 : 5000);
+	memset(d, 0, sizeof(*d));
+	memcpy(d->hostid, hostid, 16);
+	d->cntlid = rblk_cpu_to_le16(cntlid);
+	snprintf(d->subnqn, sizeof(d->subnqn), "%s", TT_SUBNQN);
+	snprintf(d->hostnqn, sizeof(d->hostnqn), "%s", TT_HOSTNQN);
+}
