@@ -122,7 +122,7 @@ static void identify_ns(struct rblk_req *req, uint32_t nsid)
 		id->nlbaf = 0;
 		id->flbas = 0;
 		id->nmic = NVME_NS_NMIC_SHARED;
-		if (ns->bdev->caps.can_discard && ns->bdev->caps.discard_zeroes)
+		if (ns->prov.can_discard && ns->prov.discard_zeroes)
 			id->dlfeat = NVME_NS_DLFEAT_READ_ZEROES;
 		id->nsattr = ns->read_only ? NVME_NS_NSATTR_WP : 0;
 		nvme_u128_set64(id->nvmcap, ns->nlb << ns->lbads);

@@ -23,8 +23,10 @@
  *     NVME_SC_DNR).
  *  4. transport: req->execute(req).
  *  5. core: the handler finishes synchronously (admin, fabrics) or later (I/O
- *     through sq->bq, AERs held until an event) by calling
- *     rblk_req_complete(req, status) exactly once.
+ *     through the namespace's provider, AERs held until an event) by calling
+ *     rblk_req_complete(req, status) exactly once. A provider completes on
+ *     any thread; the transport brings the request back to the sq's thread
+ *     (ops->complete_io) and calls rblk_req_io_done() there.
  *  6. core: rblk_req_complete() fills req->cqe (CID echoed, SQID, SQHD,
  *     status, dw0/dw1 set by the handler), records errors, drops the
  *     namespace reference, then calls sq->ops->queue_response(req).
@@ -48,6 +50,7 @@
 #include <stdint.h>
 #include <sys/uio.h>
 
+#include <rblk/provider.h>
 #include <rblk/target.h>
 
 #include "backend/backend.h"
@@ -114,10 +117,18 @@ struct rblk_transport_ops {
 	 * not run.
 	 */
 	int (*run_on)(struct rblk_sq *sq, void (*fn)(void *arg), void *arg);
+	/*
+	 * A provider finished req->pio (req->pio_res holds the result): call
+	 * rblk_req_io_done(req) on the sq's thread. Any thread, the I/O path:
+	 * no allocation, no lock, never synchronous (the provider may still be
+	 * inside its submit callback).
+	 */
+	void (*complete_io)(struct rblk_req *req);
 };
 
 /* ======================================================================== */
-/* Backend parking queue: requests waiting for room in a full rblk_bqueue. */
+/* Built-in backends' parking queue (target/bdev_provider.c): requests       */
+/* waiting for room in a full rblk_bqueue.                                   */
 
 struct rblk_io_waitq {
 	struct rblk_req *head;
@@ -157,7 +168,7 @@ struct rblk_sq {
 	 */
 	struct rblk_target *tgt;
 	const struct rblk_transport_ops *ops;
-	struct rblk_bqueue *bq;          /* the poll group's backend queue */
+	struct rblk_bqueue *bq;          /* the poll group's queue for the built-in backends */
 	struct rblk_io_waitq *waitq;     /* the poll group's parking queue for bq */
 	struct rblk_listener *listener;  /* the listener the host came through, or NULL */
 	char local_traddr[RBLK_TRADDR_LEN]; /* our address on this connection ("" unknown) */
@@ -214,12 +225,21 @@ struct rblk_req {
 
 	/* Core private. */
 	struct rblk_req *next;      /* rblk_io_waitq link */
+	struct rblk_req *cpl_next;  /* the transport's completion list (complete_io) */
 	uint64_t start_ns;          /* I/O: for the SMART busy time */
 	uint64_t err_lba;           /* I/O: LBA reported in the error log */
 	uint16_t dsm_nr;            /* DSM: ranges (1-based) */
 	uint16_t dsm_idx;           /* DSM: next range to deallocate */
-	struct rblk_bio bio;        /* backend request for I/O commands */
+	uint64_t wz_next;           /* emulated Write Zeroes: next byte to zero */
+	uint64_t wz_end;
+	struct rblk_provider_io pio; /* the command as the namespace's provider sees it */
+	int pio_res;                /* its result (rblk_provider_complete) */
+	void (*pio_done)(struct rblk_req *req, int res); /* the command's next step */
+	struct rblk_bio bio;        /* built-in backends: pio as a backend request */
 };
+
+/* On the sq's thread, after ops->complete_io: the provider's result arrives. */
+void rblk_req_io_done(struct rblk_req *req);
 
 #define RBLK_NO_ERROR_LOC 0xFFFF
 
@@ -302,6 +322,21 @@ int rblk_transport_start(struct rblk_transport *t);
  * rblk_target_run() after rblk_target_stop(), and from rblk_target_destroy().
  */
 void rblk_transport_stop(struct rblk_transport *t);
+/*
+ * Waits a little (about @us microseconds) for the transport to make
+ * progress: the core calls it while requests or controllers drain. On the
+ * thread that runs an embedder's loop it polls instead of sleeping, since
+ * nothing else would. t may be NULL (not created yet): just sleeps.
+ */
+void rblk_transport_idle_wait(struct rblk_transport *t, unsigned us);
+/*
+ * RBLK_THREADS_EMBEDDER: the fd the embedder waits on, and one iteration of
+ * the loop on the thread that started the transport (rblk_target_poll()).
+ * -EINVAL when the transport is not started in that mode; poll: -EPERM on
+ * another thread.
+ */
+int rblk_transport_fd(struct rblk_transport *t);
+int rblk_transport_poll(struct rblk_transport *t, int *timeout_ms);
 
 /* ======================================================================== */
 /* Core internal: target, subsystems, namespaces, controllers.               */
@@ -369,8 +404,8 @@ struct rblk_subsystem {
 struct rblk_tgt_ns {
 	struct rblk_subsystem *ss;
 	uint32_t nsid;
-	char *path;
-	struct rblk_bdev *bdev;
+	char *path;                      /* backing file or device; a label for providers */
+	struct rblk_provider prov;       /* the storage: built-in backend or the embedder's */
 	uint64_t nlb;                    /* size in logical blocks */
 	uint32_t lbads;                  /* log2(block size), 9..12 */
 	bool read_only;
@@ -510,6 +545,9 @@ static inline void rblk_tgt_ns_put(struct rblk_tgt_ns *ns)
 {
 	atomic_fetch_sub_explicit(&ns->refs, 1, memory_order_release);
 }
+/* bdev_provider.c: the built-in backends (a file, block device, mem:, null:) as a provider. */
+int rblk_bdev_provider_open(struct rblk_target *tgt, const struct rblk_ns_opts *opts,
+			    struct rblk_provider *out);
 /* Stable identifiers: a hash of (subsystem NQN, nsid) or of the NQN. */
 void rblk_gen_uuid(const char *nqn, uint32_t nsid, uint8_t uuid[16]);
 void rblk_gen_nguid(const char *nqn, uint32_t nsid, uint8_t nguid[16]);

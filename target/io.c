@@ -2,11 +2,13 @@
 /*
  * I/O commands -> backend: Read, Write (FUA), Flush, Write Zeroes, Dataset
  * Management (deallocate), each validated at parse (namespace, opcode, LBA
- * range, write protection) and executed as rblk_bio(s) on the poll group's
- * backend queue; the parking queue for a full backend queue; backend errno
- * -> NVMe status; the per-namespace counters behind SMART and statistics.
+ * range, write protection) and executed as provider ios (include/rblk/
+ * provider.h) on the namespace's provider: the built-in backends
+ * (bdev_provider.c) or the embedder's. Provider errno -> NVMe status; Write
+ * Zeroes emulated with writes for providers that cannot zero; the
+ * per-namespace counters behind SMART and statistics.
  *
- * Backend errors and why (the host retries a status without DNR up to 5
+ * Provider errors and why (the host retries a status without DNR up to 5
  * times, nvme_max_retries):
  *   -EIO                Unrecovered Read Error (reads) / Write Fault (others),
  *                       no DNR: media and transport hiccups are often
@@ -22,30 +24,22 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "common/clock.h"
 #include "common/log.h"
+#include "common/util.h"
 #include "protocol/lba.h"
 #include "target/core.h"
 
-#define container_of(ptr, type, member) ((type *)((char *)(ptr) - offsetof(type, member)))
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static uint16_t errno_to_status(int res, enum rblk_bio_op op)
+static uint16_t errno_to_status(int res, enum rblk_io_op op)
 {
 	switch (res) {
 	case 0:
 		return 0;
 	case -EIO:
-		return op == RBLK_BIO_READ ? NVME_SC_READ_ERROR : NVME_SC_WRITE_FAULT;
+		return op == RBLK_IO_READ ? NVME_SC_READ_ERROR : NVME_SC_WRITE_FAULT;
 	case -ENOSPC:
 	case -EDQUOT:
 		return NVME_SC_CAP_EXCEEDED | NVME_SC_DNR;
@@ -66,72 +60,13 @@ static uint16_t errno_to_status(int res, enum rblk_bio_op op)
 	}
 }
 
-/* ------------------------------------------------------------------------ */
-/* Submission and the parking queue.                                        */
-
-void rblk_io_waitq_init(struct rblk_io_waitq *wq)
-{
-	wq->head = NULL;
-	wq->tailp = &wq->head;
-	wq->count = 0;
-}
-
-static void waitq_push(struct rblk_io_waitq *wq, struct rblk_req *req)
-{
-	req->next = NULL;
-	*wq->tailp = req;
-	wq->tailp = &req->next;
-	wq->count++;
-}
-
-static void fail_bio(struct rblk_req *req, int res);
-
-/* 0 submitted (or failed and completed), -EAGAIN full. */
-static int try_submit(struct rblk_req *req)
-{
-	int ret = rblk_bqueue_submit(req->sq->bq, &req->bio);
-
-	if (ret == -EAGAIN)
-		return ret;
-	if (ret)
-		fail_bio(req, ret);
-	return 0;
-}
-
-static void io_submit(struct rblk_req *req)
-{
-	struct rblk_io_waitq *wq = req->sq->waitq;
-
-	/* Keep the order: nothing overtakes requests already parked. */
-	if (wq && wq->count) {
-		waitq_push(wq, req);
-		return;
-	}
-	if (try_submit(req) == -EAGAIN) {
-		if (wq)
-			waitq_push(wq, req);
-		else
-			fail_bio(req, -EAGAIN);
-	}
-}
-
-unsigned rblk_io_waitq_run(struct rblk_io_waitq *wq)
-{
-	unsigned n = 0;
-
-	while (wq->head) {
-		struct rblk_req *req = wq->head;
-
-		if (try_submit(req) == -EAGAIN)
-			break;
-		wq->head = req->next;
-		if (!wq->head)
-			wq->tailp = &wq->head;
-		wq->count--;
-		n++;
-	}
-	return n;
-}
+static const char *const io_op_names[] = {
+	[RBLK_IO_READ] = "read",
+	[RBLK_IO_WRITE] = "write",
+	[RBLK_IO_FLUSH] = "flush",
+	[RBLK_IO_WRITE_ZEROES] = "write zeroes",
+	[RBLK_IO_DISCARD] = "discard",
+};
 
 /* ------------------------------------------------------------------------ */
 /* Completion.                                                               */
@@ -139,23 +74,22 @@ unsigned rblk_io_waitq_run(struct rblk_io_waitq *wq)
 static void account(struct rblk_req *req, int res)
 {
 	struct rblk_tgt_ns_stats *st = &req->ns->stats;
-	struct rblk_bio *bio = &req->bio;
 
-	rblk_stat_add(&st->busy_ns, now_ns() - req->start_ns);
+	rblk_stat_add(&st->busy_ns, rblk_clock_ns() - req->start_ns);
 	if (res) {
 		rblk_stat_add(&st->errors, 1);
 		if (res == -EIO)
 			rblk_stat_add(&st->media_errors, 1);
 		return;
 	}
-	switch (bio->op) {
-	case RBLK_BIO_READ:
+	switch (req->cmd->opc) {
+	case NVME_IO_READ:
 		rblk_stat_add(&st->read_cmds, 1);
-		rblk_stat_add(&st->read_bytes, bio->len);
+		rblk_stat_add(&st->read_bytes, req->data_len);
 		break;
-	case RBLK_BIO_WRITE:
+	case NVME_IO_WRITE:
 		rblk_stat_add(&st->write_cmds, 1);
-		rblk_stat_add(&st->write_bytes, bio->len);
+		rblk_stat_add(&st->write_bytes, req->data_len);
 		break;
 	default:
 		rblk_stat_add(&st->other_cmds, 1);
@@ -163,45 +97,69 @@ static void account(struct rblk_req *req, int res)
 	}
 }
 
-static void fail_bio(struct rblk_req *req, int res)
+static void fail_io(struct rblk_req *req, int res)
 {
-	uint16_t status = errno_to_status(res, req->bio.op);
+	struct rblk_provider_io *io = &req->pio;
+	uint16_t status = errno_to_status(res, io->op);
 
 	if (status & NVME_SC_DNR)
 		RBLK_ERR("nsid %u: %s at byte %llu len %llu failed: %s", req->ns->nsid,
-			 rblk_bio_op_str(req->bio.op), (unsigned long long)req->bio.offset,
-			 (unsigned long long)req->bio.len, strerror(-res));
+			 (unsigned)io->op < 5 ? io_op_names[io->op] : "?",
+			 (unsigned long long)io->offset, (unsigned long long)io->len,
+			 strerror(-res));
 	account(req, res);
-	req->err_lba = req->bio.offset >> req->ns->lbads;
+	req->err_lba = io->offset >> req->ns->lbads;
 	rblk_req_complete(req, status);
 }
 
-static void bio_done(struct rblk_bio *bio)
+/* The last step of a command: count it and answer the host. */
+static void io_finished(struct rblk_req *req, int res)
 {
-	struct rblk_req *req = container_of(bio, struct rblk_req, bio);
-
-	if (bio->res) {
-		fail_bio(req, bio->res);
+	if (res) {
+		fail_io(req, res);
 		return;
 	}
 	account(req, 0);
 	rblk_req_complete(req, 0);
 }
 
-/* ------------------------------------------------------------------------ */
-/* Commands.                                                                 */
-
-static void bio_prep(struct rblk_req *req, enum rblk_bio_op op, uint64_t slba, uint64_t nlb)
+void rblk_provider_complete(struct rblk_provider_io *io, int res)
 {
-	struct rblk_bio *bio = &req->bio;
+	struct rblk_req *req = rblk_container_of(io, struct rblk_req, pio);
 
-	memset(bio, 0, sizeof(*bio));
-	bio->op = op;
-	bio->bdev = req->ns->bdev;
-	bio->offset = slba << req->ns->lbads;
-	bio->len = nlb << req->ns->lbads;
-	bio->buf_index = -1;
-	bio->cb = bio_done;
+	/* Back to the queue's thread: the provider may be anywhere, even in submit(). */
+	req->pio_res = res > 0 ? -EIO : res;
+	req->sq->ops->complete_io(req);
+}
+
+void rblk_req_io_done(struct rblk_req *req)
+{
+	req->pio_done(req, req->pio_res);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Submission.                                                               */
+
+static void pio_prep(struct rblk_req *req, enum rblk_io_op op, uint64_t slba, uint64_t nlb,
+		     void (*done)(struct rblk_req *req, int res))
+{
+	struct rblk_provider_io *io = &req->pio;
+
+	memset(io, 0, sizeof(*io));
+	io->op = op;
+	io->offset = slba << req->ns->lbads;
+	io->len = nlb << req->ns->lbads;
+	req->pio_done = done;
+}
+
+static void pio_submit(struct rblk_req *req)
+{
+	struct rblk_tgt_ns *ns = req->ns;
+	int ret = ns->prov.ops->submit(ns->prov.ctx, &req->pio);
+
+	/* Refused: nothing started and no completion follows. */
+	if (ret)
+		fail_io(req, ret > 0 ? -EIO : ret);
 }
 
 /*
@@ -214,78 +172,114 @@ static bool want_fua(const struct rblk_req *req, const struct nvme_rw_cmd *c)
 	       (req->ns->vwc && !__atomic_load_n(&req->sq->ctrl->vwc_enabled, __ATOMIC_RELAXED));
 }
 
-/* Read, Write and Write Zeroes: the bio for SLBA/NLB (checked at parse). */
-static void rw_prep(struct rblk_req *req, enum rblk_bio_op op)
+/* Read, Write and Write Zeroes: the io for SLBA/NLB (checked at parse). */
+static void rw_prep(struct rblk_req *req, enum rblk_io_op op,
+		    void (*done)(struct rblk_req *req, int res))
 {
 	const struct nvme_rw_cmd *c = (const struct nvme_rw_cmd *)req->cmd;
 
-	req->start_ns = now_ns();
-	bio_prep(req, op, rblk_rw_slba(c), rblk_rw_nlb(c));
-	if (op != RBLK_BIO_READ && want_fua(req, c))
-		req->bio.flags |= RBLK_BIO_FUA;
+	req->start_ns = rblk_clock_ns();
+	pio_prep(req, op, rblk_rw_slba(c), rblk_rw_nlb(c), done);
+	if (op != RBLK_IO_READ && want_fua(req, c))
+		req->pio.flags |= RBLK_IO_FUA;
 }
+
+/* ------------------------------------------------------------------------ */
+/* Commands.                                                                 */
 
 static void execute_rw(struct rblk_req *req)
 {
-	struct rblk_bio *bio = &req->bio;
+	rw_prep(req, req->cmd->opc == NVME_IO_WRITE ? RBLK_IO_WRITE : RBLK_IO_READ, io_finished);
+	req->pio.iov = req->iov;
+	req->pio.iovcnt = (int)req->iovcnt;
+	pio_submit(req);
+}
 
-	rw_prep(req, req->cmd->opc == NVME_IO_WRITE ? RBLK_BIO_WRITE : RBLK_BIO_READ);
-	bio->iov = req->iov;
-	bio->iovcnt = (int)req->iovcnt;
-	bio->buf_index = req->iovcnt == 1 ? req->buf_index : -1;
-	io_submit(req);
+/*
+ * Write Zeroes for a provider that cannot zero: WRITEs of up to
+ * RBLK_REQ_MAX_IOV x WZ_CHUNK bytes from one shared zero buffer, in order.
+ * The command carries no data, so its iov array is free for this.
+ */
+#define WZ_CHUNK (64u * 1024)
+
+static const uint8_t wz_zeroes[WZ_CHUNK];
+
+static void wz_next(struct rblk_req *req, int res)
+{
+	struct rblk_provider_io *io = &req->pio;
+	uint64_t len = req->wz_end - req->wz_next;
+	uint32_t flags = io->flags;
+	unsigned n = 0;
+
+	if (res || !len) {
+		io_finished(req, res);
+		return;
+	}
+	if (len > (uint64_t)RBLK_REQ_MAX_IOV * WZ_CHUNK)
+		len = (uint64_t)RBLK_REQ_MAX_IOV * WZ_CHUNK;
+	for (uint64_t left = len; left; n++) {
+		req->iov[n].iov_base = (void *)wz_zeroes;
+		req->iov[n].iov_len = left < WZ_CHUNK ? left : WZ_CHUNK;
+		left -= req->iov[n].iov_len;
+	}
+	memset(io, 0, sizeof(*io));
+	io->op = RBLK_IO_WRITE;
+	io->flags = flags;
+	io->offset = req->wz_next;
+	io->len = len;
+	io->iov = req->iov;
+	io->iovcnt = (int)n;
+	req->iovcnt = n;
+	req->buf_index = -1;
+	req->wz_next += len;
+	pio_submit(req);
 }
 
 static void execute_write_zeroes(struct rblk_req *req)
 {
 	/* DEAC is a hint; zeroes are what the host reads back either way. */
-	rw_prep(req, RBLK_BIO_WRITE_ZEROES);
-	io_submit(req);
+	rw_prep(req, RBLK_IO_WRITE_ZEROES, io_finished);
+	if (req->ns->prov.can_write_zeroes) {
+		pio_submit(req);
+		return;
+	}
+	req->wz_next = req->pio.offset;
+	req->wz_end = req->pio.offset + req->pio.len;
+	wz_next(req, 0);
 }
 
 static void execute_flush(struct rblk_req *req)
 {
-	/* Nothing volatile to flush: done without a system call. */
+	/* Nothing volatile to flush: done without reaching the provider. */
 	if (!req->ns->vwc) {
 		rblk_stat_add(&req->ns->stats.other_cmds, 1);
 		rblk_req_complete(req, 0);
 		return;
 	}
-	req->start_ns = now_ns();
-	bio_prep(req, RBLK_BIO_FLUSH, 0, 0);
-	io_submit(req);
+	req->start_ns = rblk_clock_ns();
+	pio_prep(req, RBLK_IO_FLUSH, 0, 0, io_finished);
+	pio_submit(req);
 }
 
 /* DSM deallocate: one discard per range, in order (ranges come in a 4 KiB buffer). */
-static void dsm_next(struct rblk_bio *bio);
-
-static void dsm_submit(struct rblk_req *req)
+static void dsm_next(struct rblk_req *req, int res)
 {
 	struct nvme_dsm_range r;
 
+	if (res) {
+		fail_io(req, res);
+		return;
+	}
 	while (req->dsm_idx < req->dsm_nr) {
 		rblk_req_copy_from(req, (size_t)req->dsm_idx * sizeof(r), &r, sizeof(r));
 		req->dsm_idx++;
 		if (!r.nlb)
 			continue;
-		bio_prep(req, RBLK_BIO_DISCARD, rblk_le64(r.slba), rblk_le32(r.nlb));
-		req->bio.cb = dsm_next;
-		io_submit(req);
+		pio_prep(req, RBLK_IO_DISCARD, rblk_le64(r.slba), rblk_le32(r.nlb), dsm_next);
+		pio_submit(req);
 		return;
 	}
-	account(req, 0);
-	rblk_req_complete(req, 0);
-}
-
-static void dsm_next(struct rblk_bio *bio)
-{
-	struct rblk_req *req = container_of(bio, struct rblk_req, bio);
-
-	if (bio->res) {
-		fail_bio(req, bio->res);
-		return;
-	}
-	dsm_submit(req);
+	io_finished(req, 0);
 }
 
 static void execute_dsm(struct rblk_req *req)
@@ -308,15 +302,20 @@ static void execute_dsm(struct rblk_req *req)
 			return;
 		}
 	}
-	/* Without AD the attributes are access hints: nothing to do. */
-	if (!(rblk_le32(c->attributes) & NVME_DSM_AD)) {
+	/*
+	 * Without AD the attributes are access hints, and a provider that
+	 * cannot discard takes deallocation as the hint it is: nothing to do.
+	 */
+	if (!(rblk_le32(c->attributes) & NVME_DSM_AD) || !req->ns->prov.can_discard) {
 		rblk_stat_add(&req->ns->stats.other_cmds, 1);
 		rblk_req_complete(req, 0);
 		return;
 	}
 	req->dsm_idx = 0;
-	req->start_ns = now_ns();
-	dsm_submit(req);
+	req->start_ns = rblk_clock_ns();
+	/* pio still describes nothing: fail_io() must not report stale ranges. */
+	pio_prep(req, RBLK_IO_DISCARD, 0, 0, dsm_next);
+	dsm_next(req, 0);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -1,70 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Namespaces: opening the backing store ("mem:SIZE" / "null:SIZE" or a file /
- * block device through the target's engine), the LBA format, the stable
- * generated identifiers (serial, UUID, NGUID: hashes of the subsystem NQN and
- * nsid, so a restart or a reload exports the same identity and two
- * subsystems never collide), and counter aggregation.
+ * Namespaces: the storage behind them (an embedder's provider, or the
+ * built-in backends through bdev_provider.c), the LBA format, the
+ * identifiers (given, or generated in names.c), and counter aggregation.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/log.h"
 #include "target/core.h"
-
-/* ------------------------------------------------------------------------ */
-/* Stable identifiers: FNV-1a over the input, then a splitmix64 finaliser.  */
-
-static uint64_t mix64(uint64_t z)
-{
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
-static uint64_t hash64(uint64_t seed, const char *s, uint32_t nsid)
-{
-	uint64_t h = 0xcbf29ce484222325ull ^ seed;
-
-	for (; *s; s++)
-		h = (h ^ (uint8_t)*s) * 0x100000001b3ull;
-	for (int i = 0; i < 4; i++)
-		h = (h ^ ((nsid >> (8 * i)) & 0xff)) * 0x100000001b3ull;
-	return mix64(h);
-}
-
-static void hash128(uint64_t seed, const char *nqn, uint32_t nsid, uint8_t out[16])
-{
-	uint64_t a = hash64(seed, nqn, nsid);
-	uint64_t b = hash64(seed ^ 0x9e3779b97f4a7c15ull, nqn, nsid);
-
-	for (int i = 0; i < 8; i++) {
-		out[i] = (uint8_t)(a >> (56 - 8 * i));
-		out[8 + i] = (uint8_t)(b >> (56 - 8 * i));
-	}
-}
-
-void rblk_gen_uuid(const char *nqn, uint32_t nsid, uint8_t uuid[16])
-{
-	hash128(0x75756964 /* "uuid" */, nqn, nsid, uuid);
-	/* RFC 9562 version 8 (custom, name-derived) and the RFC variant. */
-	uuid[6] = (uint8_t)((uuid[6] & 0x0f) | 0x80);
-	uuid[8] = (uint8_t)((uuid[8] & 0x3f) | 0x80);
-}
-
-void rblk_gen_nguid(const char *nqn, uint32_t nsid, uint8_t nguid[16])
-{
-	hash128(0x6e677569 /* "ngui" */, nqn, nsid, nguid);
-}
-
-void rblk_gen_serial(const char *nqn, char serial[21])
-{
-	/* 16 hex digits: unique enough, and what nvmet's random serial looks like. */
-	snprintf(serial, 21, "%016llx",
-		 (unsigned long long)hash64(0x73657269 /* "seri" */, nqn, 0));
-}
 
 /* ------------------------------------------------------------------------ */
 
@@ -80,67 +27,41 @@ void rblk_tgt_ns_stats_add(struct rblk_tgt_ns_stats *dst, struct rblk_tgt_ns_sta
 	rblk_stat_add(&dst->busy_ns, rblk_stat_get(&src->busy_ns));
 }
 
-/* "64M", "1g", "4096", "2GiB" -> bytes. */
-static int parse_size(const char *s, uint64_t *out)
+void rblk_provider_init(struct rblk_provider *p)
 {
-	char *end;
-	unsigned long long v;
-	unsigned shift = 0;
+	memset(p, 0, sizeof(*p));
+	p->size = sizeof(*p);
+}
 
-	if (!*s)
+/* The embedder's provider, checked as the target will rely on it. */
+static int provider_check(const struct rblk_provider *p, const char *label)
+{
+	if (p->size < offsetof(struct rblk_provider, discard_zeroes) + sizeof(p->discard_zeroes) ||
+	    !p->ops || p->ops->size < offsetof(struct rblk_provider_ops, submit) + sizeof(p->ops->submit) ||
+	    !p->ops->submit) {
+		RBLK_ERR("namespace %s: the provider has no ops or no submit callback "
+			 "(use rblk_provider_init())", label);
 		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || end == s)
-		return -EINVAL;
-	switch (*end) {
-	case 'k': case 'K': shift = 10; end++; break;
-	case 'm': case 'M': shift = 20; end++; break;
-	case 'g': case 'G': shift = 30; end++; break;
-	case 't': case 'T': shift = 40; end++; break;
-	default: break;
 	}
-	if (shift && (!strcmp(end, "iB") || !strcmp(end, "B")))
-		end += strlen(end);
-	if (*end || !v || (shift && v > (UINT64_MAX >> shift)))
-		return -EINVAL;
-	*out = (uint64_t)v << shift;
 	return 0;
 }
 
 int rblk_tgt_ns_create(struct rblk_subsystem *ss, const struct rblk_ns_opts *opts, uint32_t nsid,
-		   struct rblk_tgt_ns **out)
+		       struct rblk_tgt_ns **out)
 {
-	struct rblk_target *tgt = ss->tgt;
-	struct rblk_bdev_opts bo = { .size = sizeof(bo) };
-	struct rblk_tgt_ns *ns;
+	const struct rblk_provider *ext = opts->size > offsetof(struct rblk_ns_opts, provider)
+						  ? opts->provider : NULL;
 	const char *path = opts->path;
+	struct rblk_tgt_ns *ns;
+	unsigned lbads;
 	int ret;
 
-	if (!path || !*path)
+	if (!ext && (!path || !*path))
 		return -EINVAL;
-	bo.read_only = opts->read_only;
-	bo.block_size = opts->block_size;
-	bo.direct = RBLK_DIRECT_AUTO;
-	if (!strncmp(path, "mem:", 4) || !strncmp(path, "null:", 5)) {
-		bo.engine = path[0] == 'm' ? "mem" : "null";
-		bo.path = path;
-		ret = parse_size(strchr(path, ':') + 1, &bo.capacity);
-		if (ret) {
-			RBLK_ERR("namespace %s: size must be a number with an optional K/M/G/T suffix",
-				 path);
-			return ret;
-		}
-	} else {
-		/* The poll groups' queues serve one engine: the target's. */
-		if (opts->backend && strcmp(opts->backend, tgt->backend)) {
-			RBLK_ERR("namespace %s: backend \"%s\" differs from the target's \"%s\"",
-				 path, opts->backend, tgt->backend);
-			return -EINVAL;
-		}
-		bo.engine = tgt->backend;
-		bo.path = path;
-	}
+	if (!path || !*path)
+		path = "provider";
+	if (ext && (ret = provider_check(ext, path)))
+		return ret;
 
 	ns = calloc(1, sizeof(*ns));
 	if (!ns)
@@ -152,28 +73,38 @@ int rblk_tgt_ns_create(struct rblk_subsystem *ss, const struct rblk_ns_opts *opt
 		ret = -ENOMEM;
 		goto out_free;
 	}
-	ret = rblk_bdev_open(&bo, &ns->bdev);
-	if (ret) {
-		RBLK_ERR("namespace %s: cannot open: %s", path, strerror(-ret));
-		goto out_free_path;
+	if (ext) {
+		rblk_provider_init(&ns->prov);
+		memcpy(&ns->prov, ext, ext->size < sizeof(ns->prov) ? ext->size : sizeof(ns->prov));
+		ns->prov.size = sizeof(ns->prov);
+	} else {
+		ret = rblk_bdev_provider_open(ss->tgt, opts, &ns->prov);
+		if (ret)
+			goto out_free_path;
 	}
-	/* The Linux host accepts LBADS 9..12 only (nvmf-interop.md §8.18). */
-	if (ns->bdev->lba_shift < 9 || ns->bdev->lba_shift > 12) {
-		RBLK_ERR("namespace %s: block size %u not in 512..4096", path,
-			 rblk_bdev_block_size(ns->bdev));
+	/* The Linux host accepts LBADS 9..12 only (docs/interop.md). */
+	lbads = ns->prov.block_size ? (unsigned)__builtin_ctz(ns->prov.block_size) : 0;
+	if (lbads < 9 || lbads > 12 || ns->prov.block_size != 1u << lbads) {
+		RBLK_ERR("namespace %s: block size %u not in 512..4096", path, ns->prov.block_size);
 		ret = -EINVAL;
 		goto out_close;
 	}
-	ns->lbads = ns->bdev->lba_shift;
-	ns->nlb = ns->bdev->size >> ns->lbads;
+	ns->lbads = lbads;
+	ns->nlb = ns->prov.num_blocks;
 	if (!ns->nlb) {
 		/* NCAP 0 would hide it from the host; say so now instead. */
 		RBLK_ERR("namespace %s: empty (size smaller than one block)", path);
 		ret = -EINVAL;
 		goto out_close;
 	}
-	ns->read_only = opts->read_only || ns->bdev->read_only;
-	ns->vwc = ns->bdev->caps.write_cache;
+	if (ns->nlb > (UINT64_MAX >> lbads)) {
+		RBLK_ERR("namespace %s: %llu blocks do not fit in 64-bit byte offsets", path,
+			 (unsigned long long)ns->nlb);
+		ret = -EINVAL;
+		goto out_close;
+	}
+	ns->read_only = opts->read_only || ns->prov.read_only;
+	ns->vwc = ns->prov.volatile_cache;
 	if (opts->has_uuid)
 		memcpy(ns->uuid, opts->uuid, sizeof(ns->uuid));
 	if (opts->has_nguid)
@@ -193,7 +124,9 @@ int rblk_tgt_ns_create(struct rblk_subsystem *ss, const struct rblk_ns_opts *opt
 	return 0;
 
 out_close:
-	rblk_bdev_close(ns->bdev);
+	/* An embedder's provider stays the embedder's when the namespace is refused. */
+	if (!ext && ns->prov.ops->close)
+		ns->prov.ops->close(ns->prov.ctx);
 out_free_path:
 	free(ns->path);
 out_free:
@@ -205,7 +138,8 @@ void rblk_tgt_ns_destroy(struct rblk_tgt_ns *ns)
 {
 	if (!ns)
 		return;
-	rblk_bdev_close(ns->bdev);
+	if (ns->prov.ops->close)
+		ns->prov.ops->close(ns->prov.ctx);
 	free(ns->path);
 	free(ns);
 }

@@ -6,12 +6,7 @@
  * is held only for the lookup: the reader leaves with a reference on the
  * namespace, and removal waits for those references to drain before the
  * backing store is closed.
- *
- * Also the NQN policy for configured names (subsystems, allowed hosts), as
- * nvmet and nvmetcli have it: any name of 1..223 bytes of printable ASCII
- * without spaces is accepted (a kernel config with "testnqn" moves over
- * unchanged; the wire takes any terminated NQN anyway), and a name that does
- * not follow the NVMe form gets one warning per process.
+ * The NQN policy for configured names is in names.c.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -25,137 +20,6 @@
 #include "target/core.h"
 
 #define RBLK_NS_MAX_LIMIT 65536
-/* Names remembered for the once-per-name warning; past that, every use warns. */
-#define NQN_WARNED_MAX 1024
-
-/* ------------------------------------------------------------------------ */
-/* NQN policy.                                                               */
-
-int rblk_tgt_nqn_check(const char *nqn, char *why, size_t len)
-{
-	size_t n;
-
-	if (!nqn) {
-		snprintf(why, len, "is missing");
-		return -EINVAL;
-	}
-	n = strnlen(nqn, NVMF_NQN_SIZE + 1);
-	if (n == 0) {
-		snprintf(why, len, "is empty");
-		return -EINVAL;
-	}
-	if (n > NVMF_NQN_SIZE) {
-		snprintf(why, len, "is %zu bytes long (at most %d)", strlen(nqn), NVMF_NQN_SIZE);
-		return -EINVAL;
-	}
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)nqn[i];
-
-		if (c < 0x20 || c == 0x7f) {
-			snprintf(why, len, "contains control characters");
-			return -EINVAL;
-		}
-		if (c == ' ') {
-			snprintf(why, len, "contains a space");
-			return -EINVAL;
-		}
-		if (c > 0x7f) {
-			snprintf(why, len, "contains a byte that is not ASCII (0x%02x)", c);
-			return -EINVAL;
-		}
-	}
-	return 0;
-}
-
-/* Dot-separated labels of [A-Za-z0-9-], none empty, none starting or ending with '-'. */
-static bool domain_ok(const char *s, size_t len)
-{
-	size_t label = 0;
-
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c == '.') {
-			if (label == 0 || s[i - 1] == '-')
-				return false;
-			label = 0;
-		} else if (isalnum(c) || (c == '-' && label > 0)) {
-			label++;
-		} else {
-			return false;
-		}
-	}
-	return label > 0 && s[len - 1] != '-';
-}
-
-/*
- * Why a name that passed rblk_tgt_nqn_check() is not of the NVMe form
- * (protocol/nqn.c decides; this only puts its refusal in words).
- */
-static void form_why(const char *nqn, char *why, size_t len)
-{
-	const size_t plen = strlen(RBLK_NQN_UUID_PREFIX);
-	size_t n = strlen(nqn);
-	const char *domain, *colon;
-	int month;
-
-	snprintf(why, len, "breaks the NQN rules of NVMe Base 4.5");
-	if (!strncmp(nqn, RBLK_NQN_UUID_PREFIX, plen)) {
-		snprintf(why, len, "does not end in a UUID after \"%s\"", RBLK_NQN_UUID_PREFIX);
-		return;
-	}
-	if (strncmp(nqn, "nqn.", 4)) {
-		snprintf(why, len, "does not start with \"nqn.\"");
-		return;
-	}
-	month = n >= 12 ? (nqn[9] - '0') * 10 + (nqn[10] - '0') : 0;
-	if (n < 12 || !isdigit((unsigned char)nqn[4]) || !isdigit((unsigned char)nqn[5]) ||
-	    !isdigit((unsigned char)nqn[6]) || !isdigit((unsigned char)nqn[7]) || nqn[8] != '-' ||
-	    !isdigit((unsigned char)nqn[9]) || !isdigit((unsigned char)nqn[10]) ||
-	    nqn[11] != '.' || month < 1 || month > 12) {
-		snprintf(why, len, "has no date after \"nqn.\"");
-		return;
-	}
-	domain = nqn + 12;
-	colon = strchr(domain, ':');
-	n = colon ? (size_t)(colon - domain) : strlen(domain);
-	if (!domain_ok(domain, n))
-		snprintf(why, len, "has an invalid reverse domain name \"%.*s\"", (int)n, domain);
-}
-
-static pthread_mutex_t warned_lock = PTHREAD_MUTEX_INITIALIZER;
-static char *warned[NQN_WARNED_MAX];
-static unsigned nr_warned;
-
-/* True the first time @nqn is seen (it is then remembered, while there is room). */
-static bool first_warning(const char *nqn)
-{
-	bool first = true;
-	char *dup;
-
-	pthread_mutex_lock(&warned_lock);
-	for (unsigned i = 0; i < nr_warned && first; i++)
-		first = strcmp(warned[i], nqn) != 0;
-	if (first && nr_warned < NQN_WARNED_MAX && (dup = strdup(nqn)))
-		warned[nr_warned++] = dup;
-	pthread_mutex_unlock(&warned_lock);
-	return first;
-}
-
-bool rblk_tgt_nqn_warn_form(const char *where, const char *nqn)
-{
-	char why[160];
-
-	if (!rblk_nqn_validate(nqn))
-		return true;
-	if (first_warning(nqn)) {
-		form_why(nqn, why, sizeof(why));
-		RBLK_WARN("%s: \"%s\" is not an NVMe-form NQN (nqn.yyyy-mm.reverse.domain[:name] "
-			  "or " RBLK_NQN_UUID_PREFIX "UUID): it %s; accepted, as nvmet accepts it",
-			  where, nqn, why);
-	}
-	return false;
-}
 
 /* ------------------------------------------------------------------------ */
 /* Subsystems.                                                               */
@@ -270,7 +134,7 @@ void rblk_subsys_destroy(struct rblk_subsystem *ss)
 		if (++waited % 5000 == 0)
 			RBLK_WARN("subsystem %s: still waiting for %u controller(s) to go",
 				  ss->nqn, n);
-		usleep(1000);
+		rblk_transport_idle_wait(ss->tgt->transport, 1000);
 	}
 
 	for (uint32_t i = 0; i < ss->max_nsid; i++)
@@ -578,7 +442,7 @@ int rblk_subsys_remove_ns(struct rblk_subsystem *ss, uint32_t nsid)
 		if (++spins % 10000 == 0)
 			RBLK_WARN("subsystem %s: namespace %u still has %u request(s) in flight",
 				  ss->nqn, nsid, atomic_load(&ns->refs));
-		usleep(100);
+		rblk_transport_idle_wait(ss->tgt->transport, 100);
 	}
 	pthread_mutex_lock(&ss->lock);
 	rblk_tgt_ns_stats_add(&ss->retired, &ns->stats);

@@ -13,6 +13,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <json-c/json.h>
 #include <stdlib.h>
@@ -94,6 +95,8 @@ static int validate_opts(const struct rblk_target_opts *o)
 		why = "kato_check_ms must not be 0";
 	else if (o->poll_mode > RBLK_POLL_EVENT)
 		why = "unknown poll_mode";
+	else if (o->threads > RBLK_THREADS_EMBEDDER)
+		why = "unknown threads";
 	if (why) {
 		RBLK_ERR("target options: %s", why);
 		return -EINVAL;
@@ -174,6 +177,7 @@ void rblk_target_destroy(struct rblk_target *tgt)
 		return;
 	/* First the hosts and the threads, so no queue refers to anything below. */
 	rblk_transport_destroy(tgt->transport);
+	tgt->transport = NULL;
 	while (tgt->subsys) {
 		struct rblk_subsystem *ss = tgt->subsys;
 
@@ -567,6 +571,41 @@ int rblk_target_start(struct rblk_target *tgt)
 	return 0;
 }
 
+int rblk_target_fd(struct rblk_target *tgt)
+{
+	if (!tgt || !tgt->started)
+		return -EINVAL;
+	return rblk_transport_fd(tgt->transport);
+}
+
+int rblk_target_poll(struct rblk_target *tgt, int *timeout_ms)
+{
+	int ret;
+
+	if (!tgt || !timeout_ms || !tgt->started)
+		return -EINVAL;
+	if (atomic_load(&tgt->stop_requested)) {
+		*timeout_ms = 0;
+		return -ECANCELED;
+	}
+	ret = rblk_transport_poll(tgt->transport, timeout_ms);
+	/* Nothing left to wait for after a stop: return at once next time. */
+	if (ret >= 0 && atomic_load(&tgt->stop_requested))
+		*timeout_ms = 0;
+	return ret;
+}
+
+/* rblk_target_run() in RBLK_THREADS_EMBEDDER: the loop, on this thread. */
+static void run_loop(struct rblk_target *tgt)
+{
+	struct pollfd pfd = { .fd = rblk_target_fd(tgt), .events = POLLIN };
+	int timeout;
+
+	while (rblk_target_poll(tgt, &timeout) >= 0)
+		if (timeout && poll(&pfd, 1, timeout) < 0 && errno != EINTR)
+			break;
+}
+
 int rblk_target_run(struct rblk_target *tgt)
 {
 	uint64_t v;
@@ -577,6 +616,11 @@ int rblk_target_run(struct rblk_target *tgt)
 	ret = rblk_target_start(tgt);
 	if (ret)
 		return ret;
+	if (tgt->opts.threads == RBLK_THREADS_EMBEDDER) {
+		run_loop(tgt);
+		if (read(tgt->stop_fd, &v, sizeof(v)) < 0)
+			v = 0;
+	}
 	while (!atomic_load(&tgt->stop_requested)) {
 		if (read(tgt->stop_fd, &v, sizeof(v)) < 0 && errno != EINTR)
 			break;

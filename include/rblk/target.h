@@ -26,6 +26,7 @@
 #include <stdint.h>
 
 #include <rblk/common.h>
+#include <rblk/provider.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -38,6 +39,21 @@ enum rblk_poll_mode {
 	RBLK_POLL_ADAPTIVE = 0, /* busy-poll while work arrives, sleep when idle */
 	RBLK_POLL_BUSY = 1,     /* always poll (lowest latency, one core per group) */
 	RBLK_POLL_EVENT = 2,    /* always sleep on CQ / backend events */
+};
+
+/* Who runs the target's loop. */
+enum rblk_threads {
+	/*
+	 * rblk_target_start() starts num_poll_groups reactor threads and one
+	 * connection-manager thread; the embedder's threads only configure.
+	 */
+	RBLK_THREADS_OWN = 0,
+	/*
+	 * No thread at all: the embedder's thread drives one poll group and the
+	 * connection manager with rblk_target_fd() and rblk_target_poll() (see
+	 * there). num_poll_groups is ignored.
+	 */
+	RBLK_THREADS_EMBEDDER = 1,
 };
 
 struct rblk_target_opts {
@@ -53,6 +69,7 @@ struct rblk_target_opts {
 	enum rblk_poll_mode poll_mode;
 	const char *backend;         /* "uring", "aio" or NULL for automatic */
 	uint32_t kato_check_ms;      /* keep-alive check granularity; default 100 */
+	enum rblk_threads threads;   /* who runs the poll loop; default RBLK_THREADS_OWN */
 };
 
 void rblk_target_opts_init(struct rblk_target_opts *opts) RBLK_EXPORT;
@@ -97,6 +114,13 @@ struct rblk_ns_opts {
 	uint8_t uuid[16];
 	uint8_t nguid[16];
 	uint8_t eui64[8];
+	/*
+	 * The embedder's own storage (include/rblk/provider.h) instead of path,
+	 * which then only labels the namespace in logs and statistics (may be
+	 * NULL). The target copies the struct; ops and ctx must stay valid
+	 * until the provider's close() runs. On failure close() is not called.
+	 */
+	const struct rblk_provider *provider;
 };
 
 void rblk_ns_opts_init(struct rblk_ns_opts *opts) RBLK_EXPORT;
@@ -151,12 +175,65 @@ int rblk_target_port_add_subsystem(struct rblk_target *tgt, uint16_t portid,
 int rblk_target_port_remove_subsystem(struct rblk_target *tgt, uint16_t portid,
 				      const char *nqn) RBLK_EXPORT;
 
-/* Starts the poll groups and returns; the embedder keeps its own thread. */
+/*
+ * Starts serving and returns. RBLK_THREADS_OWN: starts the threads.
+ * RBLK_THREADS_EMBEDDER: sets the loop up on the calling thread, which from
+ * now on is the loop thread.
+ */
 int rblk_target_start(struct rblk_target *tgt) RBLK_EXPORT;
-/* rblk_target_start() if needed, then blocks until rblk_target_stop(). */
+/*
+ * rblk_target_start() if needed, then serves until rblk_target_stop():
+ * waits (RBLK_THREADS_OWN) or runs the loop itself (RBLK_THREADS_EMBEDDER),
+ * and disconnects every host before returning.
+ */
 int rblk_target_run(struct rblk_target *tgt) RBLK_EXPORT;
-/* Async-signal-safe: asks the target to stop; rblk_target_run() returns. */
+/*
+ * Async-signal-safe, any thread: asks the target to stop; rblk_target_run()
+ * returns, and rblk_target_poll() returns -ECANCELED from then on.
+ */
 void rblk_target_stop(struct rblk_target *tgt) RBLK_EXPORT;
+
+/*
+ * The embedder's loop (RBLK_THREADS_EMBEDDER). The library starts no thread:
+ * the thread that called rblk_target_start() runs everything.
+ *
+ *	rblk_target_start(tgt);
+ *	int fd = rblk_target_fd(tgt);
+ *	for (;;) {
+ *		int timeout;
+ *		if (rblk_target_poll(tgt, &timeout) < 0)
+ *			break;                     // -ECANCELED: rblk_target_stop()
+ *		if (timeout)                       // wait for work (or -1: no deadline)
+ *			poll(&(struct pollfd){ .fd = fd, .events = POLLIN }, 1, timeout);
+ *	}
+ *	rblk_target_destroy(tgt);                  // disconnects hosts, on this thread
+ *
+ * The fd fits any event loop (epoll, poll, libuv, libevent): it is readable
+ * when a host's command, an I/O completion, a connection event or a message
+ * from another thread waits. Call rblk_target_poll() after it became
+ * readable or after the timeout, never later: the keep-alive of connected
+ * hosts is checked from there.
+ *
+ * Threading rules in this mode:
+ *  - rblk_target_start(), rblk_target_poll() and rblk_target_destroy() on
+ *    the loop thread only (the backend ring is bound to it).
+ *  - Configuration calls (subsystems, namespaces, hosts, listeners) from any
+ *    thread, as in the threaded mode. Removals wait for the I/O in flight;
+ *    on the loop thread they keep the loop running while they wait.
+ *  - rblk_target_stop() and rblk_provider_complete(): any thread.
+ *  - Provider submit() callbacks run on the loop thread, inside
+ *    rblk_target_poll().
+ */
+/* The fd to wait on (readable: call rblk_target_poll()). -EINVAL if not started embedded. */
+int rblk_target_fd(struct rblk_target *tgt) RBLK_EXPORT;
+/*
+ * One iteration of the loop. Returns the work done (0: none), sets
+ * *timeout_ms to how long the caller may wait on the fd before calling again
+ * (0: call again at once; -1: wait for the fd only). -ECANCELED once
+ * rblk_target_stop() was called, -EPERM on another thread than the loop's,
+ * -EINVAL when not started with RBLK_THREADS_EMBEDDER.
+ */
+int rblk_target_poll(struct rblk_target *tgt, int *timeout_ms) RBLK_EXPORT;
 
 /* Statistics per controller and queue as a JSON document (caller frees). */
 int rblk_target_stats_json(struct rblk_target *tgt, char **out) RBLK_EXPORT;

@@ -157,11 +157,26 @@ static void handle_event(struct rblk_transport *t, struct rblk_cm_event *ev)
 	rblk_cm_ack_event(ev);
 }
 
+unsigned rblk_rdma_cm_drain(struct rblk_transport *t)
+{
+	struct rblk_cm_event cev;
+	unsigned n = 0;
+	int ret;
+
+	while ((ret = rblk_cm_get_event(t->ch, &cev)) == 0) {
+		handle_event(t, &cev);
+		n++;
+	}
+	if (ret != -EAGAIN)
+		RBLK_ERR("connection manager: rdma_get_cm_event: %s", strerror(-ret));
+	return n;
+}
+
 static void *cm_thread(void *arg)
 {
 	struct rblk_transport *t = arg;
 	struct epoll_event ev;
-	int epfd, ret;
+	int epfd;
 
 	pthread_setname_np(pthread_self(), "rblk-cm");
 	epfd = epoll_create1(EPOLL_CLOEXEC);
@@ -177,7 +192,6 @@ static void *cm_thread(void *arg)
 	epoll_ctl(epfd, EPOLL_CTL_ADD, ev.data.fd, &ev);
 	for (;;) {
 		struct epoll_event out[2];
-		struct rblk_cm_event cev;
 		bool stop = false;
 		int n = epoll_wait(epfd, out, 2, -1);
 
@@ -189,10 +203,7 @@ static void *cm_thread(void *arg)
 			stop |= out[i].data.fd == t->cm_stop_fd;
 		if (stop)
 			break;
-		while ((ret = rblk_cm_get_event(t->ch, &cev)) == 0)
-			handle_event(t, &cev);
-		if (ret != -EAGAIN)
-			RBLK_ERR("CM thread: rdma_get_cm_event: %s", strerror(-ret));
+		rblk_rdma_cm_drain(t);
 	}
 	close(epfd);
 	return NULL;
@@ -390,6 +401,49 @@ static void destroy_groups(struct rblk_transport *t)
 	t->npg = 0;
 }
 
+/* The poll groups' options, from the target's. */
+static void pg_opts(const struct rblk_transport *t, struct rblk_pg_opts *po)
+{
+	const struct rblk_target_opts *o = &t->tgt->opts;
+
+	memset(po, 0, sizeof(*po));
+	po->mode = o->poll_mode;
+	po->backend = t->tgt->backend;
+	po->bq_depth = o->max_queue_depth > RBLK_BQUEUE_MAX_DEPTH ? RBLK_BQUEUE_MAX_DEPTH
+		       : (o->max_queue_depth < 128 ? 128 : o->max_queue_depth);
+	po->io_unit_size = o->io_unit_size;
+	po->num_units = o->num_shared_buffers ? o->num_shared_buffers : o->max_queue_depth;
+	po->tick_ms = o->kato_check_ms;
+}
+
+static int start_threads(struct rblk_transport *t, struct rblk_pg_opts *po)
+{
+	const struct rblk_target_opts *o = &t->tgt->opts;
+	int ret;
+
+	t->npg = o->num_poll_groups ? o->num_poll_groups : online_cpus();
+	t->pgs = calloc(t->npg, sizeof(*t->pgs));
+	if (!t->pgs) {
+		t->npg = 0;
+		return -ENOMEM;
+	}
+	for (unsigned i = 0; i < t->npg; i++) {
+		po->id = i;
+		ret = rblk_poll_group_create(po, t, &t->pgs[i]);
+		if (!ret)
+			ret = rblk_poll_group_start(t->pgs[i]);
+		if (ret) {
+			RBLK_ERR("cannot start poll group %u: %s", i, strerror(-ret));
+			destroy_groups(t);
+			return ret;
+		}
+	}
+	ret = -pthread_create(&t->cm_thread, NULL, cm_thread, t);
+	if (ret)
+		destroy_groups(t);
+	return ret;
+}
+
 int rblk_transport_start(struct rblk_transport *t)
 {
 	const struct rblk_target_opts *o = &t->tgt->opts;
@@ -402,50 +456,24 @@ int rblk_transport_start(struct rblk_transport *t)
 	ret = ensure_channel(t);
 	if (ret)
 		goto out;
-	t->npg = o->num_poll_groups ? o->num_poll_groups : online_cpus();
-	t->pgs = calloc(t->npg, sizeof(*t->pgs));
-	if (!t->pgs) {
-		ret = -ENOMEM;
-		t->npg = 0;
-		goto out;
-	}
-	memset(&po, 0, sizeof(po));
-	po.mode = o->poll_mode;
-	po.backend = t->tgt->backend;
-	po.bq_depth = o->max_queue_depth > RBLK_BQUEUE_MAX_DEPTH ? RBLK_BQUEUE_MAX_DEPTH
-							       : (o->max_queue_depth < 128 ? 128 : o->max_queue_depth);
-	po.io_unit_size = o->io_unit_size;
-	po.num_units = o->num_shared_buffers ? o->num_shared_buffers : o->max_queue_depth;
-	po.tick_ms = o->kato_check_ms;
-	for (unsigned i = 0; i < t->npg; i++) {
-		po.id = i;
-		ret = rblk_poll_group_create(&po, t, &t->pgs[i]);
-		if (!ret)
-			ret = rblk_poll_group_start(t->pgs[i]);
-		if (ret) {
-			RBLK_ERR("cannot start poll group %u: %s", i, strerror(-ret));
-			destroy_groups(t);
-			goto out;
-		}
-	}
+	pg_opts(t, &po);
 	atomic_store(&t->stopping, false);
-	ret = -pthread_create(&t->cm_thread, NULL, cm_thread, t);
-	if (ret) {
-		destroy_groups(t);
+	t->embedded = o->threads == RBLK_THREADS_EMBEDDER;
+	ret = t->embedded ? rblk_rdma_loop_start(t, &po) : start_threads(t, &po);
+	if (ret)
 		goto out;
-	}
 	t->started = true;
-	RBLK_INFO("RDMA transport: %u poll group%s (%s polling), %u buffers of %u bytes each",
+	RBLK_INFO("RDMA transport: %u poll group%s (%s polling%s), %u buffers of %u bytes each",
 		  t->npg, t->npg == 1 ? "" : "s",
 		  o->poll_mode == RBLK_POLL_BUSY ? "busy"
 		  : o->poll_mode == RBLK_POLL_EVENT ? "event" : "adaptive",
-		  po.num_units, po.io_unit_size);
+		  t->embedded ? ", on the embedder's thread" : "", po.num_units, po.io_unit_size);
 out:
 	pthread_mutex_unlock(&t->ctl_lock);
 	return ret;
 }
 
-static void disconnect_all(void *arg)
+void rblk_rdma_disconnect_all(void *arg)
 {
 	struct rblk_poll_group *pg = arg;
 	struct rblk_rdma_queue *q;
@@ -471,8 +499,14 @@ void rblk_transport_stop(struct rblk_transport *t)
 	pthread_mutex_lock(&t->lock);
 	atomic_store(&t->stopping, true);
 	pthread_mutex_unlock(&t->lock);
+	if (t->embedded) {
+		rblk_rdma_loop_stop(t);
+		t->started = false;
+		pthread_mutex_unlock(&t->ctl_lock);
+		return;
+	}
 	for (unsigned i = 0; i < t->npg; i++)
-		if (rblk_poll_group_run_on(t->pgs[i], disconnect_all, t->pgs[i]))
+		if (rblk_poll_group_run_on(t->pgs[i], rblk_rdma_disconnect_all, t->pgs[i]))
 			RBLK_ERR("poll group %u: cannot ask it to disconnect", i);
 	clock_gettime(CLOCK_MONOTONIC, &deadline);
 	deadline.tv_sec += STOP_DRAIN_TIMEOUT_S;

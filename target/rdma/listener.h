@@ -41,6 +41,9 @@ struct rblk_transport {
 	struct rblk_poll_group **pgs;
 	unsigned next_pg;                 /* round robin (CM thread) */
 
+	bool embedded;                    /* RBLK_THREADS_EMBEDDER: loop.c, no threads */
+	pthread_t loop_thread;            /* embedded: the thread that started it */
+
 	pthread_mutex_t qlock;            /* nr_queues + queues_cv */
 	pthread_cond_t queues_cv;
 	unsigned nr_queues;               /* allocated queue objects */
@@ -50,5 +53,20 @@ extern const struct rblk_transport_ops rblk_rdma_transport_ops;
 
 /* A queue object went away (rblk_rdma_queue_reap). */
 void rblk_rdma_transport_queue_gone(struct rblk_transport *t);
+/* Handles every pending CM event (the CM thread, or the embedder's loop); how many. */
+unsigned rblk_rdma_cm_drain(struct rblk_transport *t);
+/* On a poll group's thread: start disconnecting each of its queues (arg: the group). */
+void rblk_rdma_disconnect_all(void *arg);
+
+/*
+ * loop.c, the embedder's loop (RBLK_THREADS_EMBEDDER): one poll group set up
+ * on the calling thread, the CM channel polled from it, no thread started.
+ * start: with ctl_lock held, instead of threads. stop: with ctl_lock held and
+ * `stopping` set, on the loop thread; disconnects every queue, polls until
+ * they are gone, tears the group down.
+ */
+struct rblk_pg_opts;
+int rblk_rdma_loop_start(struct rblk_transport *t, struct rblk_pg_opts *po);
+void rblk_rdma_loop_stop(struct rblk_transport *t);
 
 #endif

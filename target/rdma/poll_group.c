@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/log.h"
 #include "target/rdma/poll_group.h"
 #include "target/rdma/rdma.h"
@@ -33,12 +34,15 @@ struct run_on_msg {
 	void *arg;
 };
 
-static uint64_t now_us(void)
-{
-	struct timespec ts;
+/* The group this thread runs (its own thread, or the embedder's loop thread). */
+static __thread struct rblk_poll_group *pg_self;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
+static void wake(struct rblk_poll_group *pg, int fd, const char *what)
+{
+	uint64_t one = 1;
+
+	if (write(fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+		RBLK_WARN("poll group %u: %s wakeup: %s", pg->opts.id, what, strerror(errno));
 }
 
 /* ------------------------------------------------------------------------ */
@@ -46,7 +50,6 @@ static uint64_t now_us(void)
 
 void rblk_poll_group_post(struct rblk_poll_group *pg, struct rblk_pg_msg *msg)
 {
-	uint64_t one = 1;
 	bool was_empty;
 
 	msg->next = NULL;
@@ -57,8 +60,8 @@ void rblk_poll_group_post(struct rblk_poll_group *pg, struct rblk_pg_msg *msg)
 	pthread_mutex_unlock(&pg->mbox_lock);
 	atomic_store_explicit(&pg->mbox_pending, true, memory_order_release);
 	/* Only the first message needs to wake the thread; it takes them all. */
-	if (was_empty && write(pg->mbox_fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
-		RBLK_WARN("poll group %u: mailbox wakeup: %s", pg->opts.id, strerror(errno));
+	if (was_empty)
+		wake(pg, pg->mbox_fd, "mailbox");
 }
 
 static void run_on_fn(struct rblk_pg_msg *m)
@@ -102,6 +105,48 @@ static unsigned run_mailbox(struct rblk_poll_group *pg)
 		m->fn(m);
 	}
 	atomic_fetch_add_explicit(&pg->stats.msgs, n, memory_order_relaxed);
+	return n;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Provider completions.                                                     */
+
+void rblk_poll_group_complete_io(struct rblk_poll_group *pg, struct rblk_req *req)
+{
+	struct rblk_req *old = atomic_load_explicit(&pg->cpl_head, memory_order_relaxed);
+
+	do {
+		req->cpl_next = old;
+	} while (!atomic_compare_exchange_weak_explicit(&pg->cpl_head, &old, req,
+							memory_order_release,
+							memory_order_relaxed));
+	/*
+	 * The first completion wakes a sleeping group; later ones find the list
+	 * non-empty, which the group checks before it sleeps. Its own thread
+	 * needs no wakeup: it is awake.
+	 */
+	if (!old && pg_self != pg)
+		wake(pg, pg->cpl_fd, "completion");
+}
+
+static unsigned run_completions(struct rblk_poll_group *pg)
+{
+	struct rblk_req *list, *fifo = NULL, *next;
+	unsigned n = 0;
+
+	if (!atomic_load_explicit(&pg->cpl_head, memory_order_relaxed))
+		return 0;
+	list = atomic_exchange_explicit(&pg->cpl_head, NULL, memory_order_acquire);
+	/* Pushed LIFO: reverse, so commands finish in the order their I/O did. */
+	for (; list; list = next) {
+		next = list->cpl_next;
+		list->cpl_next = fifo;
+		fifo = list;
+	}
+	for (; fifo; fifo = next, n++) {
+		next = fifo->cpl_next;
+		rblk_req_io_done(fifo);
+	}
 	return n;
 }
 
@@ -313,6 +358,7 @@ unsigned rblk_poll_group_poll(struct rblk_poll_group *pg)
 	if (atomic_load_explicit(&pg->mbox_pending, memory_order_acquire))
 		n += run_mailbox(pg);
 	n += poll_backend(pg);
+	n += run_completions(pg);
 
 	/* Requests waiting for units, read depth or send slots. */
 	for (unsigned d = 0; d < pg->ndevs; d++)
@@ -384,28 +430,51 @@ static bool prepare_sleep(struct rblk_poll_group *pg)
 		poll_backend(pg);
 		return true;
 	}
+	/* Reset before looking: a completion pushed after the look writes it again. */
+	if (read(pg->cpl_fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
+		RBLK_DEBUG("poll group %u: completion eventfd: %s", pg->opts.id, strerror(errno));
+	if (atomic_load_explicit(&pg->cpl_head, memory_order_acquire))
+		return true;
 	return atomic_load_explicit(&pg->mbox_pending, memory_order_acquire);
+}
+
+static int next_timeout(struct rblk_poll_group *pg)
+{
+	uint64_t now;
+
+	if (!pg->nqueues)
+		return -1;
+	now = rblk_clock_ms();
+	return pg->next_tick_ms > now ? (int)(pg->next_tick_ms - now) : 0;
+}
+
+/* Consume CQ wakeups (the CQs are re-armed before the next sleep). */
+static void consume_cq_events(struct rblk_poll_group *pg)
+{
+	for (unsigned d = 0; d < pg->ndevs; d++)
+		while (rblk_cq_get_event(pg->devs[d]->cq) > 0)
+			;
+}
+
+int rblk_poll_group_idle(struct rblk_poll_group *pg)
+{
+	consume_cq_events(pg);
+	if (pg->opts.mode == RBLK_POLL_BUSY || prepare_sleep(pg))
+		return 0;
+	atomic_fetch_add_explicit(&pg->stats.sleeps, 1, memory_order_relaxed);
+	return next_timeout(pg);
 }
 
 static void sleep_wait(struct rblk_poll_group *pg)
 {
-	struct epoll_event ev[RBLK_PG_MAX_DEVS + 2];
-	int timeout = -1;
+	struct epoll_event ev[RBLK_PG_MAX_DEVS + 3];
 	int n;
 
-	if (pg->nqueues) {
-		uint64_t now = rblk_clock_ms();
-
-		timeout = pg->next_tick_ms > now ? (int)(pg->next_tick_ms - now) : 0;
-	}
 	atomic_fetch_add_explicit(&pg->stats.sleeps, 1, memory_order_relaxed);
-	n = epoll_wait(pg->epfd, ev, RBLK_PG_MAX_DEVS + 2, timeout);
+	n = epoll_wait(pg->epfd, ev, RBLK_PG_MAX_DEVS + 3, next_timeout(pg));
 	if (n < 0 && errno != EINTR)
 		RBLK_ERR("poll group %u: epoll_wait: %s", pg->opts.id, strerror(errno));
-	/* Consume CQ wakeups (the CQs are re-armed before the next sleep). */
-	for (unsigned d = 0; d < pg->ndevs; d++)
-		while (rblk_cq_get_event(pg->devs[d]->cq) > 0)
-			;
+	consume_cq_events(pg);
 }
 
 static void loop(struct rblk_poll_group *pg)
@@ -422,7 +491,7 @@ static void loop(struct rblk_poll_group *pg)
 			continue;
 		if (mode == RBLK_POLL_ADAPTIVE) {
 			/* Busy-poll a little while: the next command is often close. */
-			uint64_t now = now_us();
+			uint64_t now = rblk_clock_us();
 
 			if (!idle_since) {
 				idle_since = now;
@@ -462,6 +531,9 @@ static int thread_setup(struct rblk_poll_group *pg)
 	ev.data.ptr = NULL;
 	if (epoll_ctl(pg->epfd, EPOLL_CTL_ADD, pg->mbox_fd, &ev) < 0)
 		return -errno;
+	if (epoll_ctl(pg->epfd, EPOLL_CTL_ADD, pg->cpl_fd, &ev) < 0)
+		return -errno;
+	pg_self = pg;
 	pg->bq_fd = rblk_bqueue_eventfd(pg->bq);
 	if (pg->bq_fd >= 0) {
 		ev.data.ptr = pg;
@@ -538,21 +610,65 @@ int rblk_poll_group_create(const struct rblk_pg_opts *opts, struct rblk_transpor
 	pg->bq_fd = -1;
 	pg->mbox_tail = &pg->mbox_head;
 	TAILQ_INIT(&pg->queues);
+	pg->cpl_fd = -1;
 	pg->mbox_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (pg->mbox_fd < 0) {
 		ret = -errno;
-		free(pg);
-		return ret;
+		goto out_free;
+	}
+	pg->cpl_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (pg->cpl_fd < 0) {
+		ret = -errno;
+		goto out_close_mbox;
 	}
 	ret = -pthread_mutex_init(&pg->mbox_lock, NULL);
-	if (ret) {
-		close(pg->mbox_fd);
-		free(pg);
-		return ret;
-	}
+	if (ret)
+		goto out_close_cpl;
 	sem_init(&pg->ready, 0, 0);
 	*out = pg;
 	return 0;
+
+out_close_cpl:
+	close(pg->cpl_fd);
+out_close_mbox:
+	close(pg->mbox_fd);
+out_free:
+	free(pg);
+	return ret;
+}
+
+int rblk_poll_group_attach(struct rblk_poll_group *pg)
+{
+	int ret;
+
+	if (pg->running || pg->inline_loop)
+		return -EBUSY;
+	ret = thread_setup(pg);
+	if (ret) {
+		rblk_bqueue_destroy(pg->bq);
+		pg->bq = NULL;
+		if (pg->epfd >= 0)
+			close(pg->epfd);
+		pg->epfd = -1;
+		pg_self = NULL;
+		return ret;
+	}
+	pg->inline_loop = true;
+	return 0;
+}
+
+void rblk_poll_group_detach(struct rblk_poll_group *pg)
+{
+	if (!pg || !pg->inline_loop)
+		return;
+	thread_teardown(pg);
+	pg->inline_loop = false;
+	if (pg_self == pg)
+		pg_self = NULL;
+	if (pg->epfd >= 0)
+		close(pg->epfd);
+	pg->epfd = -1;
+	pg->bq_fd = -1;
 }
 
 int rblk_poll_group_start(struct rblk_poll_group *pg)
@@ -602,8 +718,10 @@ void rblk_poll_group_destroy(struct rblk_poll_group *pg)
 	if (!pg)
 		return;
 	rblk_poll_group_stop(pg);
+	rblk_poll_group_detach(pg);
 	sem_destroy(&pg->ready);
 	pthread_mutex_destroy(&pg->mbox_lock);
 	close(pg->mbox_fd);
+	close(pg->cpl_fd);
 	free(pg);
 }

@@ -106,6 +106,14 @@ struct rblk_poll_group {
 	int bq_fd;                        /* its eventfd, -1 if none */
 	struct rblk_io_waitq waitq;
 
+	/*
+	 * Provider completions (any thread), pushed LIFO without a lock; cpl_fd
+	 * is written by whoever pushes onto an empty list from another thread.
+	 */
+	_Atomic(struct rblk_req *) cpl_head;
+	int cpl_fd;
+	bool inline_loop;                 /* driven by the embedder's thread, no own thread */
+
 	struct rblk_pg_dev *devs[RBLK_PG_MAX_DEVS];
 	unsigned ndevs;
 
@@ -132,6 +140,23 @@ void rblk_poll_group_destroy(struct rblk_poll_group *pg);
 void rblk_poll_group_post(struct rblk_poll_group *pg, struct rblk_pg_msg *msg);
 /* Any thread: run fn(arg) on the group's thread. 0 or -ENOMEM. */
 int rblk_poll_group_run_on(struct rblk_poll_group *pg, void (*fn)(void *arg), void *arg);
+/* Any thread: rblk_req_io_done(req) on the group's thread (the core's complete_io). */
+void rblk_poll_group_complete_io(struct rblk_poll_group *pg, struct rblk_req *req);
+
+/*
+ * The embedder's loop: set the group up on the calling thread instead of
+ * starting one (its backend queue is bound to this thread), and tear it down
+ * there. Between the two, the embedder calls rblk_poll_group_poll() and
+ * rblk_poll_group_idle() on that thread; pg->epfd is what it waits on.
+ */
+int rblk_poll_group_attach(struct rblk_poll_group *pg);
+void rblk_poll_group_detach(struct rblk_poll_group *pg);
+/*
+ * After an iteration that did nothing: arms every wakeup source. Returns how
+ * long (ms) the caller may wait on pg->epfd before the next iteration: 0 when
+ * work showed up meanwhile, -1 when only an event can bring work.
+ */
+int rblk_poll_group_idle(struct rblk_poll_group *pg);
 
 /*
  * Group thread: the context for device (created on first use: PD, CQ and

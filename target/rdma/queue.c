@@ -435,10 +435,16 @@ static int op_run_on(struct rblk_sq *sq, void (*fn)(void *arg), void *arg)
 	return rblk_poll_group_run_on(rblk_rdma_queue_of(sq)->pg, fn, arg);
 }
 
+static void op_complete_io(struct rblk_req *req)
+{
+	rblk_poll_group_complete_io(rblk_rdma_queue_of(req->sq)->pg, req);
+}
+
 const struct rblk_transport_ops rblk_rdma_transport_ops = {
 	.queue_response = rblk_rdma_queue_response,
 	.disconnect = op_disconnect,
 	.run_on = op_run_on,
+	.complete_io = op_complete_io,
 };
 
 #define STALL_REPORT_MS 5000

@@ -200,7 +200,7 @@ static void dataset_management(void)
 {
 	uint8_t *w = pattern(8192, 11), *r = aligned_alloc(4096, 8192);
 	struct nvme_dsm_range rs[3];
-	bool zeroes = ss->ns[0]->bdev->caps.discard_zeroes;
+	bool zeroes = ss->ns[0]->prov.discard_zeroes;
 
 	CU_ASSERT_EQUAL(tt_rw(iq, NVME_IO_WRITE, 1, 200, 16, 0, w, 8192), 0);
 	/* Any bad range fails the command before anything is deallocated. */

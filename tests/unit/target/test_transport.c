@@ -46,6 +46,25 @@ int rblk_transport_start(struct rblk_transport *t)
 	return 0;
 }
 
+int rblk_transport_fd(struct rblk_transport *t)
+{
+	(void)t;
+	return -EINVAL;
+}
+
+int rblk_transport_poll(struct rblk_transport *t, int *timeout_ms)
+{
+	(void)t;
+	*timeout_ms = -1;
+	return -EINVAL;
+}
+
+void rblk_transport_idle_wait(struct rblk_transport *t, unsigned us)
+{
+	(void)t;
+	usleep(us);
+}
+
 void rblk_transport_stop(struct rblk_transport *t)
 {
 	t->started = false;
@@ -94,10 +113,37 @@ static int tt_run_on(struct rblk_sq *sq, void (*fn)(void *arg), void *arg)
 	return 0;
 }
 
+/* Provider completions, FIFO, run by tt_pump() (the tests are single-threaded). */
+static struct rblk_req *tt_cpl_head, **tt_cpl_tail = &tt_cpl_head;
+
+void tt_complete_io(struct rblk_req *req)
+{
+	req->cpl_next = NULL;
+	*tt_cpl_tail = req;
+	tt_cpl_tail = &req->cpl_next;
+}
+
+static unsigned tt_run_completions(void)
+{
+	unsigned n = 0;
+
+	while (tt_cpl_head) {
+		struct rblk_req *req = tt_cpl_head;
+
+		tt_cpl_head = req->cpl_next;
+		if (!tt_cpl_head)
+			tt_cpl_tail = &tt_cpl_head;
+		rblk_req_io_done(req);
+		n++;
+	}
+	return n;
+}
+
 static const struct rblk_transport_ops tt_ops = {
 	.queue_response = tt_queue_response,
 	.disconnect = tt_disconnect,
 	.run_on = tt_run_on,
+	.complete_io = tt_complete_io,
 };
 
 /* ------------------------------------------------------------------------ */
@@ -150,6 +196,7 @@ unsigned tt_pump(struct tt_env *env)
 			w.fn(w.arg);
 			n++;
 		}
+		n += tt_run_completions();
 		n += rblk_io_waitq_run(&env->waitq);
 		rblk_bqueue_flush_submissions(env->bq);
 		if (rblk_bqueue_inflight(env->bq)) {

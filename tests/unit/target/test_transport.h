@@ -86,6 +86,8 @@ struct tt_env *tt_env_create(const struct rblk_target_opts *opts, unsigned bq_de
 void tt_env_destroy(struct tt_env *env);
 /* Runs mailbox work, flushes/polls the backend, resubmits parked I/O; returns work done. */
 unsigned tt_pump(struct tt_env *env);
+/* The test transports' complete_io: queued, run by tt_pump(). */
+void tt_complete_io(struct rblk_req *req);
 
 struct tt_queue *tt_queue_create(struct tt_env *env, uint16_t cm_qid, uint16_t depth);
 /* rblk_sq_teardown, drain, rblk_sq_destroy, free. */

@@ -230,6 +230,7 @@ static const struct rblk_transport_ops fake_ops = {
 	.queue_response = rblk_rdma_queue_response,
 	.disconnect = fake_disconnect,
 	.run_on = fake_run_on,
+	.complete_io = tt_complete_io,
 };
 
 struct rblk_rdma_queue *fq_create(struct tt_env *env, struct rblk_pg_dev *dev,

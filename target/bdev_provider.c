@@ -1,0 +1,212 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The built-in backends as a namespace provider (include/rblk/provider.h):
+ * a file or block device through the target's engine (io_uring or libaio),
+ * "mem:SIZE" (RAM) and "null:SIZE". The same seam an embedder's provider
+ * uses, so everything that runs against rblk-target proves it.
+ *
+ * Thread model: submit() runs on a poll group's thread and sends the io
+ * through that group's backend queue (req->sq->bq), one io_uring ring or
+ * libaio context per group shared by all its namespaces. When the queue is
+ * full the request parks in the group's parking queue, FIFO, and is
+ * resubmitted when completions make room (rblk_io_waitq_run). The backend
+ * completes on the same thread, from rblk_bqueue_poll(), and hands the result
+ * to rblk_provider_complete() like any provider.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/log.h"
+#include "common/util.h"
+#include "target/core.h"
+
+static struct rblk_req *req_of_io(struct rblk_provider_io *io)
+{
+	return rblk_container_of(io, struct rblk_req, pio);
+}
+
+static void bio_done(struct rblk_bio *bio)
+{
+	struct rblk_req *req = rblk_container_of(bio, struct rblk_req, bio);
+
+	rblk_provider_complete(&req->pio, bio->res);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The parking queue.                                                        */
+
+void rblk_io_waitq_init(struct rblk_io_waitq *wq)
+{
+	wq->head = NULL;
+	wq->tailp = &wq->head;
+	wq->count = 0;
+}
+
+static void waitq_push(struct rblk_io_waitq *wq, struct rblk_req *req)
+{
+	req->next = NULL;
+	*wq->tailp = req;
+	wq->tailp = &req->next;
+	wq->count++;
+}
+
+unsigned rblk_io_waitq_run(struct rblk_io_waitq *wq)
+{
+	unsigned n = 0;
+
+	while (wq->head) {
+		struct rblk_req *req = wq->head;
+		int ret = rblk_bqueue_submit(req->sq->bq, &req->bio);
+
+		if (ret == -EAGAIN)
+			break;
+		wq->head = req->next;
+		if (!wq->head)
+			wq->tailp = &wq->head;
+		wq->count--;
+		n++;
+		/* Accepted at submit time, so a refusal now is a completion. */
+		if (ret)
+			rblk_provider_complete(&req->pio, ret);
+	}
+	return n;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The provider.                                                             */
+
+static const enum rblk_bio_op bio_ops[] = {
+	[RBLK_IO_READ] = RBLK_BIO_READ,
+	[RBLK_IO_WRITE] = RBLK_BIO_WRITE,
+	[RBLK_IO_FLUSH] = RBLK_BIO_FLUSH,
+	[RBLK_IO_WRITE_ZEROES] = RBLK_BIO_WRITE_ZEROES,
+	[RBLK_IO_DISCARD] = RBLK_BIO_DISCARD,
+};
+
+static int bdev_submit(void *ctx, struct rblk_provider_io *io)
+{
+	struct rblk_req *req = req_of_io(io);
+	struct rblk_io_waitq *wq = req->sq->waitq;
+	struct rblk_bio *bio = &req->bio;
+	int ret;
+
+	if ((unsigned)io->op >= sizeof(bio_ops) / sizeof(bio_ops[0]))
+		return -EOPNOTSUPP;
+	memset(bio, 0, sizeof(*bio));
+	bio->op = bio_ops[io->op];
+	bio->flags = io->flags & RBLK_IO_FUA ? RBLK_BIO_FUA : 0;
+	bio->bdev = ctx;
+	bio->offset = io->offset;
+	bio->len = io->len;
+	bio->buf_index = -1;
+	bio->cb = bio_done;
+	if (io->op == RBLK_IO_READ || io->op == RBLK_IO_WRITE) {
+		bio->iov = io->iov;
+		bio->iovcnt = io->iovcnt;
+		/* One unit of the pool: io_uring's fixed buffer of the same memory. */
+		if (io->iov == req->iov && io->iovcnt == 1)
+			bio->buf_index = req->buf_index;
+	}
+
+	/* Keep the order: nothing overtakes requests already parked. */
+	if (wq && wq->count) {
+		waitq_push(wq, req);
+		return 0;
+	}
+	ret = rblk_bqueue_submit(req->sq->bq, bio);
+	if (ret == -EAGAIN && wq) {
+		waitq_push(wq, req);
+		return 0;
+	}
+	return ret;
+}
+
+static void bdev_close(void *ctx)
+{
+	rblk_bdev_close(ctx);
+}
+
+static const struct rblk_provider_ops bdev_ops = {
+	.size = sizeof(bdev_ops),
+	.submit = bdev_submit,
+	.close = bdev_close,
+};
+
+/* "64M", "1g", "4096", "2GiB" -> bytes. */
+static int parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+	unsigned shift = 0;
+
+	if (!*s)
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s)
+		return -EINVAL;
+	switch (*end) {
+	case 'k': case 'K': shift = 10; end++; break;
+	case 'm': case 'M': shift = 20; end++; break;
+	case 'g': case 'G': shift = 30; end++; break;
+	case 't': case 'T': shift = 40; end++; break;
+	default: break;
+	}
+	if (shift && (!strcmp(end, "iB") || !strcmp(end, "B")))
+		end += strlen(end);
+	if (*end || !v || (shift && v > (UINT64_MAX >> shift)))
+		return -EINVAL;
+	*out = (uint64_t)v << shift;
+	return 0;
+}
+
+int rblk_bdev_provider_open(struct rblk_target *tgt, const struct rblk_ns_opts *opts,
+			    struct rblk_provider *out)
+{
+	struct rblk_bdev_opts bo = { .size = sizeof(bo) };
+	const char *path = opts->path;
+	struct rblk_bdev *bdev;
+	int ret;
+
+	bo.read_only = opts->read_only;
+	bo.block_size = opts->block_size;
+	bo.direct = RBLK_DIRECT_AUTO;
+	bo.path = path;
+	if (!strncmp(path, "mem:", 4) || !strncmp(path, "null:", 5)) {
+		bo.engine = path[0] == 'm' ? "mem" : "null";
+		ret = parse_size(strchr(path, ':') + 1, &bo.capacity);
+		if (ret) {
+			RBLK_ERR("namespace %s: size must be a number with an optional K/M/G/T suffix",
+				 path);
+			return ret;
+		}
+	} else {
+		/* The poll groups' queues serve one engine: the target's. */
+		if (opts->backend && strcmp(opts->backend, tgt->backend)) {
+			RBLK_ERR("namespace %s: backend \"%s\" differs from the target's \"%s\"",
+				 path, opts->backend, tgt->backend);
+			return -EINVAL;
+		}
+		bo.engine = tgt->backend;
+	}
+	ret = rblk_bdev_open(&bo, &bdev);
+	if (ret) {
+		RBLK_ERR("namespace %s: cannot open: %s", path, strerror(-ret));
+		return ret;
+	}
+	rblk_provider_init(out);
+	out->ops = &bdev_ops;
+	out->ctx = bdev;
+	out->block_size = rblk_bdev_block_size(bdev);
+	out->num_blocks = bdev->size >> bdev->lba_shift;
+	out->read_only = bdev->read_only;
+	out->volatile_cache = bdev->caps.write_cache;
+	/* The engines zero by themselves (fallocate, BLKZEROOUT, or writes). */
+	out->can_write_zeroes = true;
+	/* Discard reaches the engine, which knows when it is a no-op. */
+	out->can_discard = true;
+	out->discard_zeroes = bdev->caps.can_discard && bdev->caps.discard_zeroes;
+	return 0;
+}
