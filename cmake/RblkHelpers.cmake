@@ -48,3 +48,73 @@ function(rblk_fuzz_target name)
 	endif()
 	set_tests_properties(${name} PROPERTIES LABELS "unit;fuzz" TIMEOUT 600)
 endfunction()
+
+# rblk_public_lib(NAME OUTPUT out MAP file.map ARCHIVES a b LIBS x y
+#                 PC file.pc.in COMPONENT comp)
+#   A public library made of internal static libraries (ARCHIVES, linked
+#   whole), in two forms:
+#     NAME          lib<out>.so.<major>: hidden visibility, the version script
+#                   MAP (exactly the rblk_* API), an SONAME, every dependency
+#                   linked (LIBS; --no-undefined outside sanitizer builds);
+#     NAME-static   lib<out>.a: one relocatable object of the same archives,
+#                   its hidden symbols made local, so that two rblk static
+#                   libraries share no internal name and link into one program.
+#   Both are installed (the .a and the .so link in the dev component), with
+#   the pkg-config file PC (configured) in the dev component.
+function(rblk_public_lib name)
+	cmake_parse_arguments(A "" "OUTPUT;MAP;PC;COMPONENT" "ARCHIVES;LIBS" ${ARGN})
+	add_library(${name} SHARED ${A_MAP})
+	set_source_files_properties(${A_MAP} PROPERTIES HEADER_FILE_ONLY TRUE)
+	set_target_properties(${name} PROPERTIES
+		LINKER_LANGUAGE C
+		OUTPUT_NAME ${A_OUTPUT}
+		VERSION ${PROJECT_VERSION}
+		SOVERSION ${PROJECT_VERSION_MAJOR}
+		C_VISIBILITY_PRESET hidden
+		LINK_DEPENDS ${A_MAP})
+	# Raw flags rather than $<LINK_LIBRARY:WHOLE_ARCHIVE>: the same archives
+	# also come in as dependencies of each other, which CMake refuses to mix.
+	set(whole "")
+	foreach(a IN LISTS A_ARCHIVES)
+		list(APPEND whole $<TARGET_FILE:${a}>)
+	endforeach()
+	add_dependencies(${name} ${A_ARCHIVES})
+	target_link_libraries(${name} PRIVATE -Wl,--whole-archive ${whole} -Wl,--no-whole-archive
+		${A_LIBS})
+	foreach(a IN LISTS A_ARCHIVES)
+		target_link_libraries(${name} PRIVATE $<TARGET_PROPERTY:${a},INTERFACE_LINK_LIBRARIES>)
+	endforeach()
+	target_link_options(${name} PRIVATE -Wl,--version-script=${A_MAP})
+	# Every dependency is linked in; the sanitizer runtimes come from the executable.
+	if(NOT RBLK_SANITIZE)
+		target_link_options(${name} PRIVATE -Wl,--no-undefined)
+	endif()
+	target_include_directories(${name} PUBLIC
+		$<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>
+		$<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
+
+	set(files "")
+	foreach(a IN LISTS A_ARCHIVES)
+		list(APPEND files $<TARGET_FILE:${a}>)
+	endforeach()
+	set(out ${CMAKE_CURRENT_BINARY_DIR}/lib${A_OUTPUT}.a)
+	set(obj ${CMAKE_CURRENT_BINARY_DIR}/lib${A_OUTPUT}-all.o)
+	add_custom_command(OUTPUT ${out}
+		COMMAND ${CMAKE_LINKER} -r -o ${obj} --whole-archive ${files} --no-whole-archive
+		COMMAND ${CMAKE_OBJCOPY} --localize-hidden ${obj}
+		COMMAND ${CMAKE_COMMAND} -E rm -f ${out}
+		COMMAND ${CMAKE_AR} rcs ${out} ${obj}
+		DEPENDS ${A_ARCHIVES}
+		COMMENT "Prelinking the static lib${A_OUTPUT}.a"
+		VERBATIM)
+	add_custom_target(${name}-static ALL DEPENDS ${out})
+
+	get_filename_component(pcname ${A_PC} NAME_WLE)
+	configure_file(${A_PC} ${CMAKE_CURRENT_BINARY_DIR}/${pcname} @ONLY)
+	install(TARGETS ${name}
+		LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT ${A_COMPONENT}
+		NAMELINK_COMPONENT dev)
+	install(FILES ${out} DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT dev)
+	install(FILES ${CMAKE_CURRENT_BINARY_DIR}/${pcname}
+		DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig COMPONENT dev)
+endfunction()

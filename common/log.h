@@ -9,11 +9,17 @@
 
 #include <rblk/common.h>
 
-extern enum rblk_log_level rblk_log_level_cur;
+/*
+ * The log state lives once per process, in librblk-common, whichever rblk
+ * libraries a program loads: one handler and one level for all of them.
+ * These three are exported from it in the RBLK_COMMON_PRIVATE version node
+ * (for rblk's own libraries, not an API).
+ */
+extern enum rblk_log_level rblk_log_level_cur RBLK_EXPORT;
 
 void rblk_log(enum rblk_log_level level, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-void rblk_vlog(enum rblk_log_level level, const char *fmt, va_list ap);
+	__attribute__((format(printf, 2, 3))) RBLK_EXPORT;
+void rblk_vlog(enum rblk_log_level level, const char *fmt, va_list ap) RBLK_EXPORT;
 
 #define RBLK_LOG_ON(lvl) ((lvl) <= rblk_log_level_cur)
 #define RBLK_LOG_AT(lvl, ...)                                                  \

@@ -78,11 +78,11 @@ unsigned rblk_io_waitq_run(struct rblk_io_waitq *wq)
 /* The provider.                                                             */
 
 static const enum rblk_bio_op bio_ops[] = {
-	[RBLK_IO_READ] = RBLK_BIO_READ,
-	[RBLK_IO_WRITE] = RBLK_BIO_WRITE,
-	[RBLK_IO_FLUSH] = RBLK_BIO_FLUSH,
-	[RBLK_IO_WRITE_ZEROES] = RBLK_BIO_WRITE_ZEROES,
-	[RBLK_IO_DISCARD] = RBLK_BIO_DISCARD,
+	[RBLK_PROVIDER_READ] = RBLK_BIO_READ,
+	[RBLK_PROVIDER_WRITE] = RBLK_BIO_WRITE,
+	[RBLK_PROVIDER_FLUSH] = RBLK_BIO_FLUSH,
+	[RBLK_PROVIDER_WRITE_ZEROES] = RBLK_BIO_WRITE_ZEROES,
+	[RBLK_PROVIDER_DISCARD] = RBLK_BIO_DISCARD,
 };
 
 static int bdev_submit(void *ctx, struct rblk_provider_io *io)
@@ -96,13 +96,13 @@ static int bdev_submit(void *ctx, struct rblk_provider_io *io)
 		return -EOPNOTSUPP;
 	memset(bio, 0, sizeof(*bio));
 	bio->op = bio_ops[io->op];
-	bio->flags = io->flags & RBLK_IO_FUA ? RBLK_BIO_FUA : 0;
+	bio->flags = io->flags & RBLK_PROVIDER_FUA ? RBLK_BIO_FUA : 0;
 	bio->bdev = ctx;
 	bio->offset = io->offset;
 	bio->len = io->len;
 	bio->buf_index = -1;
 	bio->cb = bio_done;
-	if (io->op == RBLK_IO_READ || io->op == RBLK_IO_WRITE) {
+	if (io->op == RBLK_PROVIDER_READ || io->op == RBLK_PROVIDER_WRITE) {
 		bio->iov = io->iov;
 		bio->iovcnt = io->iovcnt;
 		/* One unit of the pool: io_uring's fixed buffer of the same memory. */

@@ -33,13 +33,13 @@
 #include "protocol/lba.h"
 #include "target/core.h"
 
-static uint16_t errno_to_status(int res, enum rblk_io_op op)
+static uint16_t errno_to_status(int res, enum rblk_provider_op op)
 {
 	switch (res) {
 	case 0:
 		return 0;
 	case -EIO:
-		return op == RBLK_IO_READ ? NVME_SC_READ_ERROR : NVME_SC_WRITE_FAULT;
+		return op == RBLK_PROVIDER_READ ? NVME_SC_READ_ERROR : NVME_SC_WRITE_FAULT;
 	case -ENOSPC:
 	case -EDQUOT:
 		return NVME_SC_CAP_EXCEEDED | NVME_SC_DNR;
@@ -61,11 +61,11 @@ static uint16_t errno_to_status(int res, enum rblk_io_op op)
 }
 
 static const char *const io_op_names[] = {
-	[RBLK_IO_READ] = "read",
-	[RBLK_IO_WRITE] = "write",
-	[RBLK_IO_FLUSH] = "flush",
-	[RBLK_IO_WRITE_ZEROES] = "write zeroes",
-	[RBLK_IO_DISCARD] = "discard",
+	[RBLK_PROVIDER_READ] = "read",
+	[RBLK_PROVIDER_WRITE] = "write",
+	[RBLK_PROVIDER_FLUSH] = "flush",
+	[RBLK_PROVIDER_WRITE_ZEROES] = "write zeroes",
+	[RBLK_PROVIDER_DISCARD] = "discard",
 };
 
 /* ------------------------------------------------------------------------ */
@@ -140,7 +140,7 @@ void rblk_req_io_done(struct rblk_req *req)
 /* ------------------------------------------------------------------------ */
 /* Submission.                                                               */
 
-static void pio_prep(struct rblk_req *req, enum rblk_io_op op, uint64_t slba, uint64_t nlb,
+static void pio_prep(struct rblk_req *req, enum rblk_provider_op op, uint64_t slba, uint64_t nlb,
 		     void (*done)(struct rblk_req *req, int res))
 {
 	struct rblk_provider_io *io = &req->pio;
@@ -173,15 +173,15 @@ static bool want_fua(const struct rblk_req *req, const struct nvme_rw_cmd *c)
 }
 
 /* Read, Write and Write Zeroes: the io for SLBA/NLB (checked at parse). */
-static void rw_prep(struct rblk_req *req, enum rblk_io_op op,
+static void rw_prep(struct rblk_req *req, enum rblk_provider_op op,
 		    void (*done)(struct rblk_req *req, int res))
 {
 	const struct nvme_rw_cmd *c = (const struct nvme_rw_cmd *)req->cmd;
 
 	req->start_ns = rblk_clock_ns();
 	pio_prep(req, op, rblk_rw_slba(c), rblk_rw_nlb(c), done);
-	if (op != RBLK_IO_READ && want_fua(req, c))
-		req->pio.flags |= RBLK_IO_FUA;
+	if (op != RBLK_PROVIDER_READ && want_fua(req, c))
+		req->pio.flags |= RBLK_PROVIDER_FUA;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -189,7 +189,7 @@ static void rw_prep(struct rblk_req *req, enum rblk_io_op op,
 
 static void execute_rw(struct rblk_req *req)
 {
-	rw_prep(req, req->cmd->opc == NVME_IO_WRITE ? RBLK_IO_WRITE : RBLK_IO_READ, io_finished);
+	rw_prep(req, req->cmd->opc == NVME_IO_WRITE ? RBLK_PROVIDER_WRITE : RBLK_PROVIDER_READ, io_finished);
 	req->pio.iov = req->iov;
 	req->pio.iovcnt = (int)req->iovcnt;
 	pio_submit(req);
@@ -223,7 +223,7 @@ static void wz_next(struct rblk_req *req, int res)
 		left -= req->iov[n].iov_len;
 	}
 	memset(io, 0, sizeof(*io));
-	io->op = RBLK_IO_WRITE;
+	io->op = RBLK_PROVIDER_WRITE;
 	io->flags = flags;
 	io->offset = req->wz_next;
 	io->len = len;
@@ -238,7 +238,7 @@ static void wz_next(struct rblk_req *req, int res)
 static void execute_write_zeroes(struct rblk_req *req)
 {
 	/* DEAC is a hint; zeroes are what the host reads back either way. */
-	rw_prep(req, RBLK_IO_WRITE_ZEROES, io_finished);
+	rw_prep(req, RBLK_PROVIDER_WRITE_ZEROES, io_finished);
 	if (req->ns->prov.can_write_zeroes) {
 		pio_submit(req);
 		return;
@@ -257,7 +257,7 @@ static void execute_flush(struct rblk_req *req)
 		return;
 	}
 	req->start_ns = rblk_clock_ns();
-	pio_prep(req, RBLK_IO_FLUSH, 0, 0, io_finished);
+	pio_prep(req, RBLK_PROVIDER_FLUSH, 0, 0, io_finished);
 	pio_submit(req);
 }
 
@@ -275,7 +275,7 @@ static void dsm_next(struct rblk_req *req, int res)
 		req->dsm_idx++;
 		if (!r.nlb)
 			continue;
-		pio_prep(req, RBLK_IO_DISCARD, rblk_le64(r.slba), rblk_le32(r.nlb), dsm_next);
+		pio_prep(req, RBLK_PROVIDER_DISCARD, rblk_le64(r.slba), rblk_le32(r.nlb), dsm_next);
 		pio_submit(req);
 		return;
 	}
@@ -314,7 +314,7 @@ static void execute_dsm(struct rblk_req *req)
 	req->dsm_idx = 0;
 	req->start_ns = rblk_clock_ns();
 	/* pio still describes nothing: fail_io() must not report stale ranges. */
-	pio_prep(req, RBLK_IO_DISCARD, 0, 0, dsm_next);
+	pio_prep(req, RBLK_PROVIDER_DISCARD, 0, 0, dsm_next);
 	dsm_next(req, 0);
 }
 

@@ -15,8 +15,8 @@
  *	static int ram_submit(void *ctx, struct rblk_provider_io *io)
  *	{
  *		switch (io->op) {
- *		case RBLK_IO_READ:  copy ctx + io->offset into io->iov; break;
- *		case RBLK_IO_WRITE: copy io->iov to ctx + io->offset; break;
+ *		case RBLK_PROVIDER_READ:  copy ctx + io->offset into io->iov; break;
+ *		case RBLK_PROVIDER_WRITE: copy io->iov to ctx + io->offset; break;
  *		default: break;  // flush, write zeroes, discard
  *		}
  *		rblk_provider_complete(io, 0);
@@ -59,21 +59,21 @@
 extern "C" {
 #endif
 
-enum rblk_io_op {
-	RBLK_IO_READ = 0,
-	RBLK_IO_WRITE,
-	RBLK_IO_FLUSH,        /* make completed writes durable (only when volatile_cache) */
-	RBLK_IO_WRITE_ZEROES, /* the range reads back as zeroes afterwards */
-	RBLK_IO_DISCARD,      /* the range is no longer needed (NVMe deallocate) */
+enum rblk_provider_op {
+	RBLK_PROVIDER_READ = 0,
+	RBLK_PROVIDER_WRITE,
+	RBLK_PROVIDER_FLUSH,        /* make completed writes durable (only when volatile_cache) */
+	RBLK_PROVIDER_WRITE_ZEROES, /* the range reads back as zeroes afterwards */
+	RBLK_PROVIDER_DISCARD,      /* the range is no longer needed (NVMe deallocate) */
 };
 
 /* WRITE and WRITE_ZEROES: durable before completion (NVMe FUA). */
-#define RBLK_IO_FUA (1u << 0)
+#define RBLK_PROVIDER_FUA (1u << 0)
 
 /* One command for the provider. Owned by the target; valid until completed. */
 struct rblk_provider_io {
-	enum rblk_io_op op;
-	uint32_t flags;             /* RBLK_IO_FUA */
+	enum rblk_provider_op op;
+	uint32_t flags;             /* RBLK_PROVIDER_FUA */
 	uint64_t offset;            /* bytes; a multiple of the block size */
 	uint64_t len;               /* bytes; a multiple of the block size; 0 for FLUSH */
 	const struct iovec *iov;    /* READ / WRITE: buffers totalling len bytes */
@@ -108,7 +108,7 @@ struct rblk_provider {
 	/*
 	 * Writes may sit in a volatile cache: the host is told so (NVMe VWC)
 	 * and sends FLUSH, which reaches submit(); with the host's cache turned
-	 * off every write carries RBLK_IO_FUA. false: completed writes are
+	 * off every write carries RBLK_PROVIDER_FUA. false: completed writes are
 	 * durable and FLUSH completes without reaching the provider (a host may
 	 * still set FUA on a write).
 	 */
