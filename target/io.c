@@ -232,6 +232,7 @@ static void wz_next(struct rblk_req *req, int res)
 	req->iovcnt = n;
 	req->buf_index = -1;
 	req->wz_next += len;
+	req->pio_done = wz_next;
 	pio_submit(req);
 }
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The test transport: see test_transport.h. */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,28 +114,35 @@ static int tt_run_on(struct rblk_sq *sq, void (*fn)(void *arg), void *arg)
 	return 0;
 }
 
-/* Provider completions, FIFO, run by tt_pump() (the tests are single-threaded). */
+/*
+ * Provider completions, FIFO, run by tt_pump(). Providers may complete from
+ * any thread (tests/unit/target/provider_ut.c does), hence the lock.
+ */
+static pthread_mutex_t tt_cpl_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct rblk_req *tt_cpl_head, **tt_cpl_tail = &tt_cpl_head;
 
 void tt_complete_io(struct rblk_req *req)
 {
+	pthread_mutex_lock(&tt_cpl_lock);
 	req->cpl_next = NULL;
 	*tt_cpl_tail = req;
 	tt_cpl_tail = &req->cpl_next;
+	pthread_mutex_unlock(&tt_cpl_lock);
 }
 
 static unsigned tt_run_completions(void)
 {
+	struct rblk_req *req, *next;
 	unsigned n = 0;
 
-	while (tt_cpl_head) {
-		struct rblk_req *req = tt_cpl_head;
-
-		tt_cpl_head = req->cpl_next;
-		if (!tt_cpl_head)
-			tt_cpl_tail = &tt_cpl_head;
+	pthread_mutex_lock(&tt_cpl_lock);
+	req = tt_cpl_head;
+	tt_cpl_head = NULL;
+	tt_cpl_tail = &tt_cpl_head;
+	pthread_mutex_unlock(&tt_cpl_lock);
+	for (; req; req = next, n++) {
+		next = req->cpl_next;
 		rblk_req_io_done(req);
-		n++;
 	}
 	return n;
 }
