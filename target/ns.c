@@ -157,7 +157,7 @@ int rblk_tgt_ns_create(struct rblk_subsystem *ss, const struct rblk_ns_opts *opt
 		RBLK_ERR("namespace %s: cannot open: %s", path, strerror(-ret));
 		goto out_free_path;
 	}
-	/* The Linux host accepts LBADS 9..12 only (nvmf-interop.md §8.18). */
+	/* The Linux host accepts LBADS 9..12 only (docs/interop.md §10.1). */
 	if (ns->bdev->lba_shift < 9 || ns->bdev->lba_shift > 12) {
 		RBLK_ERR("namespace %s: block size %u not in 512..4096", path,
 			 rblk_bdev_block_size(ns->bdev));
