@@ -114,7 +114,7 @@ int rblk_cfg_poll_mode_parse(const char *s, enum rblk_poll_mode *out)
 			return 0;
 		}
 	}
-	if (strcmp(s, "poll") == 0) { /* DESIGN.md's name for busy */
+	if (strcmp(s, "poll") == 0) { /* accepted as another name for busy */
 		*out = RBLK_POLL_BUSY;
 		return 0;
 	}

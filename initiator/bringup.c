@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * One full controller connect, the sequence the Linux host runs
- * (nvmf-interop.md §3, §7): admin queue (HRQSIZE 32 / HSQSIZE 31), Fabrics
+ * (docs/interop.md §8, §16): admin queue (HRQSIZE 32 / HSQSIZE 31), Fabrics
  * Connect with the dynamic CNTLID 0xFFFF and the 1024-byte data by keyed SGL;
  * Property Get CAP; Property Set CC (IOSQES 6, IOCQES 4, EN); CSTS.RDY
  * within CAP.TO; Get VS; Identify Controller and its hard requirements;

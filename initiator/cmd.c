@@ -13,7 +13,7 @@ static void sqe_init(struct nvme_sqe *sqe, uint8_t opc, uint32_t nsid)
 {
 	memset(sqe, 0, sizeof(*sqe));
 	sqe->opc = opc;
-	/* nvmet rejects anything but PSDT 01b with FUSE 0 (nvmf-interop.md §5.1). */
+	/* nvmet rejects anything but PSDT 01b with FUSE 0 (docs/interop.md §3.1). */
 	sqe->flags = NVME_CMD_PSDT_SGL_MPTR_CONTIG;
 	sqe->nsid = rblk_cpu_to_le32(nsid);
 	rblk_sgl_encode_null(&sqe->sgl1);
@@ -43,7 +43,7 @@ void rblk_cmd_prop_set(struct nvme_sqe *sqe, uint32_t ofst, uint32_t value)
 
 uint32_t rblk_cc_enable_value(void)
 {
-	/* What nvmet checks on EN 0->1 for I/O controllers (nvmf-interop.md §2.6). */
+	/* What nvmet checks on EN 0->1 for I/O controllers (docs/interop.md §7.5). */
 	return ((uint32_t)NVME_SQE_SHIFT << NVME_CC_IOSQES_SHIFT) |
 	       ((uint32_t)NVME_CQE_SHIFT << NVME_CC_IOCQES_SHIFT) |
 	       (NVME_CC_CSS_NVM << NVME_CC_CSS_SHIFT) | NVME_CC_EN;

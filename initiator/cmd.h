@@ -6,7 +6,7 @@
  * PSDT 01b (0x40), the only value NVMe-oF allows and nvmet insists on; the
  * CID is written by the queue when the command is posted.
  *
- * Data mapping (nvmf-interop.md §5.4, §7): commands without data carry the
+ * Data mapping (docs/interop.md §4.4, §17.1): commands without data carry the
  * null keyed SGL; data the controller writes to us, or that is too big for
  * the capsule, goes as a Keyed Data Block 0x40 (never 0x4F: rxe cannot
  * invalidate ibv_reg_mr memory); small host-to-controller data goes

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Reading the discovery log (LID 70h) consistently, as libnvme 1.3 does
- * (nvmf-interop.md §4.1): read the 1024-byte header; if NUMREC is not zero,
+ * (docs/interop.md §14.2): read the 1024-byte header; if NUMREC is not zero,
  * read header + NUMREC entries from offset 0 in 4 KiB chunks (RAE on every
  * chunk but the last); start over while GENCTR changed between the two
  * reads (up to a retry limit); a NUMREC that changed under an unchanged

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * rblk_discover(): what `nvme discover` does (nvmf-interop.md §4.1) — connect
+ * rblk_discover(): what `nvme discover` does (docs/interop.md §14.2) — connect
  * to the discovery controller (no keep-alive, no I/O queues), read the whole
  * log with generation-counter retries, disconnect (CC.SHN, CM disconnect).
  */

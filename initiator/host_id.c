@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Host identity as nvme-cli and libnvme find it (ecosystem.md §2):
+ * Host identity as nvme-cli and libnvme find it:
  *   host NQN: the caller's override, else /etc/nvme/hostnqn, else one
  *             generated like `nvme gen-hostnqn` (DMI product_uuid, then the
  *             SMBIOS type-1 entry, then the device-tree partition UUID, then

@@ -2,7 +2,7 @@
 /*
  * Keep-alive: a Keep Alive command every KATO/2 on the admin queue, one at a
  * time; no answer within KATO means the connection is gone (the Linux host's
- * rule, nvmf-interop.md §3.3). Ticks come from the controller thread and,
+ * rule, docs/interop.md §12.2). Ticks come from the controller thread and,
  * opportunistically, from rblk_poll() (a try-lock: the I/O path never waits
  * for the admin queue). A Keep Alive that completes with an error status is
  * logged: the target's own KATO will then end the association.

@@ -308,7 +308,7 @@ int rblk_hq_cm_connect(struct rblk_hq *hq)
 	rblk_cm_req_encode(&priv, &info);
 	/*
 	 * > 0, or the target cannot RDMA READ our write data (it becomes its
-	 * initiator depth; nvmf-interop.md §1.5). Known only once the first
+	 * initiator depth; docs/interop.md §2.4). Known only once the first
 	 * queue found the device, hence set here.
 	 */
 	param.responder_resources = c->responder_resources;

@@ -3,7 +3,7 @@
  * Per-queue request slots: one preallocated slot per queue entry, found by
  * index from the CID a completion echoes. CID = slot index (bits 11:0) +
  * a 4-bit generation (bits 15:12) bumped every time the slot is posted, as
- * the Linux host does (nvmf-interop.md §5.4): a CQE for a slot that is not
+ * the Linux host does (docs/interop.md §3.3): a CQE for a slot that is not
  * posted, or with a stale generation, is bogus and is rejected, never
  * completed.
  *

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * RDMA CM private data of NVMe/RDMA: the connect request the host sends
- * (validated with nvmet-rdma's rules, nvmf-interop.md §1.3), the accept and
+ * (validated with nvmet-rdma's rules, docs/interop.md §2.3), the accept and
  * reject blobs the target answers with, and their decoders for the host.
  */
 #ifndef RBLK_PROTOCOL_CM_H

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The Fabrics Connect command: decode + validate on the target (status and
- * IATTR/IPO exactly as nvmet reports them, nvmf-interop.md §2.4) and encode on
+ * IATTR/IPO exactly as nvmet reports them, docs/interop.md §6.6) and encode on
  * the initiator. The RDMA CM private data that precedes it is in cm.h.
  */
 #ifndef RBLK_PROTOCOL_CONNECT_H

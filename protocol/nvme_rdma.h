@@ -5,7 +5,7 @@
  * Sizes are fixed by the binding: 32-byte request and accept, 4-byte reject.
  *
  * HRQSIZE is 1-based, HSQSIZE is 0-based (the Linux interpretation, which
- * SPDK copies); see nvmf-interop.md §1.1.
+ * SPDK copies); see docs/interop.md §2.1.
  */
 #ifndef RBLK_PROTOCOL_NVME_RDMA_H
 #define RBLK_PROTOCOL_NVME_RDMA_H

@@ -56,7 +56,7 @@ static uint16_t check(uint8_t attrib, unsigned want, unsigned *size, uint16_t *e
 }
 
 /*
- * nvmet reads CAP, VS, CC and CSTS only (nvmf-interop.md §2.5, §7): NSSR
+ * nvmet reads CAP, VS, CC and CSTS only (docs/interop.md §7.2): NSSR
  * and CRTO exist in the register map but Get of them is Invalid Field.
  */
 static unsigned get_size(uint32_t ofst)

@@ -2,8 +2,8 @@
 /*
  * Fabrics properties (the controller registers of NVMe-oF): which offsets
  * exist and with what size, Property Get/Set decoding with nvmet's rules
- * (nvmf-interop.md §2.5), and the CC check a controller runs when the host
- * sets CC.EN (§2.6). Register bit layouts are in nvme.h (NVME_CAP_*, NVME_CC_*,
+ * (docs/interop.md §7.2), and the CC check a controller runs when the host
+ * sets CC.EN (§7.5). Register bit layouts are in nvme.h (NVME_CAP_*, NVME_CC_*,
  * NVME_CSTS_*).
  */
 #ifndef RBLK_PROTOCOL_PROPS_H

@@ -2,7 +2,7 @@
 /*
  * The data pointer of an NVMe/RDMA command: decoding and validating SGL1 of a
  * received SQE (target side) with the exact rules nvmet-rdma applies
- * (nvmf-interop.md §5.3), and encoding it (initiator side).
+ * (docs/interop.md §4.2), and encoding it (initiator side).
  */
 #ifndef RBLK_PROTOCOL_SGL_H
 #define RBLK_PROTOCOL_SGL_H
@@ -49,7 +49,7 @@ uint16_t rblk_sgl_decode(const struct nvme_sqe *sqe, const struct rblk_sgl_limit
 			 bool host_to_ctrl, struct rblk_sgl *out);
 
 /*
- * Transfer-length rule of nvmet (§5.5): the SGL must describe exactly
+ * Transfer-length rule of nvmet (docs/interop.md §4.3): the SGL must describe exactly
  * data_len bytes, or at least data_len when at_least (DSM, whose Linux host
  * always sends 4096 bytes). Returns NVME_SC_SUCCESS or Data SGL Length
  * Invalid with DNR.

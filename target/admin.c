@@ -4,7 +4,7 @@
  * 03h, 06h), Get Log Page (01h error, 02h SMART, 03h firmware, 04h changed
  * namespaces, 05h effects), Set/Get Features (06h, 07h, 0Bh, 0Fh, 81h),
  * Asynchronous Event Request, Abort, Keep Alive. What the Linux 6.1 host
- * needs from each is in nvmf-interop.md §3. Also the parse step both kinds
+ * needs from each is in docs/interop.md §8-§11. Also the parse step both kinds
  * of controller share (rblk_admin_parse_cmds): the discovery controller
  * (target/discovery.c) brings its own Get Log Page and Identify and reuses
  * Identify Controller, Features, AER and Keep Alive from here.

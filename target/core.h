@@ -15,7 +15,7 @@
  *     rblk_req_complete(req, status).
  *  3. transport: decodes the SGL (rblk_sgl_decode) and checks it against
  *     data_len: exact, except Dataset Management where the SGL may be longer
- *     (nvmf-interop.md §5.5), i.e. rblk_sgl_check_len(sgl, data_len,
+ *     (docs/interop.md §4.3), i.e. rblk_sgl_check_len(sgl, data_len,
  *     rblk_req_sgl_at_least(req)); provides buffers in iov/iovcnt
  *     (buf_index when one registered buffer); for RBLK_XFER_H2C pulls the
  *     data (RDMA READ or in-capsule bytes). On a failure it calls
@@ -261,7 +261,7 @@ static inline void rblk_req_set_dw1(struct rblk_req *req, uint32_t v)
 /*
  * Step 3's transfer-length rule for rblk_sgl_check_len(): the SGL describes
  * exactly data_len bytes, or at least data_len for Dataset Management on an
- * I/O queue (the Linux host always sends 4 KiB of ranges; §5.5).
+ * I/O queue (the Linux host always sends 4 KiB of ranges; docs/interop.md §4.3).
  */
 static inline bool rblk_req_sgl_at_least(const struct rblk_req *req)
 {

@@ -119,7 +119,7 @@ uint64_t rblk_tgt_ctrl_cap(const struct rblk_tgt_ctrl *ctrl)
 	 * MQES from the options, CQR = 1 (queues are contiguous by nature on
 	 * fabrics), TO = 15 (7.5 s), CSS = NVM only (no bit 43: CSI descriptors
 	 * and CC.CSS = 6 stay out of play), MPSMIN = MPSMAX = 0 (4 KiB), and no
-	 * CRMS: the host would then read CRTO (nvmf-interop.md §2.6, §8.17).
+	 * CRMS: the host would then read CRTO (docs/interop.md §7.3).
 	 */
 	return nvme_cap_build((uint16_t)(o->max_queue_depth - 1), 1, 15, NVME_CAP_CSS_NVM, 0, 0);
 }

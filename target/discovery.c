@@ -5,7 +5,7 @@
  * 0Bh/0Fh, AER, Keep Alive; everything else Invalid Opcode, as nvmet), the
  * discovery log page (a self entry first, then, as nvmet, one entry per NVM
  * subsystem exported on the port the host asked through that admits the
- * host; nvmf-interop.md §4), and the generation counter with its "discovery
+ * host; docs/interop.md §14), and the generation counter with its "discovery
  * log changed" event.
  */
 #include <errno.h>

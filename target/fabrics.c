@@ -2,7 +2,7 @@
 /*
  * The fabrics command set (opcode 0x7F): Connect for admin and I/O queues
  * (dynamic controller model; the checks and statuses of nvmet's
- * fabrics-cmd.c, nvmf-interop.md §2.1-2.4) and Property Get/Set (§2.5-2.6).
+ * fabrics-cmd.c, docs/interop.md §6) and Property Get/Set (§7).
  * A subsystem not exported on the port the host came through is unknown
  * there, as in nvmet (IPO 256, SUBNQN).
  */

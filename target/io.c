@@ -398,7 +398,7 @@ uint16_t rblk_io_parse(struct rblk_req *req)
 		if (req->ns->read_only && (rblk_le32(c->attributes) & NVME_DSM_AD))
 			return write_protected(req);
 		req->dsm_nr = (uint16_t)((rblk_le32(c->nr) & NVME_DSM_NR_MASK) + 1);
-		/* The transport accepts a longer SGL (Linux sends 4 KiB), §5.5. */
+		/* The transport accepts a longer SGL (Linux sends 4 KiB), docs/interop.md §4.3. */
 		req->data_len = req->dsm_nr * (uint32_t)sizeof(struct nvme_dsm_range);
 		req->dir = RBLK_XFER_H2C;
 		req->execute = execute_dsm;

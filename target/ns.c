@@ -82,7 +82,7 @@ int rblk_tgt_ns_create(struct rblk_subsystem *ss, const struct rblk_ns_opts *opt
 		if (ret)
 			goto out_free_path;
 	}
-	/* The Linux host accepts LBADS 9..12 only (docs/interop.md). */
+	/* The Linux host accepts LBADS 9..12 only (docs/interop.md §10.1). */
 	lbads = ns->prov.block_size ? (unsigned)__builtin_ctz(ns->prov.block_size) : 0;
 	if (lbads < 9 || lbads > 12 || ns->prov.block_size != 1u << lbads) {
 		RBLK_ERR("namespace %s: block size %u not in 512..4096", path, ns->prov.block_size);

@@ -67,7 +67,7 @@ void rblk_listen_opts_init(struct rblk_listen_opts *opts)
 	opts->trsvcid = 4420;
 	/*
 	 * nvmet's port default: SQ flow control disable supported, so
-	 * connect-all sets CATTR bit 2 and we skip SQHD bookkeeping (§4.3, §5.6).
+	 * connect-all sets CATTR bit 2 and we skip SQHD bookkeeping (docs/interop.md §14.4, §3.4).
 	 */
 	opts->treq = NVMF_TREQ_DISABLE_SQFLOW;
 	opts->require_rdma = true;

@@ -9,7 +9,7 @@
  * wrapper, no cost: cm_channel, cm_id, device, pd, mr); cq and qp are small
  * wrappers that add event-ack batching and WR staging.
  *
- * Hot-path shape (see DESIGN.md "The data path"):
+ * Hot-path shape (see docs/architecture.md §2.3, §2.5):
  *   - A reactor owns one CQ per device with a completion channel whose fd is
  *     non-blocking: busy-poll rblk_cq_poll() in batches; when idle,
  *     rblk_cq_req_notify(), poll once more (a completion may have slipped in

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * CM decisions of the NVMe/RDMA target: what to answer a CONNECT_REQUEST
- * (nvmf-interop.md §1.3/1.4), and the rdma_accept parameters. Pure: no verbs,
+ * (docs/interop.md §2.3/2.4), and the rdma_accept parameters. Pure: no verbs,
  * no state, so every accept/reject rule is unit-tested.
  */
 #include <string.h>

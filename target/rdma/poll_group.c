@@ -230,7 +230,7 @@ int rblk_pg_dev_get(struct rblk_poll_group *pg, struct rblk_device *device,
 	if (ret)
 		goto fail;
 	dev->cq_free = (uint32_t)rblk_cq_size(dev->cq);
-	/* The target's memory is never exposed: LOCAL_WRITE only (DESIGN.md). */
+	/* The target's memory is never exposed: LOCAL_WRITE only (docs/architecture.md §2.5). */
 	ret = rblk_mr_pool_create(dev->pd, pg->opts.io_unit_size, pg->opts.num_units,
 				  RBLK_ACCESS_LOCAL_WRITE, &dev->pool);
 	if (ret) {

@@ -8,7 +8,7 @@
  *   - one backend queue (rblk_bqueue) and its parking queue;
  *   - a mailbox (eventfd + list) through which other threads reach it;
  *   - its NVMe/RDMA queues, and their keep-alive ticks.
- * Polling is adaptive (rdma-engine.md): busy while work arrives, then arm the
+ * Polling is adaptive (docs/architecture.md §2.5): busy while work arrives, then arm the
  * CQs and the backend eventfd and sleep in epoll_wait; an idle group costs
  * no CPU. RBLK_POLL_BUSY never sleeps; RBLK_POLL_EVENT sleeps whenever an
  * iteration found nothing.

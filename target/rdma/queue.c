@@ -144,7 +144,7 @@ static int setup(struct rblk_rdma_queue *q)
 		return ret;
 	q->depth = q->plan.depth;
 	q->nreqs = q->plan.depth;
-	/* Admin capsules are 64 bytes: its Connect data comes by RDMA READ (§8.2). */
+	/* Admin capsules are 64 bytes: its Connect data comes by RDMA READ (docs/interop.md §6.4). */
 	q->icd_size = q->plan.qid ? o->in_capsule_data_size : 0;
 	q->no_invalidate = q->t->no_invalidate;
 	q->max_sge = min_u(q->dev->attr.max_sge ? q->dev->attr.max_sge : 1, RBLK_REQ_MAX_IOV);

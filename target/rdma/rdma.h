@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The NVMe/RDMA transport of the target: private to target/rdma/,
- * target/rdma/poll_group.c and their unit tests. The lead's design is
- * /work/notes/rdma-engine.md; the wire rules are nvmf-interop.md §1 and §5.
+ * target/rdma/poll_group.c and their unit tests. The design is in
+ * docs/architecture.md §2; the wire rules are docs/interop.md §2, §4 and §5.
  *
  * Objects and who owns them:
  *   struct rblk_transport      (target/rdma/listener.c) listeners, the CM thread,

@@ -137,7 +137,7 @@ static void step_new(struct rblk_rdma_req *r)
 		return;
 	}
 
-	/* The SGL must describe exactly data_len (DSM: at least) — §5.5. */
+	/* The SGL must describe exactly data_len (DSM: at least) — docs/interop.md §4.3. */
 	lim.incapsule_max = q->icd_size;
 	lim.max_xfer = q->sq.tgt->opts.max_io_size;
 	status = rblk_sgl_decode(req->cmd, &lim, host_to_ctrl(req->cmd), &r->sgl);
@@ -390,7 +390,7 @@ static void recv_done(struct rblk_rdma_recv *rv, const struct rblk_wc *wc)
 		return;
 	}
 	rv->byte_len = wc->byte_len;
-	/* Commands that beat ESTABLISHED wait for it (nvmf-interop.md §8.20). */
+	/* Commands that beat ESTABLISHED wait for it (docs/interop.md §2.5). */
 	STAILQ_INSERT_TAIL(&q->incoming, rv, link);
 	if (q->state == RBLK_RDMA_Q_LIVE)
 		rblk_rdma_queue_kick(q);

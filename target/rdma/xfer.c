@@ -4,8 +4,8 @@
  * READ for host-to-controller data, RDMA WRITE chained before the response
  * SEND for controller-to-host data, several pool units spread over SGEs and,
  * past the device's SGE limit, over several WRs), staging them on a QP and
- * flushing each queue once per poll iteration (nvmf-interop.md §5.5;
- * rdma-engine.md "Batching").
+ * flushing each queue once per poll iteration (docs/interop.md §5;
+ * docs/architecture.md §2.3).
  *
  * Signaling: RDMA READs and the response SEND are signaled; RDMA WRITEs are
  * not (RC ordering: the SEND's completion retires the WRITEs before it).

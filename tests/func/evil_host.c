@@ -4,7 +4,7 @@
  * tests/vm/t/47-target-hostile.sh inside the Soft-RoCE VM. It speaks raw
  * rdma_cm and verbs (through transport/) so it can send what no honest
  * initiator would, one scenario per subcommand, and checks the target's
- * answers against nvmet's (nvmf-interop.md §1.3, §2.4, §5.3, §5.5):
+ * answers against nvmet's (docs/interop.md §2.3, §6.6, §4.2, §4.3):
  *
  *   cm            bad CM private data / parameters -> REJECT with the right status
  *   admin         commands before Connect, malformed Connects -> the right status, CID echoed
@@ -377,7 +377,7 @@ static void scenario_io(void)
 	L = x.lba_size;
 	nb = 4096 / L ? 4096 / L : 1;
 
-	/* The keyed SGL must describe exactly NLB x block size (§5.5). */
+	/* The keyed SGL must describe exactly NLB x block size (docs/interop.md §4.3). */
 	read_sgl(&x, "Read with SGL half the transfer", nb, NVME_SGL_KEYED_DATA, nb * L / 2,
 		 NVME_SC_SGL_INVALID_DATA);
 	read_sgl(&x, "Read with SGL twice the transfer", nb, NVME_SGL_KEYED_DATA, nb * L * 2,
@@ -388,7 +388,7 @@ static void scenario_io(void)
 		 NVME_SGL_KEYED_MAX_LEN, NVME_SC_SGL_INVALID_DATA);
 	read_sgl(&x, "Read of 2 x MDTS", 2 * mdts / L, NVME_SGL_KEYED_DATA, 2 * mdts,
 		 NVME_SC_INVALID_FIELD);
-	/* Descriptor types nvmet-rdma does not take (§5.3). */
+	/* Descriptor types nvmet-rdma does not take (docs/interop.md §4.2). */
 	read_sgl(&x, "Read with a Segment SGL", nb, NVME_SGL_TYPE_BYTE(NVME_SGL_TYPE_SEGMENT, 0),
 		 nb * L, NVME_SC_SGL_INVALID_TYPE);
 	read_sgl(&x, "Read with a Bit Bucket SGL", nb,
@@ -438,7 +438,7 @@ static void scenario_io(void)
 	if (!evil_verify_io(&x, 8, 64 * 1024 / L, 1))
 		evil_say("ok: io: the queue still writes and reads back correctly");
 
-	/* I/O queue Connects with wrong values (nvmet's fabrics-cmd.c rules, §2.4). */
+	/* I/O queue Connects with wrong values (nvmet's fabrics-cmd.c rules, docs/interop.md §6.6). */
 	io_connect_variant(&x, "I/O Connect QID 3 on CM QID 2", 2, 3, 15, x.cntlid, false,
 			   NVME_SC_CONNECT_INVALID_PARAM, SQE_IPO(qid));
 	io_connect_variant(&x, "I/O Connect QID 3 (past Number of Queues = 2)", 3, 3, 15,

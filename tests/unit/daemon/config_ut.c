@@ -55,7 +55,7 @@ static bool logged(const char *s)
 #define SUB0 "nqn.2024-01.org.example:disk0"
 #define SUB1 "nqn.2024-01.org.example:disk1"
 
-/* The minimal RDMA example of ecosystem.md §1, verbatim. */
+/* A minimal RDMA configuration in nvmetcli's format. */
 static const char *const ecosystem_example =
 	"{\n"
 	"  \"hosts\": [ { \"nqn\": \"nqn.2014-08.org.nvmexpress:uuid:5b0c1d7e-0000-4000-8000-000000000001\" } ],\n"

@@ -12,7 +12,7 @@
 
 static void test_status_wire(void)
 {
-	/* Wire values from nvmf-interop.md §6. */
+	/* Wire values from docs/interop.md §15.2. */
 	CU_ASSERT_EQUAL(nvme_status_to_wire(NVME_SC_LBA_RANGE | NVME_SC_DNR), 0x8100);
 	CU_ASSERT_EQUAL(nvme_status_to_wire(NVME_SC_INVALID_OPCODE | NVME_SC_DNR), 0x8002);
 	CU_ASSERT_EQUAL(nvme_status_to_wire(NVME_SC_CONNECT_INVALID_PARAM | NVME_SC_DNR), 0x8304);

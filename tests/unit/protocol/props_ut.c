@@ -71,7 +71,7 @@ static void test_get(void)
 	get_cmd(&c, NVMF_PROP_SIZE_4, 0x50);
 	CU_ASSERT_EQUAL(rblk_prop_get_decode(&c, &ofst, &size, &loc), IF_DNR);
 	CU_ASSERT_EQUAL(loc, 44);
-	/* NSSR and CRTO exist, but nvmet reads CAP, VS, CC and CSTS only (§2.5). */
+	/* NSSR and CRTO exist, but nvmet reads CAP, VS, CC and CSTS only (docs/interop.md §7.2). */
 	get_cmd(&c, NVMF_PROP_SIZE_4, NVME_REG_NSSR);
 	CU_ASSERT_EQUAL(rblk_prop_get_decode(&c, &ofst, &size, &loc), IF_DNR);
 	CU_ASSERT_EQUAL(loc, 44);
@@ -105,7 +105,7 @@ static void test_set(void)
 	set_cmd(&c, NVMF_PROP_SIZE_8, NVME_REG_CC, 1);
 	CU_ASSERT_EQUAL(rblk_prop_set_decode(&c, &ofst, &value, &loc), IF_DNR);
 	CU_ASSERT_EQUAL(loc, 40);
-	/* Only CC: nvmet offers no NSSR reset (§2.5, §7). */
+	/* Only CC: nvmet offers no NSSR reset (docs/interop.md §7.2). */
 	set_cmd(&c, NVMF_PROP_SIZE_4, NVME_REG_NSSR, 0x4E564D65);
 	CU_ASSERT_EQUAL(rblk_prop_set_decode(&c, &ofst, &value, &loc), IF_DNR);
 	CU_ASSERT_EQUAL(loc, 44);
@@ -114,7 +114,7 @@ static void test_set(void)
 
 static void test_cap(void)
 {
-	/* The value suggested for our target in nvmf-interop.md §2.6. */
+	/* The CAP rblk serves (docs/interop.md §7.3). */
 	uint64_t cap = nvme_cap_build(127, 1, 15, NVME_CAP_CSS_NVM, 0, 0);
 	/* nvmet's CAP (6.1.192). */
 	uint64_t nvmet = 0x000008200F00007Full;

@@ -441,7 +441,7 @@ static void test_build_log_direct(void)
 /*
  * A listener with default options advertises TREQ bit 2 like nvmet, so
  * connect-all connects with CATTR bit 2 on every queue: the Connect CQE then
- * carries SQHD 0xFFFF and later CQEs 0 (nvmf-interop.md §4.1, §5.6).
+ * carries SQHD 0xFFFF and later CQEs 0 (docs/interop.md §14.2, §3.4).
  */
 static void test_default_treq_sqflow_disabled(void)
 {

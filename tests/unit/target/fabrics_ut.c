@@ -204,7 +204,7 @@ static void two_ports(struct rblk_listener **p1, struct rblk_listener **p2)
 /*
  * nvmet: a subsystem not linked to the port the host connects through is
  * unknown there: Connect Invalid Parameters, IPO 256 (SUBNQN), admin and
- * I/O queues alike (nvmf-interop.md §2.4).
+ * I/O queues alike (docs/interop.md §6.6).
  */
 static void test_connect_wrong_port(void)
 {
@@ -541,7 +541,7 @@ static void test_properties(void)
 
 	setup();
 	CU_ASSERT_EQUAL(tt_connect(aq, TT_SUBNQN, TT_HOSTNQN, 0, 31, 0xFFFF, 0, 0, NULL), 0);
-	/* MQES 127, CQR, TO 15, CSS bit 37, MPSMIN 0, no CRMS (§2.6). */
+	/* MQES 127, CQR, TO 15, CSS bit 37, MPSMIN 0, no CRMS (docs/interop.md §7.3). */
 	CU_ASSERT_EQUAL(tt_prop_get(aq, NVME_REG_CAP, true, &v), 0);
 	CU_ASSERT_EQUAL(v, 0x000000200F01007Full);
 	CU_ASSERT_EQUAL(tt_prop_get(aq, NVME_REG_VS, false, &v), 0);

@@ -64,7 +64,7 @@ static void test_listen(void)
 	rblk_listen_opts_init(&o);
 	CU_ASSERT_EQUAL(o.trsvcid, 4420);
 	CU_ASSERT_TRUE(o.require_rdma);
-	/* nvmet's default TREQ: SQ flow control disable supported (nvmf-interop.md §4.3). */
+	/* nvmet's default TREQ: SQ flow control disable supported (docs/interop.md §14.4). */
 	CU_ASSERT_EQUAL(o.treq, NVMF_TREQ_DISABLE_SQFLOW);
 	CU_ASSERT_EQUAL(o.treq, 0x04);
 	o.traddr = "10.99.0.300";

@@ -315,7 +315,7 @@ struct tt_req *tt_send(struct tt_queue *q, const struct nvme_sqe *sqe, const voi
 		rblk_req_complete(req, status);
 		return tr;
 	}
-	/* The transport's SGL length rule (nvmf-interop.md §5.5); the SGL describes len bytes. */
+	/* The transport's SGL length rule (docs/interop.md §4.3); the SGL describes len bytes. */
 	if (len) {
 		sgl.kind = RBLK_SGL_KEYED;
 		sgl.len = (uint32_t)len;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Tests for target/rdma/conn.c: which CONNECT_REQUEST is accepted with which
- * plan, which is rejected with which NVMe/RDMA status (nvmf-interop.md §1),
+ * plan, which is rejected with which NVMe/RDMA status (docs/interop.md §2),
  * and the rdma_accept parameters and private data.
  */
 #include <string.h>

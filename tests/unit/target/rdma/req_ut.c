@@ -123,7 +123,7 @@ static void test_admin_connect_stepwise(void)
 	CU_ASSERT_EQUAL(q->qp->nrposted, 32);
 	CU_ASSERT_EQUAL(q->recv_posted, 32);
 
-	/* The Linux host: admin Connect data by keyed SGL 0x4F (§8.2). */
+	/* The Linux host: admin Connect data by keyed SGL 0x4F (docs/interop.md §6.4). */
 	fq_connect(&sqe, &d, 0, 31, 0xFFFF, env->hostid);
 	fq_keyed(&sqe, 0x10000, sizeof(d), 0xABCD01, true);
 	fq_send_nostep(q, &sqe, NULL, 0);
