@@ -67,10 +67,11 @@ set(_rblk_pkg_name_dev librblk-dev)
 set(_rblk_pkg_name_fio rblk-fio)
 # These rules sit in the top directory's cmake_install.cmake, which the pruning at cpack
 # time does not read: a component is packaged only if a subdirectory installs into it.
+# EXCLUDE_FROM_ALL: only per-component installs (CPack's) take them, not `cmake --install`.
 foreach(_c IN LISTS _rblk_pkg_components)
 	install(FILES ${PROJECT_SOURCE_DIR}/LICENSE
 		DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/${_rblk_pkg_name_${_c}}
-		RENAME copyright COMPONENT ${_c})
+		RENAME copyright COMPONENT ${_c} EXCLUDE_FROM_ALL)
 endforeach()
 
 # ---- generic
@@ -95,7 +96,11 @@ set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 # shlibs files for the libraries (and with them the ldconfig trigger)
 set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)
 set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS_POLICY ">=")
-# CPACK_DEBIAN_PACKAGE_ARCHITECTURE: left to CPack, which asks dpkg --print-architecture.
+execute_process(COMMAND dpkg --print-architecture OUTPUT_VARIABLE _arch
+	OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE _rc ERROR_QUIET)
+if(_rc EQUAL 0 AND _arch)
+	set(CPACK_DEBIAN_PACKAGE_ARCHITECTURE ${_arch})   # amd64, arm64, ...
+endif()
 
 # ---- per package
 set(_v ${PROJECT_VERSION})
