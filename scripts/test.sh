@@ -2,11 +2,13 @@
 # rblk's test command (the README's, and CI's through .ci/run):
 #   1. installs every Debian package it needs (scripts/install-deps.sh),
 #   2. builds with gcc and -Werror, runs the unit tests (CTest label "unit"),
+#   2b. builds the Debian packages, installs, uses and purges them
+#      (scripts/package-test.sh; skip with --no-pkg),
 #   3. builds again with clang + ASan/UBSan + libFuzzer, runs unit and fuzz tests there,
 #   4. runs the VM tests (label "vm"): real RDMA through Soft-RoCE in a QEMU VM that
 #      boots Debian's kernel (fetched into a cache outside the repo on first use).
 #
-#   scripts/test.sh [--unit-only] [--no-san]
+#   scripts/test.sh [--unit-only] [--no-san] [--no-pkg]
 #
 # Build directories default to ./build and ./build-san; the VM sees the host's
 # filesystem except /tmp, so when the checkout lives under /tmp the build goes to
@@ -15,11 +17,13 @@ set -euo pipefail
 
 unit_only=0
 san=1
+pkg=1
 for a in "$@"; do
 	case "$a" in
 	--unit-only) unit_only=1 ;;
 	--no-san) san=0 ;;
-	-h | --help) sed -n '2,14p' "$0"; exit 0 ;;
+	--no-pkg) pkg=0 ;;
+	-h | --help) sed -n '2,16p' "$0"; exit 0 ;;
 	*) echo "test.sh: unknown option $a" >&2; exit 2 ;;
 	esac
 done
@@ -45,6 +49,13 @@ cmake --build "$build" -j "$jobs"
 
 step "unit tests"
 ctest --test-dir "$build" -L unit --output-on-failure -j "$jobs"
+
+if [ "$pkg" = 1 ]; then
+	step "Debian packages: build, install, use, purge (scripts/package-test.sh)"
+	t0=$SECONDS
+	"$top/scripts/package-test.sh" --build "$base-pkg"
+	echo "package test: $((SECONDS - t0)) s"
+fi
 
 if [ "$san" = 1 ]; then
 	step "sanitizer + fuzz build (clang, ASan/UBSan) in $build_san"
