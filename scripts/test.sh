@@ -53,7 +53,7 @@ ctest --test-dir "$build" -L unit --output-on-failure -j "$jobs"
 if [ "$pkg" = 1 ]; then
 	step "Debian packages: build, install, use, purge (scripts/package-test.sh)"
 	t0=$SECONDS
-	"$top/scripts/package-test.sh" --build "$base-pkg"
+	"$top/scripts/package-test.sh" --build "$base-pkg" --keep-examples "$build/examples-installed"
 	echo "package test: $((SECONDS - t0)) s"
 fi
 
