@@ -42,8 +42,7 @@
 #include "bench/fio.h"
 #include "bench/stats.h"
 #include "common/log.h"
-
-#define container_of(ptr, type, member) ((type *)((char *)(ptr) - offsetof(type, member)))
+#include "common/util.h"
 
 struct workload {
 	const char *name;
@@ -148,7 +147,7 @@ static int start_io(struct run *run, struct io *io)
 
 static void io_done(struct rblk_bio *bio)
 {
-	struct io *io = container_of(bio, struct io, bio);
+	struct io *io = rblk_container_of(bio, struct io, bio);
 	struct run *run = io->run;
 
 	if (bio->res) {

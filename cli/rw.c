@@ -23,6 +23,7 @@
 #include "cli/args.h"
 #include "cli/output.h"
 #include "cli/progress.h"
+#include "common/fdio.h"
 
 #define RW_DEFAULT_BS (128u * 1024)
 #define RW_DEFAULT_QD 8u
@@ -129,40 +130,6 @@ static void io_done(struct rblk_io *io, uint16_t status, int err, void *arg)
 		s->st = SLOT_DONE;
 }
 
-/* read(2) until @len bytes or end of input; bytes read or -errno. */
-static ssize_t read_full(int fd, void *buf, size_t len)
-{
-	size_t got = 0;
-
-	while (got < len) {
-		ssize_t n = read(fd, (char *)buf + got, len - got);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			break;
-		got += (size_t)n;
-	}
-	return (ssize_t)got;
-}
-
-static int write_full(int fd, const void *buf, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, buf, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		buf = (const char *)buf + n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 static int submit_io(struct rw_job *j, struct rw_slot *s, enum rblk_io_op op, void *buf)
 {
 	memset(&s->io, 0, sizeof(s->io));
@@ -186,7 +153,7 @@ static int submit_next(struct rw_job *j)
 	if (j->input_done || j->fail || !len)
 		return 0;
 	if (j->write) {
-		ssize_t n = read_full(j->fd, s->buf, len);
+		ssize_t n = rblk_read_all(j->fd, s->buf, len);
 
 		if (n < 0) {
 			rblk_cli_err("reading the input: %s", strerror((int)-n));
@@ -287,7 +254,7 @@ static void retire(struct rw_job *j, struct rw_slot *s)
 			return;
 		}
 	} else if (!j->write) {
-		int ret = write_full(j->fd, s->buf, s->len);
+		int ret = rblk_write_all(j->fd, s->buf, s->len);
 
 		if (ret) {
 			rblk_cli_err("writing the output: %s", strerror(-ret));

@@ -32,14 +32,12 @@
 #include <stdint.h>
 #include <sys/queue.h>
 
+#include "common/util.h"
 #include "protocol/nvme_rdma.h"
 #include "protocol/sgl.h"
 #include "target/core.h"
 #include "target/rdma/poll_group.h"
 #include "transport/rdma.h"
-
-#define rblk_container_of(ptr, type, member) \
-	((type *)(void *)((char *)(ptr) - offsetof(type, member)))
 
 /* Data WRs one request may need: one per unit when the device has one SGE. */
 #define RBLK_RDMA_MAX_DATA_WRS RBLK_REQ_MAX_IOV
