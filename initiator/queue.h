@@ -147,11 +147,6 @@ void rblk_hq_fail(struct rblk_hq *hq, const char *why);
 int rblk_hq_exec(struct rblk_hq *hq, struct rblk_slot *slot, int timeout_ms, bool keep_lock,
 		 struct nvme_cqe *cqe);
 
-/* Registered local memory of a slot's data area. */
-static inline uint8_t *rblk_hq_slot_data(const struct rblk_hq *hq, const struct rblk_slot *slot)
-{
-	return hq->data + (size_t)slot->index * RBLK_SLOT_DATA;
-}
 uint32_t rblk_hq_lkey(const struct rblk_hq *hq);
 uint32_t rblk_hq_rkey(const struct rblk_hq *hq);
 

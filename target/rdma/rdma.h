@@ -244,11 +244,6 @@ struct rblk_rdma_qstats {
 	_Atomic uint32_t max_depth;
 };
 
-struct rblk_rdma_qstats_snapshot {
-	uint64_t cmds, bytes_h2c, bytes_c2h, errors, wc_errors;
-	uint32_t depth, max_depth;
-};
-
 /* An entry of the staged-send log (rblk_rdma_stage_chain). */
 struct rblk_rdma_staged {
 	struct rblk_rdma_req *req;
@@ -355,7 +350,5 @@ bool rblk_rdma_queue_reap(struct rblk_rdma_queue *q);
  * made no progress for a few seconds waits for.
  */
 void rblk_rdma_queue_check_stall(struct rblk_rdma_queue *q, uint64_t now_ms);
-/* Copies the counters (any thread). */
-void rblk_rdma_queue_stats(struct rblk_rdma_queue *q, struct rblk_rdma_qstats_snapshot *out);
 
 #endif
