@@ -21,7 +21,6 @@
 #include "initiator/queue.h"
 #include "protocol/cm.h"
 #include "protocol/names.h"
-#include "protocol/sgl.h"
 
 #define WRID_SEND 1ull
 #define WRID_RECV 2ull
@@ -847,22 +846,18 @@ int rblk_hq_exec(struct rblk_hq *hq, struct rblk_slot *slot, int timeout_ms, boo
 int rblk_hq_map(struct rblk_hq *hq, struct rblk_slot *slot, void *addr, uint32_t len,
 		uint32_t lkey, uint32_t rkey)
 {
+	int kind = rblk_cmd_map(slot->sqe, (uintptr_t)addr, len, rkey, hq->incapsule_max);
+
 	slot->xfer_len = len;
 	slot->ic_len = 0;
-	switch (rblk_map_choose(rblk_cmd_host_to_ctrl(slot->sqe), len, hq->incapsule_max)) {
-	case RBLK_MAP_NONE:
-		rblk_sgl_encode_null(&slot->sqe->sgl1);
-		return 0;
-	case RBLK_MAP_INCAPSULE:
-		rblk_cmd_set_incapsule(slot->sqe, len);
+	if (kind < 0)
+		return kind;
+	if (kind == RBLK_MAP_INCAPSULE) {
 		slot->ic_len = len;
 		slot->ic_addr = (uintptr_t)addr;
 		slot->ic_lkey = lkey;
-		return 0;
-	case RBLK_MAP_KEYED:
-		return rblk_cmd_set_keyed(slot->sqe, (uintptr_t)addr, len, rkey);
 	}
-	return -EINVAL;
+	return 0;
 }
 
 int rblk_hq_bounce_get(struct rblk_hq *hq, void **unit, uint32_t *lkey, uint32_t *rkey)
