@@ -146,13 +146,14 @@ static int pick_block_size(struct rblk_bdev *bdev, const struct rblk_bdev_opts *
 	return 0;
 }
 
-int rblk_file_bdev_open(struct rblk_bdev *bdev, const struct rblk_bdev_opts *opts)
+/*
+ * What @opts->path is (a regular file or a block device: bdev->is_blockdev)
+ * and the open(2) flags for it. 0 or -errno.
+ */
+static int probe_path(struct rblk_bdev *bdev, const struct rblk_bdev_opts *opts, int *flags)
 {
-	uint32_t dev_lbs = 512, mem_align, off_align, bs = 512;
-	struct rblk_bdev_opts buffered;
-	int flags, fd, r;
 	struct stat st;
-	bool direct;
+	int r;
 
 	if (!opts->path || !opts->path[0])
 		return -EINVAL;
@@ -166,11 +167,97 @@ int rblk_file_bdev_open(struct rblk_bdev *bdev, const struct rblk_bdev_opts *opt
 		return -EINVAL;
 	}
 	bdev->is_blockdev = S_ISBLK(st.st_mode);
-	flags = (opts->read_only ? O_RDONLY : O_RDWR) | O_CLOEXEC;
+	*flags = (opts->read_only ? O_RDONLY : O_RDWR) | O_CLOEXEC;
 	/* Like nvmet: claim a writable block device so a mounted one is refused. */
 	if (bdev->is_blockdev && !opts->read_only)
-		flags |= O_EXCL;
+		*flags |= O_EXCL;
+	return 0;
+}
 
+/*
+ * Size (bdev->size, in bytes) and sector size of the open file, with its
+ * stat in @st. 0, -EAGAIN when the path was replaced since probe_path(),
+ * or -errno.
+ */
+static int read_geometry(struct rblk_bdev *bdev, int fd, struct stat *st, uint32_t *dev_lbs)
+{
+	if (fstat(fd, st) < 0 || (bdev->is_blockdev != S_ISBLK(st->st_mode)))
+		return -EAGAIN; /* replaced between stat and open */
+	if (bdev->is_blockdev) {
+		int lbs;
+
+		if (ioctl(fd, BLKGETSIZE64, &bdev->size) < 0 || ioctl(fd, BLKSSZGET, &lbs) < 0)
+			return -errno;
+		*dev_lbs = lbs;
+	} else {
+		bdev->size = st->st_size;
+	}
+	return 0;
+}
+
+/*
+ * The O_DIRECT alignments (when bdev->direct) and the block size. 0,
+ * -EOPNOTSUPP when direct I/O cannot serve that block size (the caller
+ * may reopen buffered), or another -errno.
+ */
+static int pick_alignment(struct rblk_bdev *bdev, const struct rblk_bdev_opts *opts, int fd,
+			  uint32_t dev_lbs, uint32_t *mem_align, uint32_t *bs)
+{
+	uint32_t off_align = 0;
+	int r = 0;
+
+	*mem_align = 0;
+	if (bdev->direct) {
+		r = dio_align(fd, mem_align, &off_align);
+		if (r)
+			RBLK_NOTICE("backend: %s: the file system says no direct I/O on this file",
+				    opts->path);
+		/*
+		 * Not reported (older kernels, tmpfs): assume the device's sector
+		 * size, 512 for files. A 4Kn disk under such a kernel shows up as
+		 * -EINVAL on the first I/O; set block_size to 4096 then.
+		 */
+		if (!*mem_align)
+			*mem_align = dev_lbs;
+		if (!off_align)
+			off_align = dev_lbs;
+	}
+	if (!r) {
+		r = pick_block_size(bdev, opts, dev_lbs, off_align, bs);
+		if (r == -EOPNOTSUPP)
+			RBLK_NOTICE("backend: %s: O_DIRECT needs %u-byte alignment, block size is %u",
+				    opts->path, off_align, opts->block_size);
+	}
+	return r;
+}
+
+/* Flush, write zeroes and discard as the file or device can do them. */
+static void set_caps(struct rblk_bdev *bdev, const struct rblk_bdev_opts *opts, const struct stat *st,
+		     uint32_t bs)
+{
+	bdev->caps.can_flush = true;
+	bdev->caps.can_write_zeroes = true;
+	if (bdev->is_blockdev) {
+		blockdev_caps(bdev, st->st_rdev);
+	} else {
+		/* Page cache, or the disk's cache under O_DIRECT: flush matters. */
+		bdev->caps.write_cache = true;
+		bdev->caps.can_discard = !opts->read_only && file_can_punch(bdev->fd, bdev->size, bs);
+		bdev->caps.discard_zeroes = bdev->caps.can_discard;
+	}
+}
+
+int rblk_file_bdev_open(struct rblk_bdev *bdev, const struct rblk_bdev_opts *opts)
+{
+	uint32_t dev_lbs = 512, mem_align, bs = 512;
+	struct rblk_bdev_opts buffered;
+	int flags, fd, r;
+	struct stat st;
+	bool direct;
+
+	r = probe_path(bdev, opts, &flags);
+	if (r)
+		return r;
 reopen:
 	fd = open_path(opts->path, flags, opts->direct, &direct);
 	if (fd < 0) {
@@ -181,46 +268,10 @@ reopen:
 	}
 	bdev->fd = fd;
 	bdev->direct = direct;
-	if (fstat(fd, &st) < 0 || (bdev->is_blockdev != S_ISBLK(st.st_mode))) {
-		r = -EAGAIN; /* replaced between stat and open */
+	r = read_geometry(bdev, fd, &st, &dev_lbs);
+	if (r)
 		goto out_close;
-	}
-
-	if (bdev->is_blockdev) {
-		int lbs;
-
-		if (ioctl(fd, BLKGETSIZE64, &bdev->size) < 0 || ioctl(fd, BLKSSZGET, &lbs) < 0) {
-			r = -errno;
-			goto out_close;
-		}
-		dev_lbs = lbs;
-	} else {
-		bdev->size = st.st_size;
-	}
-
-	mem_align = off_align = 0;
-	r = 0;
-	if (direct) {
-		r = dio_align(fd, &mem_align, &off_align);
-		if (r)
-			RBLK_NOTICE("backend: %s: the file system says no direct I/O on this file",
-				    opts->path);
-		/*
-		 * Not reported (older kernels, tmpfs): assume the device's sector
-		 * size, 512 for files. A 4Kn disk under such a kernel shows up as
-		 * -EINVAL on the first I/O; set block_size to 4096 then.
-		 */
-		if (!mem_align)
-			mem_align = dev_lbs;
-		if (!off_align)
-			off_align = dev_lbs;
-	}
-	if (!r) {
-		r = pick_block_size(bdev, opts, dev_lbs, off_align, &bs);
-		if (r == -EOPNOTSUPP)
-			RBLK_NOTICE("backend: %s: O_DIRECT needs %u-byte alignment, block size is %u",
-				    opts->path, off_align, opts->block_size);
-	}
+	r = pick_alignment(bdev, opts, fd, dev_lbs, &mem_align, &bs);
 	if (r == -EOPNOTSUPP && opts->direct == RBLK_DIRECT_AUTO) {
 		RBLK_NOTICE("backend: %s: using the page cache", opts->path);
 		close(fd);
@@ -242,17 +293,7 @@ reopen:
 		r = -EINVAL;
 		goto out_close;
 	}
-
-	bdev->caps.can_flush = true;
-	bdev->caps.can_write_zeroes = true;
-	if (bdev->is_blockdev) {
-		blockdev_caps(bdev, st.st_rdev);
-	} else {
-		/* Page cache, or the disk's cache under O_DIRECT: flush matters. */
-		bdev->caps.write_cache = true;
-		bdev->caps.can_discard = !opts->read_only && file_can_punch(fd, bdev->size, bs);
-		bdev->caps.discard_zeroes = bdev->caps.can_discard;
-	}
+	set_caps(bdev, opts, &st, bs);
 	return 0;
 
 out_close:

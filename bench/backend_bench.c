@@ -42,8 +42,7 @@
 #include "bench/fio.h"
 #include "bench/stats.h"
 #include "common/log.h"
-
-#define container_of(ptr, type, member) ((type *)((char *)(ptr) - offsetof(type, member)))
+#include "common/util.h"
 
 struct workload {
 	const char *name;
@@ -148,7 +147,7 @@ static int start_io(struct run *run, struct io *io)
 
 static void io_done(struct rblk_bio *bio)
 {
-	struct io *io = container_of(bio, struct io, bio);
+	struct io *io = rblk_container_of(bio, struct io, bio);
 	struct run *run = io->run;
 
 	if (bio->res) {
@@ -198,6 +197,70 @@ static void *alloc_buffers(size_t len)
 	return p;
 }
 
+/* Each I/O of @run reads its own @w->bs slice of @bufs, registered as buffer i (@regs). */
+static void init_ios(struct run *run, char *bufs, struct iovec *regs)
+{
+	for (unsigned i = 0; i < run->qd; i++) {
+		struct io *io = &run->ios[i];
+
+		io->iov = (struct iovec){ bufs + (size_t)i * run->w->bs, run->w->bs };
+		regs[i] = io->iov;
+		io->run = run;
+		io->bio.op = RBLK_BIO_READ;
+		io->bio.bdev = run->bdev;
+		io->bio.len = run->w->bs;
+		io->bio.iov = &io->iov;
+		io->bio.iovcnt = 1;
+		io->bio.buf_index = i;
+		io->bio.cb = io_done;
+	}
+}
+
+/*
+ * The measured part: qd I/Os kept in flight for cfg.runtime (polling, or
+ * sleeping on @efd when idle), then drained. The figures go to @res
+ * (cpu_pct even on failure). 0 or the first I/O error.
+ */
+static int drive(struct run *run, int efd, struct rblk_bench_result *res)
+{
+	uint64_t t0, t_end, t_stop;
+	double c0, secs;
+
+	c0 = rblk_bench_cpu_seconds();
+	t0 = rblk_bench_now_ns();
+	t_end = t0 + (uint64_t)(cfg.runtime * 1e9);
+	for (unsigned i = 0; i < run->qd && !run->stop; i++)
+		start_io(run, &run->ios[i]);
+	rblk_bqueue_flush_submissions(run->q);
+	for (;;) {
+		int n = rblk_bqueue_poll(run->q, cfg.batch);
+
+		if (n > 0)
+			rblk_bqueue_flush_submissions(run->q);
+		t_stop = rblk_bench_now_ns();
+		if (t_stop >= t_end || run->stop)
+			break;
+		if (n == 0 && efd >= 0)
+			wait_event(efd);
+	}
+	run->stop = true;
+	res->cpu_pct = (rblk_bench_cpu_seconds() - c0) / ((t_stop - t0) / 1e9) * 100;
+	while (rblk_bqueue_inflight(run->q)) {
+		rblk_bqueue_flush_submissions(run->q);
+		rblk_bqueue_poll(run->q, 64);
+	}
+	if (run->err)
+		return run->err;
+	secs = (t_stop - t0) / 1e9;
+	res->iops = run->done / secs;
+	res->mbps = run->done * (double)run->w->bs / secs / 1e6;
+	res->lat_avg_us = run->hist.n ? run->hist.sum / run->hist.n / 1e3 : 0;
+	res->lat_p50_us = rblk_bench_hist_pct(&run->hist, 50) / 1e3;
+	res->lat_p99_us = rblk_bench_hist_pct(&run->hist, 99) / 1e3;
+	res->ok = true;
+	return 0;
+}
+
 static int run_ours(struct rblk_bdev *bdev, const char *engine, const struct workload *w,
 		    unsigned qd, struct rblk_bench_result *res)
 {
@@ -206,8 +269,6 @@ static int run_ours(struct rblk_bdev *bdev, const char *engine, const struct wor
 	struct run *run = calloc(1, sizeof(*run));
 	struct iovec *regs = NULL;
 	char *bufs = NULL;
-	uint64_t t0, t_end, t_stop;
-	double c0;
 	int efd = -1, r;
 
 	if (!run)
@@ -228,20 +289,7 @@ static int run_ours(struct rblk_bdev *bdev, const char *engine, const struct wor
 		r = -ENOMEM;
 		goto out_q;
 	}
-	for (unsigned i = 0; i < qd; i++) {
-		struct io *io = &run->ios[i];
-
-		io->iov = (struct iovec){ bufs + (size_t)i * w->bs, w->bs };
-		regs[i] = io->iov;
-		io->run = run;
-		io->bio.op = RBLK_BIO_READ;
-		io->bio.bdev = bdev;
-		io->bio.len = w->bs;
-		io->bio.iov = &io->iov;
-		io->bio.iovcnt = 1;
-		io->bio.buf_index = i;
-		io->bio.cb = io_done;
-	}
+	init_ios(run, bufs, regs);
 	r = rblk_bqueue_register_buffers(run->q, regs, qd);
 	if (!r)
 		r = rblk_bqueue_register_bdev(run->q, bdev);
@@ -254,47 +302,10 @@ static int run_ours(struct rblk_bdev *bdev, const char *engine, const struct wor
 			goto out_q;
 		}
 	}
-
-	c0 = rblk_bench_cpu_seconds();
-	t0 = rblk_bench_now_ns();
-	t_end = t0 + (uint64_t)(cfg.runtime * 1e9);
-	for (unsigned i = 0; i < qd && !run->stop; i++)
-		start_io(run, &run->ios[i]);
-	rblk_bqueue_flush_submissions(run->q);
-	for (;;) {
-		int n = rblk_bqueue_poll(run->q, cfg.batch);
-
-		if (n > 0)
-			rblk_bqueue_flush_submissions(run->q);
-		t_stop = rblk_bench_now_ns();
-		if (t_stop >= t_end || run->stop)
-			break;
-		if (n == 0 && efd >= 0)
-			wait_event(efd);
-	}
-	run->stop = true;
-	res->cpu_pct = (rblk_bench_cpu_seconds() - c0) / ((t_stop - t0) / 1e9) * 100;
-	while (rblk_bqueue_inflight(run->q)) {
-		rblk_bqueue_flush_submissions(run->q);
-		rblk_bqueue_poll(run->q, 64);
-	}
-	if (run->err) {
-		r = run->err;
+	r = drive(run, efd, res);
+	if (r)
 		fprintf(stderr, "backend_bench: %s %s qd %u: %s\n", engine, w->name, qd,
 			strerror(-r));
-		goto out_unreg;
-	}
-	{
-		double secs = (t_stop - t0) / 1e9;
-
-		res->iops = run->done / secs;
-		res->mbps = run->done * (double)w->bs / secs / 1e6;
-		res->lat_avg_us = run->hist.n ? run->hist.sum / run->hist.n / 1e3 : 0;
-		res->lat_p50_us = rblk_bench_hist_pct(&run->hist, 50) / 1e3;
-		res->lat_p99_us = rblk_bench_hist_pct(&run->hist, 99) / 1e3;
-		res->ok = true;
-	}
-out_unreg:
 	rblk_bqueue_unregister_bdev(run->q, bdev);
 out_q:
 	rblk_bqueue_destroy(run->q);
@@ -570,11 +581,88 @@ static int parse_args(int argc, char **argv)
 	return 0;
 }
 
+static json_object *config_json(void)
+{
+	json_object *jc = json_object_new_object();
+	struct utsname un;
+
+	uname(&un);
+	json_object_object_add(jc, "file", json_object_new_string(cfg.file));
+	json_object_object_add(jc, "size", json_object_new_int64(cfg.size));
+	json_object_object_add(jc, "runtime_s", json_object_new_double(cfg.runtime));
+	json_object_object_add(jc, "reps", json_object_new_int(cfg.reps));
+	json_object_object_add(jc, "batch", json_object_new_int(cfg.batch));
+	json_object_object_add(jc, "thp", json_object_new_boolean(cfg.thp));
+	json_object_object_add(jc, "mode",
+			       json_object_new_string(cfg.event_mode ? "event" : "poll"));
+	json_object_object_add(jc, "kernel", json_object_new_string(un.release));
+	json_object_object_add(jc, "cpus", json_object_new_int(sysconf(_SC_NPROCESSORS_ONLN)));
+	return jc;
+}
+
+/* Ours over fio as JSON: only the ratios whose fio figure is usable. */
+static json_object *ratio_json(const struct rblk_bench_result *mo, const struct rblk_bench_result *mf)
+{
+	json_object *jr = json_object_new_object();
+
+	if (mf->ok && mf->iops > 0 && mf->lat_avg_us > 0) {
+		json_object_object_add(jr, "iops", json_object_new_double(mo->iops / mf->iops));
+		json_object_object_add(jr, "lat_avg", json_object_new_double(mo->lat_avg_us / mf->lat_avg_us));
+		if (mf->lat_p50_us > 0)
+			json_object_object_add(jr, "lat_p50", json_object_new_double(mo->lat_p50_us / mf->lat_p50_us));
+		if (mf->lat_p99_us > 0)
+			json_object_object_add(jr, "lat_p99", json_object_new_double(mo->lat_p99_us / mf->lat_p99_us));
+	}
+	return jr;
+}
+
+/*
+ * One point (workload, qd, engine): cfg.reps runs of ours and of fio,
+ * alternating, their medians printed as a row. Returns the point as JSON.
+ */
+static json_object *measure_point(struct rblk_bdev *bdev, const char *engine, const struct workload *w,
+				  unsigned qd)
+{
+	bool with_fio = cfg.fio && fio_engine(engine);
+	struct rblk_bench_result ours[64] = { { 0 } }, fio[64] = { { 0 } }, mo, mf;
+	char cmd[1024] = "";
+	json_object *jp;
+
+	/*
+	 * Alternate who goes first: the disk (and the host
+	 * under a VM) remembers what was just read.
+	 */
+	for (int rep = 0; rep < cfg.reps; rep++) {
+		if (with_fio && rep % 2)
+			run_fio(engine, w, qd, &fio[rep], cmd, sizeof(cmd));
+		run_ours(bdev, engine, w, qd, &ours[rep]);
+		if (with_fio && !(rep % 2))
+			run_fio(engine, w, qd, &fio[rep], cmd, sizeof(cmd));
+	}
+	mo = rblk_bench_median(ours, cfg.reps);
+	mf = rblk_bench_median(fio, cfg.reps);
+	print_row(w, qd, engine, &mo, with_fio ? &mf : NULL);
+
+	jp = json_object_new_object();
+	json_object_object_add(jp, "workload", json_object_new_string(w->name));
+	json_object_object_add(jp, "bs", json_object_new_int(w->bs));
+	json_object_object_add(jp, "qd", json_object_new_int(qd));
+	json_object_object_add(jp, "engine", json_object_new_string(engine));
+	json_object_object_add(jp, "ours", rblk_bench_reps_json(ours, cfg.reps, &mo));
+	if (with_fio) {
+		json_object *jf = rblk_bench_reps_json(fio, cfg.reps, &mf);
+
+		json_object_object_add(jf, "cmd", json_object_new_string(cmd));
+		json_object_object_add(jp, "fio", jf);
+		json_object_object_add(jp, "ratio_ours_over_fio", ratio_json(&mo, &mf));
+	}
+	return jp;
+}
+
 int main(int argc, char **argv)
 {
 	struct rblk_bdev *bdevs[NENG] = { NULL };
 	json_object *jroot, *jpoints;
-	struct utsname un;
 	char why[256];
 	int r;
 
@@ -594,79 +682,18 @@ int main(int argc, char **argv)
 
 	jroot = json_object_new_object();
 	jpoints = json_object_new_array();
-	uname(&un);
-	{
-		json_object *jc = json_object_new_object();
-
-		json_object_object_add(jc, "file", json_object_new_string(cfg.file));
-		json_object_object_add(jc, "size", json_object_new_int64(cfg.size));
-		json_object_object_add(jc, "runtime_s", json_object_new_double(cfg.runtime));
-		json_object_object_add(jc, "reps", json_object_new_int(cfg.reps));
-		json_object_object_add(jc, "batch", json_object_new_int(cfg.batch));
-		json_object_object_add(jc, "thp", json_object_new_boolean(cfg.thp));
-		json_object_object_add(jc, "mode",
-				       json_object_new_string(cfg.event_mode ? "event" : "poll"));
-		json_object_object_add(jc, "kernel", json_object_new_string(un.release));
-		json_object_object_add(jc, "cpus", json_object_new_int(sysconf(_SC_NPROCESSORS_ONLN)));
-		json_object_object_add(jroot, "config", jc);
-	}
+	json_object_object_add(jroot, "config", config_json());
 
 	print_header();
 	for (size_t wi = 0; wi < NWORK; wi++) {
-		const struct workload *w = &workloads[wi];
-
 		if (!cfg.work_on[wi])
 			continue;
 		for (unsigned qi = 0; qi < cfg.nqd; qi++) {
-			unsigned qd = cfg.qds[qi];
-
 			for (int e = 0; e < NENG; e++) {
-				const char *engine = all_engines[e];
-				bool with_fio = cfg.fio && fio_engine(engine);
-				struct rblk_bench_result ours[64] = { { 0 } }, fio[64] = { { 0 } }, mo, mf;
-				char cmd[1024] = "";
-				json_object *jp;
-
 				if (!bdevs[e])
 					continue;
-				/*
-				 * Alternate who goes first: the disk (and the host
-				 * under a VM) remembers what was just read.
-				 */
-				for (int rep = 0; rep < cfg.reps; rep++) {
-					if (with_fio && rep % 2)
-						run_fio(engine, w, qd, &fio[rep], cmd, sizeof(cmd));
-					run_ours(bdevs[e], engine, w, qd, &ours[rep]);
-					if (with_fio && !(rep % 2))
-						run_fio(engine, w, qd, &fio[rep], cmd, sizeof(cmd));
-				}
-				mo = rblk_bench_median(ours, cfg.reps);
-				mf = rblk_bench_median(fio, cfg.reps);
-				print_row(w, qd, engine, &mo, with_fio ? &mf : NULL);
-
-				jp = json_object_new_object();
-				json_object_object_add(jp, "workload", json_object_new_string(w->name));
-				json_object_object_add(jp, "bs", json_object_new_int(w->bs));
-				json_object_object_add(jp, "qd", json_object_new_int(qd));
-				json_object_object_add(jp, "engine", json_object_new_string(engine));
-				json_object_object_add(jp, "ours", rblk_bench_reps_json(ours, cfg.reps, &mo));
-				if (with_fio) {
-					json_object *jf = rblk_bench_reps_json(fio, cfg.reps, &mf), *jr;
-
-					json_object_object_add(jf, "cmd", json_object_new_string(cmd));
-					json_object_object_add(jp, "fio", jf);
-					jr = json_object_new_object();
-					if (mf.ok && mf.iops > 0 && mf.lat_avg_us > 0) {
-						json_object_object_add(jr, "iops", json_object_new_double(mo.iops / mf.iops));
-						json_object_object_add(jr, "lat_avg", json_object_new_double(mo.lat_avg_us / mf.lat_avg_us));
-						if (mf.lat_p50_us > 0)
-							json_object_object_add(jr, "lat_p50", json_object_new_double(mo.lat_p50_us / mf.lat_p50_us));
-						if (mf.lat_p99_us > 0)
-							json_object_object_add(jr, "lat_p99", json_object_new_double(mo.lat_p99_us / mf.lat_p99_us));
-					}
-					json_object_object_add(jp, "ratio_ours_over_fio", jr);
-				}
-				json_object_array_add(jpoints, jp);
+				json_object_array_add(jpoints, measure_point(bdevs[e], all_engines[e],
+									     &workloads[wi], cfg.qds[qi]));
 			}
 		}
 	}

@@ -13,6 +13,7 @@
 
 #include "cli/cli.h"
 #include "cli/args.h"
+#include "common/uuid.h"
 
 int rblk_cli_parse_format(const char *s, enum cli_fmt *out)
 {
@@ -107,19 +108,6 @@ int rblk_cli_parse_nsid(const char *s, uint32_t *out)
 	return 0;
 }
 
-bool rblk_cli_uuid_valid(const char *s)
-{
-	static const char form[] = "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx";
-
-	if (strlen(s) != sizeof(form) - 1)
-		return false;
-	for (size_t i = 0; form[i]; i++) {
-		if (form[i] == '-' ? s[i] != '-' : !isxdigit((unsigned char)s[i]))
-			return false;
-	}
-	return true;
-}
-
 const char rblk_cli_conn_help[] =
 	"Connection:\n"
 	"  -t, --transport=rdma          transport type (only rdma)\n"
@@ -197,7 +185,7 @@ int rblk_cli_conn_opt(struct cli_conn *c, int opt, const char *arg)
 		c->hostnqn = arg;
 		return 1;
 	case 'I':
-		if (!rblk_cli_uuid_valid(arg))
+		if (!rblk_uuid_valid(arg))
 			return bad_value(opt, arg, "a UUID (xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)");
 		c->hostid = arg;
 		return 1;

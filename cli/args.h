@@ -35,7 +35,6 @@ int rblk_cli_parse_seconds(const char *s, double *out);
 /* "1", "0x1f"; 1..0xFFFFFFFE (0 and the broadcast NSID are not namespaces). */
 int rblk_cli_parse_nsid(const char *s, uint32_t *out);
 /* 8-4-4-4-12 hex digits. */
-bool rblk_cli_uuid_valid(const char *s);
 
 #define CLI_TRID_MAX 4
 

@@ -268,177 +268,222 @@ static bool wait_for_end(int sfd, int done_fd)
 	}
 }
 
-int rblk_cli_attach(int argc, char **argv)
-{
-	struct attach_args a = { .connections = 1, .queue_depth = 32, .index = -1 };
-	struct conn_thread threads[MAX_CONNECTIONS];
-	int ours[MAX_CONNECTIONS], theirs[MAX_CONNECTIONS];
-	struct rblk_nbd_nl_connect nc = { 0 };
-	struct rblk_connect_opts opts;
-	enum cli_fmt fmt = CLI_FMT_NORMAL;
-	struct rblk_ctrl *ctrl = NULL;
-	struct rblk_ns *ns = NULL;
+/* One `rblk attach` from parsing to detach: what each step below sets up or reads. */
+struct attach {
+	struct attach_args a;
 	struct cli_conn c;
-	sigset_t mask, oldmask;
-	int report = -1, sfd = -1, stop_fd = -1, done_fd = -1, index = -1, ret;
-	unsigned nconn = 0;
-	char dev[32], backend[512], err[256];
-	uint32_t nsid = 0, lbs;
+	struct rblk_connect_opts opts;
+	enum cli_fmt fmt;
+	int report;			/* --daemon: the pipe to the waiting parent, else -1 */
+	struct rblk_ctrl *ctrl;
+	struct rblk_ns *ns;
+	uint32_t nsid, lbs;
 	uint64_t size;
 	bool ro;
+	/* serving */
+	sigset_t oldmask;
+	int sfd, stop_fd, done_fd;
+	uint16_t tflags;		/* NBD transmission flags of the export */
+	unsigned nconn;			/* serving threads started */
+	struct conn_thread threads[MAX_CONNECTIONS];
+	int ours[MAX_CONNECTIONS], theirs[MAX_CONNECTIONS];
+	int index;			/* /dev/nbdN once the kernel took the sockets, else -1 */
+	char dev[32];
+};
 
-	memset(threads, 0, sizeof(threads));
+static void attach_init(struct attach *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->a = (struct attach_args){ .connections = 1, .queue_depth = 32, .index = -1 };
+	s->fmt = CLI_FMT_NORMAL;
+	s->report = s->sfd = s->stop_fd = s->done_fd = s->index = -1;
 	for (int i = 0; i < MAX_CONNECTIONS; i++)
-		ours[i] = theirs[i] = -1;
-	rblk_cli_conn_init(&c);
-	ret = parse_attach(argc, argv, &a, &c, &fmt);
-	if (ret) {
-		ret = ret < 0 ? CLI_EXIT_OK : ret;
-		goto out;
-	}
-	ret = rblk_cli_conn_finish(&c, NULL, &opts);
-	if (ret)
-		goto out;
-	if (a.daemon) {
-		ret = daemonize(&report);
-		if (ret) {
-			ret = rblk_cli_report(CLI_OP_OTHER, ret, 0, "cannot fork");
-			goto out;
-		}
-	}
-	ret = rblk_cli_connect(&opts, &ctrl);
-	if (ret)
-		goto out;
-	ret = rblk_cli_pick_nsid(ctrl, &c, &nsid);
-	if (!ret)
-		ret = rblk_cli_open_ns(ctrl, nsid, &ns);
-	if (ret)
-		goto out_disconnect;
-	lbs = rblk_ns_block_size(ns);
-	size = rblk_ns_num_blocks(ns) * lbs;
-	ro = a.read_only || rblk_ns_read_only(ns);
-	if (lbs < 512 || lbs > 4096 || (lbs & (lbs - 1))) {
-		rblk_cli_err("the namespace's block size %u cannot be an NBD block size (512..4096)", lbs);
-		ret = CLI_EXIT_FAILURE;
-		goto out_ns;
-	}
+		s->ours[i] = s->theirs[i] = -1;
+	rblk_cli_conn_init(&s->c);
+}
 
-	if (rblk_ctrl_num_io_queues(ctrl) && (unsigned long)a.connections > rblk_ctrl_num_io_queues(ctrl)) {
+/*
+ * The namespace's geometry, and whether NBD can export it; clamps
+ * --connections to the controller's I/O queues. 0 or an exit code.
+ */
+static int check_namespace(struct attach *s)
+{
+	uint32_t nq;
+
+	s->lbs = rblk_ns_block_size(s->ns);
+	s->size = rblk_ns_num_blocks(s->ns) * s->lbs;
+	s->ro = s->a.read_only || rblk_ns_read_only(s->ns);
+	if (s->lbs < 512 || s->lbs > 4096 || (s->lbs & (s->lbs - 1))) {
+		rblk_cli_err("the namespace's block size %u cannot be an NBD block size (512..4096)", s->lbs);
+		return CLI_EXIT_FAILURE;
+	}
+	nq = rblk_ctrl_num_io_queues(s->ctrl);
+	if (nq && (unsigned long)s->a.connections > nq) {
 		/* each connection owns one I/O queue */
-		a.connections = rblk_ctrl_num_io_queues(ctrl);
+		s->a.connections = nq;
 		rblk_cli_err("note: the controller gave %ld I/O queues: using %ld connections (ask for "
-			     "more with -i)", a.connections, a.connections);
+			     "more with -i)", s->a.connections, s->a.connections);
 	}
+	return 0;
+}
 
-	/* signals go to the signalfd, in every thread */
+/*
+ * Blocks SIGINT/SIGTERM/SIGHUP (into a signalfd, in every thread) and makes
+ * the stop and done eventfds. 0 or an exit code; signals_teardown() undoes
+ * either outcome.
+ */
+static int signals_setup(struct attach *s)
+{
+	sigset_t mask;
+
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGHUP);
-	pthread_sigmask(SIG_BLOCK, &mask, &oldmask);
-	sfd = signalfd(-1, &mask, SFD_CLOEXEC);
-	stop_fd = eventfd(0, EFD_CLOEXEC);
-	done_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (sfd < 0 || stop_fd < 0 || done_fd < 0) {
-		ret = rblk_cli_report(CLI_OP_OTHER, -errno, 0, "cannot set up signal handling");
-		goto out_fds;
+	pthread_sigmask(SIG_BLOCK, &mask, &s->oldmask);
+	s->sfd = signalfd(-1, &mask, SFD_CLOEXEC);
+	s->stop_fd = eventfd(0, EFD_CLOEXEC);
+	s->done_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (s->sfd < 0 || s->stop_fd < 0 || s->done_fd < 0)
+		return rblk_cli_report(CLI_OP_OTHER, -errno, 0, "cannot set up signal handling");
+	return 0;
+}
+
+static void signals_teardown(struct attach *s)
+{
+	if (s->sfd >= 0)
+		close(s->sfd);
+	if (s->stop_fd >= 0)
+		close(s->stop_fd);
+	if (s->done_fd >= 0)
+		close(s->done_fd);
+	pthread_sigmask(SIG_SETMASK, &s->oldmask, NULL);
+}
+
+/*
+ * One socket pair and one serving thread per connection; the kernel's ends
+ * wait in s->theirs. 0 or an exit code; stop_serving() undoes either outcome.
+ */
+static int start_threads(struct attach *s)
+{
+	const struct nvme_id_ctrl *id = rblk_ctrl_identify(s->ctrl);
+	uint16_t oncs = rblk_le16(id->oncs);
+	struct rblk_nbd_export exp = {
+		.size = s->size,
+		.block_size = s->lbs,
+		.tflags = rblk_nbd_tflags(s->ro, oncs & NVME_CTRL_ONCS_DSM, oncs & NVME_CTRL_ONCS_WRITE_ZEROES,
+					  s->a.connections > 1),
+	};
+	int ret;
+
+	for (s->nconn = 0; s->nconn < (unsigned)s->a.connections; s->nconn++) {
+		struct conn_thread *t = &s->threads[s->nconn];
+		int sp[2];
+
+		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp))
+			return rblk_cli_report(CLI_OP_OTHER, -errno, 0, "socketpair");
+		s->ours[s->nconn] = sp[0];
+		s->theirs[s->nconn] = sp[1];
+		t->o = (struct rblk_nbd_serve_opts){ .fd = sp[0], .exp = exp, .ctrl = s->ctrl, .ns = s->ns,
+						     .nr_slots = (unsigned)s->a.queue_depth, .stop_fd = s->stop_fd };
+		t->done_fd = s->done_fd;
+		ret = -pthread_create(&t->tid, NULL, conn_main, t);
+		if (ret)
+			return rblk_cli_report(CLI_OP_OTHER, ret, 0, "cannot start a serving thread");
+		t->started = true;
 	}
+	s->tflags = exp.tflags;
+	return 0;
+}
 
-	{
-		const struct nvme_id_ctrl *id = rblk_ctrl_identify(ctrl);
-		uint16_t oncs = rblk_le16(id->oncs);
-		struct rblk_nbd_export exp = {
-			.size = size,
-			.block_size = lbs,
-			.tflags = rblk_nbd_tflags(ro, oncs & NVME_CTRL_ONCS_DSM, oncs & NVME_CTRL_ONCS_WRITE_ZEROES,
-						  a.connections > 1),
-		};
+/* Hands the sockets to the kernel (NBD_CMD_CONNECT): sets s->index and s->dev. 0 or an exit code. */
+static int nbd_connect(struct attach *s)
+{
+	struct rblk_nbd_nl_connect nc = { 0 };
+	char backend[512], err[256];
+	int ret;
 
-		for (nconn = 0; nconn < (unsigned)a.connections; nconn++) {
-			struct conn_thread *t = &threads[nconn];
-			int sp[2];
-
-			if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp)) {
-				ret = rblk_cli_report(CLI_OP_OTHER, -errno, 0, "socketpair");
-				goto out_threads;
-			}
-			ours[nconn] = sp[0];
-			theirs[nconn] = sp[1];
-			t->o = (struct rblk_nbd_serve_opts){ .fd = sp[0], .exp = exp, .ctrl = ctrl, .ns = ns,
-							     .nr_slots = (unsigned)a.queue_depth, .stop_fd = stop_fd };
-			t->done_fd = done_fd;
-			ret = -pthread_create(&t->tid, NULL, conn_main, t);
-			if (ret) {
-				ret = rblk_cli_report(CLI_OP_OTHER, ret, 0, "cannot start a serving thread");
-				goto out_threads;
-			}
-			t->started = true;
-		}
-		nc.server_flags = exp.tflags;
-	}
-
-	snprintf(backend, sizeof(backend), "rblk:rdma:%s:%s:%s:ns%u", opts.traddr,
-		 opts.trsvcid ? opts.trsvcid : "4420", opts.subnqn, nsid);
-	nc.index = (int)a.index;
-	nc.size_bytes = size;
-	nc.block_size = lbs;
-	nc.timeout = (uint64_t)a.timeout;
-	nc.dead_conn_timeout = (uint64_t)a.dead_conn_timeout;
-	nc.fds = theirs;
-	nc.nfds = nconn;
+	snprintf(backend, sizeof(backend), "rblk:rdma:%s:%s:%s:ns%u", s->opts.traddr,
+		 s->opts.trsvcid ? s->opts.trsvcid : "4420", s->opts.subnqn, s->nsid);
+	nc.server_flags = s->tflags;
+	nc.index = (int)s->a.index;
+	nc.size_bytes = s->size;
+	nc.block_size = s->lbs;
+	nc.timeout = (uint64_t)s->a.timeout;
+	nc.dead_conn_timeout = (uint64_t)s->a.dead_conn_timeout;
+	nc.fds = s->theirs;
+	nc.nfds = s->nconn;
 	nc.backend_id = backend;
-	ret = rblk_nbd_nl_connect(&nc, &index, err, sizeof(err));
-	for (unsigned i = 0; i < nconn; i++) {
-		close(theirs[i]);	/* the kernel holds its own reference now */
-		theirs[i] = -1;
+	ret = rblk_nbd_nl_connect(&nc, &s->index, err, sizeof(err));
+	for (unsigned i = 0; i < s->nconn; i++) {
+		close(s->theirs[i]);	/* the kernel holds its own reference now */
+		s->theirs[i] = -1;
 	}
 	if (ret) {
 		rblk_cli_err("cannot attach: %s%s", err,
 			     ret == -EPERM ? " (attaching needs root: CAP_SYS_ADMIN)" :
 			     ret == -EBUSY ? " (that device is in use)" : "");
-		ret = CLI_EXIT_FAILURE;
-		goto out_threads;
+		return CLI_EXIT_FAILURE;
 	}
-	snprintf(dev, sizeof(dev), "/dev/nbd%d", index);
-	if (report >= 0) {
-		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	snprintf(s->dev, sizeof(s->dev), "/dev/nbd%d", s->index);
+	return 0;
+}
 
-		/* the parent prints; the daemon keeps only stderr for its logs */
-		print_attached(fmt, dev, index, &opts, nsid, size, lbs, nconn, ro);
-		tell_parent(report, CLI_EXIT_OK, dev);
-		report = -1;
-		if (null >= 0) {
-			dup2(null, STDIN_FILENO);
-			dup2(null, STDOUT_FILENO);
-			close(null);
-		}
-	} else {
-		print_attached(fmt, dev, index, &opts, nsid, size, lbs, nconn, ro);
-	}
+/* Prints the device; with --daemon, releases the waiting parent and drops stdin/stdout. */
+static void announce(struct attach *s)
+{
+	int null;
 
-	if (wait_for_end(sfd, done_fd)) {
-		/* ours to end: the kernel sends NBD_CMD_DISC on each socket and shuts them */
-		ret = rblk_nbd_nl_disconnect(index, err, sizeof(err));
-		if (ret) {
-			rblk_cli_err("NBD disconnect of %s failed: %s; closing the sockets", dev, err);
-			for (unsigned i = 0; i < nconn; i++)
-				shutdown(ours[i], SHUT_RDWR);
-		}
+	if (s->report < 0) {
+		print_attached(s->fmt, s->dev, s->index, &s->opts, s->nsid, s->size, s->lbs, s->nconn, s->ro);
+		return;
 	}
-	ret = CLI_EXIT_OK;
-out_threads:
+	null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	/* the parent prints; the daemon keeps only stderr for its logs */
+	print_attached(s->fmt, s->dev, s->index, &s->opts, s->nsid, s->size, s->lbs, s->nconn, s->ro);
+	tell_parent(s->report, CLI_EXIT_OK, s->dev);
+	s->report = -1;
+	if (null >= 0) {
+		dup2(null, STDIN_FILENO);
+		dup2(null, STDOUT_FILENO);
+		close(null);
+	}
+}
+
+/* Serves until a signal (then disconnects the device) or until a serving thread ends. */
+static void serve_until_end(struct attach *s)
+{
+	char err[256];
+
+	if (!wait_for_end(s->sfd, s->done_fd))
+		return;
+	/* ours to end: the kernel sends NBD_CMD_DISC on each socket and shuts them */
+	if (rblk_nbd_nl_disconnect(s->index, err, sizeof(err))) {
+		rblk_cli_err("NBD disconnect of %s failed: %s; closing the sockets", s->dev, err);
+		for (unsigned i = 0; i < s->nconn; i++)
+			shutdown(s->ours[i], SHUT_RDWR);
+	}
+}
+
+/*
+ * Ends the serving threads (at once when @ret says a step failed), reports
+ * each connection's counters and closes the sockets. Returns @ret, or
+ * CLI_EXIT_FAILURE when it was 0 and a thread ended with an error.
+ */
+static int stop_serving(struct attach *s, int ret)
+{
 	if (ret) {
 		uint64_t one = 1;
 
-		for (unsigned i = 0; i < nconn; i++)
-			if (ours[i] >= 0)
-				shutdown(ours[i], SHUT_RDWR);
-		if (write(stop_fd, &one, sizeof(one)) < 0) {
+		for (unsigned i = 0; i < s->nconn; i++)
+			if (s->ours[i] >= 0)
+				shutdown(s->ours[i], SHUT_RDWR);
+		if (write(s->stop_fd, &one, sizeof(one)) < 0) {
 			/* the threads also end when their socket does */
 		}
 	}
 	for (unsigned i = 0; i < MAX_CONNECTIONS; i++) {
-		struct conn_thread *t = &threads[i];
+		struct conn_thread *t = &s->threads[i];
 
 		if (!t->started)
 			continue;
@@ -447,7 +492,7 @@ out_threads:
 			rblk_cli_err("connection %u ended with an error: %s", i, strerror(-t->ret));
 			ret = CLI_EXIT_FAILURE;
 		}
-		if (index >= 0)
+		if (s->index >= 0)
 			fprintf(rblk_cli_errf, "connection %u: %" PRIu64 " requests, %" PRIu64 " bytes read, %"
 				PRIu64 " written, %" PRIu64 " errors\n", i,
 				t->stats.requests[RBLK_NBD_CMD_READ] + t->stats.requests[RBLK_NBD_CMD_WRITE] +
@@ -456,28 +501,69 @@ out_threads:
 				t->stats.bytes_read, t->stats.bytes_written, t->stats.errors);
 	}
 	for (unsigned i = 0; i < MAX_CONNECTIONS; i++) {
-		if (ours[i] >= 0)
-			close(ours[i]);
-		if (theirs[i] >= 0)
-			close(theirs[i]);
+		if (s->ours[i] >= 0)
+			close(s->ours[i]);
+		if (s->theirs[i] >= 0)
+			close(s->theirs[i]);
 	}
-	if (index >= 0)
-		fprintf(rblk_cli_errf, "detached %s\n", dev);
-out_fds:
-	if (sfd >= 0)
-		close(sfd);
-	if (stop_fd >= 0)
-		close(stop_fd);
-	if (done_fd >= 0)
-		close(done_fd);
-	pthread_sigmask(SIG_SETMASK, &oldmask, NULL);
+	if (s->index >= 0)
+		fprintf(rblk_cli_errf, "detached %s\n", s->dev);
+	return ret;
+}
+
+int rblk_cli_attach(int argc, char **argv)
+{
+	struct attach s;
+	int ret;
+
+	attach_init(&s);
+	ret = parse_attach(argc, argv, &s.a, &s.c, &s.fmt);
+	if (ret) {
+		ret = ret < 0 ? CLI_EXIT_OK : ret;
+		goto out;
+	}
+	ret = rblk_cli_conn_finish(&s.c, NULL, &s.opts);
+	if (ret)
+		goto out;
+	if (s.a.daemon) {
+		ret = daemonize(&s.report);
+		if (ret) {
+			ret = rblk_cli_report(CLI_OP_OTHER, ret, 0, "cannot fork");
+			goto out;
+		}
+	}
+	ret = rblk_cli_connect(&s.opts, &s.ctrl);
+	if (ret)
+		goto out;
+	ret = rblk_cli_pick_nsid(s.ctrl, &s.c, &s.nsid);
+	if (!ret)
+		ret = rblk_cli_open_ns(s.ctrl, s.nsid, &s.ns);
+	if (ret)
+		goto out_disconnect;
+	ret = check_namespace(&s);
+	if (ret)
+		goto out_ns;
+	ret = signals_setup(&s);
+	if (ret)
+		goto out_signals;
+
+	ret = start_threads(&s);
+	if (!ret)
+		ret = nbd_connect(&s);
+	if (!ret) {
+		announce(&s);
+		serve_until_end(&s);
+	}
+	ret = stop_serving(&s, ret);
+out_signals:
+	signals_teardown(&s);
 out_ns:
-	rblk_ns_close(ns);
+	rblk_ns_close(s.ns);
 out_disconnect:
-	rblk_disconnect(ctrl);
+	rblk_disconnect(s.ctrl);
 out:
-	tell_parent(report, ret ? ret : CLI_EXIT_FAILURE, NULL);
-	rblk_cli_conn_fini(&c);
+	tell_parent(s.report, ret ? ret : CLI_EXIT_FAILURE, NULL);
+	rblk_cli_conn_fini(&s.c);
 	return ret;
 }
 

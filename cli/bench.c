@@ -168,42 +168,43 @@ static int verify_failed(const struct bench_result *r)
 	return CLI_EXIT_CHECK;
 }
 
+static const struct option bench_longopts[] = {
+	CLI_CONN_LONGOPTS,
+	CLI_COMMON_LONGOPTS,
+	{ "nsid", required_argument, NULL, 'N' },
+	{ "namespace-id", required_argument, NULL, 'N' },
+	{ "rw", required_argument, NULL, 1 },
+	{ "rwmixread", required_argument, NULL, 2 },
+	{ "bs", required_argument, NULL, 3 },
+	{ "qd", required_argument, NULL, 4 },
+	{ "iodepth", required_argument, NULL, 4 },
+	{ "numjobs", required_argument, NULL, 5 },
+	{ "time", required_argument, NULL, 6 },
+	{ "runtime", required_argument, NULL, 6 },
+	{ "offset", required_argument, NULL, 7 },
+	{ "size", required_argument, NULL, 8 },
+	{ "sweep", no_argument, NULL, 9 },
+	{ "sweep-min", required_argument, NULL, 10 },
+	{ "sweep-max", required_argument, NULL, 11 },
+	{ "sweep-time", required_argument, NULL, 12 },
+	{ "verify", no_argument, NULL, 13 },
+	{ "force", no_argument, NULL, 14 },
+	{ "busy-poll", no_argument, NULL, 15 },
+	{ "save-baseline", required_argument, NULL, 16 },
+	{ "compare", required_argument, NULL, 17 },
+	{ "threshold", required_argument, NULL, 18 },
+	{ "no-counters", no_argument, NULL, 19 },
+	{ "no-progress", no_argument, NULL, 20 },
+	{ "require-rdma", no_argument, NULL, 21 },
+	{ "sysfs-root", required_argument, NULL, 22 },	/* tests: a fake /sys */
+	{ NULL, 0, NULL, 0 },
+};
+
 static int parse_args(int argc, char **argv, struct bench_args *a, struct cli_conn *c, enum cli_fmt *fmt)
 {
-	static const struct option longopts[] = {
-		CLI_CONN_LONGOPTS,
-		CLI_COMMON_LONGOPTS,
-		{ "nsid", required_argument, NULL, 'N' },
-		{ "namespace-id", required_argument, NULL, 'N' },
-		{ "rw", required_argument, NULL, 1 },
-		{ "rwmixread", required_argument, NULL, 2 },
-		{ "bs", required_argument, NULL, 3 },
-		{ "qd", required_argument, NULL, 4 },
-		{ "iodepth", required_argument, NULL, 4 },
-		{ "numjobs", required_argument, NULL, 5 },
-		{ "time", required_argument, NULL, 6 },
-		{ "runtime", required_argument, NULL, 6 },
-		{ "offset", required_argument, NULL, 7 },
-		{ "size", required_argument, NULL, 8 },
-		{ "sweep", no_argument, NULL, 9 },
-		{ "sweep-min", required_argument, NULL, 10 },
-		{ "sweep-max", required_argument, NULL, 11 },
-		{ "sweep-time", required_argument, NULL, 12 },
-		{ "verify", no_argument, NULL, 13 },
-		{ "force", no_argument, NULL, 14 },
-		{ "busy-poll", no_argument, NULL, 15 },
-		{ "save-baseline", required_argument, NULL, 16 },
-		{ "compare", required_argument, NULL, 17 },
-		{ "threshold", required_argument, NULL, 18 },
-		{ "no-counters", no_argument, NULL, 19 },
-		{ "no-progress", no_argument, NULL, 20 },
-		{ "require-rdma", no_argument, NULL, 21 },
-		{ "sysfs-root", required_argument, NULL, 22 },	/* tests: a fake /sys */
-		{ NULL, 0, NULL, 0 },
-	};
 	int opt, ret;
 
-	while ((opt = getopt_long(argc, argv, ":" CLI_CONN_SHORTOPTS CLI_COMMON_SHORTOPTS "N:", longopts,
+	while ((opt = getopt_long(argc, argv, ":" CLI_CONN_SHORTOPTS CLI_COMMON_SHORTOPTS "N:", bench_longopts,
 				  NULL)) != -1) {
 		const char *o = optarg;
 
@@ -279,6 +280,15 @@ static int parse_args(int argc, char **argv, struct bench_args *a, struct cli_co
 	}
 	if (optind < argc)
 		return rblk_cli_usage_err("unexpected argument '%s'", argv[optind]);
+	return 0;
+}
+
+/*
+ * The defaults that depend on other options, and the combinations refused
+ * before connecting (writes need --force). 0 or CLI_EXIT_USAGE.
+ */
+static int validate_args(struct bench_args *a)
+{
 	if (a->sweep && !a->have_rw)
 		a->rw = BENCH_READ;
 	if (a->sweep_min > a->sweep_max)
@@ -581,6 +591,90 @@ static int finish(struct bench_ctx *b, struct cli_rdma_check *chk, struct json_o
 	return ret;
 }
 
+/*
+ * The region against the namespace: --bs, --offset and --size in whole
+ * blocks inside it (--size defaults to the rest), and no writes to a
+ * write-protected one. 0 or an exit code.
+ */
+static int check_region(struct bench_ctx *b, struct rblk_ns *ns, uint32_t nsid)
+{
+	uint32_t lbs = rblk_ns_block_size(ns);
+	uint64_t nsbytes = rblk_ns_num_blocks(ns) * lbs;
+
+	if (!b->a.sweep && b->a.bs % lbs)
+		return rblk_cli_usage_err("--bs %" PRIu64 " is not a multiple of the block size %u", b->a.bs, lbs);
+	if (b->a.offset % lbs || b->a.offset >= nsbytes)
+		return rblk_cli_usage_err("--offset %" PRIu64 " must be a multiple of the block size %u inside "
+					  "the namespace (%" PRIu64 " bytes)", b->a.offset, lbs, nsbytes);
+	if (!b->a.size)
+		b->a.size = nsbytes - b->a.offset;
+	if (b->a.size > nsbytes - b->a.offset || b->a.size < (b->a.sweep ? lbs : b->a.bs))
+		return rblk_cli_usage_err("--size %" PRIu64 " does not fit the namespace (%" PRIu64 " bytes "
+					  "from --offset %" PRIu64 ") or is smaller than one I/O",
+					  b->a.size, nsbytes - b->a.offset, b->a.offset);
+	if (rblk_cli_bench_rw_writes(b->a.rw, (unsigned)b->a.rwmixread) && rblk_ns_read_only(ns)) {
+		rblk_cli_err("namespace %u is write-protected", nsid);
+		return CLI_EXIT_REFUSED;
+	}
+	return 0;
+}
+
+/* b->p from the options, within what the controller gave: one I/O queue per job, its depth. */
+static void set_params(struct bench_ctx *b, struct rblk_ctrl *ctrl)
+{
+	b->p = (struct bench_params){
+		.rw = b->a.rw, .rwmixread = (unsigned)b->a.rwmixread, .bs = (uint32_t)b->a.bs,
+		.qd = (unsigned)b->a.qd, .numjobs = (unsigned)b->a.numjobs, .start = b->a.offset,
+		.size = b->a.size, .verify = b->a.verify, .seed = VERIFY_SEED, .busy_poll = b->a.busy_poll,
+		.progress = rblk_cli_progress_wanted(b->a.no_progress),
+	};
+	if (rblk_ctrl_num_io_queues(ctrl) && b->p.numjobs > rblk_ctrl_num_io_queues(ctrl)) {
+		/* each job owns one I/O queue */
+		b->p.numjobs = rblk_ctrl_num_io_queues(ctrl);
+		rblk_cli_err("note: the controller gave %u I/O queues: running %u jobs (ask for more with -i)",
+			     b->p.numjobs, b->p.numjobs);
+	}
+	if (b->p.qd > rblk_ctrl_io_queue_size(ctrl) - 1 && rblk_ctrl_io_queue_size(ctrl) > 1)
+		b->p.qd = rblk_ctrl_io_queue_size(ctrl) - 1;
+}
+
+/*
+ * The measured part: the --verify pattern, the runs between two readings
+ * of the RDMA counters, then the figures, the baseline and the JSON
+ * document. 0 or an exit code.
+ */
+static int measure(struct bench_ctx *b, struct rblk_ctrl *ctrl, struct rblk_ns *ns,
+		   const struct rblk_connect_opts *opts, struct json_object *params)
+{
+	struct cli_rdma_check chk;
+	int ret;
+
+	if (b->a.verify) {
+		ret = fill_pattern(b, ctrl, ns);
+		if (ret)
+			return ret;
+	}
+	if (!b->a.no_counters)
+		rblk_cli_rdma_check_begin(&chk, b->a.sysfs_root, opts->traddr, opts->trsvcid, opts->host_traddr);
+	ret = b->a.sweep ? run_sweep(b, ctrl, ns) : run_io(b, ctrl, ns);
+	if (!b->a.no_counters)
+		rblk_cli_rdma_check_end(&chk, b->a.sysfs_root, b->moved[1], b->moved[0]);
+	if (got_signal && !ret) {
+		rblk_cli_err("interrupted: the figures cover the time run so far");
+	}
+	if (!ret || ret == CLI_EXIT_CHECK) {
+		int fret = finish(b, b->a.no_counters ? NULL : &chk, params);
+
+		if (!ret)
+			ret = fret;
+	}
+	if (b->out) {
+		rblk_cli_json_print(rblk_cli_out, b->out);
+		json_object_put(b->out);
+	}
+	return ret;
+}
+
 int rblk_cli_bench(int argc, char **argv)
 {
 	struct bench_ctx b = {
@@ -590,13 +684,11 @@ int rblk_cli_bench(int argc, char **argv)
 	};
 	struct sigaction sa = { .sa_handler = on_signal }, old_int, old_term;
 	struct rblk_connect_opts opts;
-	struct cli_rdma_check chk;
 	struct json_object *params = NULL;
 	struct rblk_ctrl *ctrl = NULL;
 	struct rblk_ns *ns = NULL;
 	struct cli_conn c;
-	uint64_t nsbytes;
-	uint32_t nsid, lbs;
+	uint32_t nsid;
 	int ret;
 
 	rblk_cli_conn_init(&c);
@@ -606,6 +698,9 @@ int rblk_cli_bench(int argc, char **argv)
 		ret = ret < 0 ? CLI_EXIT_OK : ret;
 		goto out;
 	}
+	ret = validate_args(&b.a);
+	if (ret)
+		goto out;
 	ret = rblk_cli_conn_finish(&c, NULL, &opts);
 	if (ret)
 		goto out;
@@ -617,44 +712,10 @@ int rblk_cli_bench(int argc, char **argv)
 		ret = rblk_cli_open_ns(ctrl, nsid, &ns);
 	if (ret)
 		goto out_disconnect;
-	lbs = rblk_ns_block_size(ns);
-	nsbytes = rblk_ns_num_blocks(ns) * lbs;
-	if (!b.a.sweep && b.a.bs % lbs) {
-		ret = rblk_cli_usage_err("--bs %" PRIu64 " is not a multiple of the block size %u", b.a.bs, lbs);
+	ret = check_region(&b, ns, nsid);
+	if (ret)
 		goto out_ns;
-	}
-	if (b.a.offset % lbs || b.a.offset >= nsbytes) {
-		ret = rblk_cli_usage_err("--offset %" PRIu64 " must be a multiple of the block size %u inside "
-					 "the namespace (%" PRIu64 " bytes)", b.a.offset, lbs, nsbytes);
-		goto out_ns;
-	}
-	if (!b.a.size)
-		b.a.size = nsbytes - b.a.offset;
-	if (b.a.size > nsbytes - b.a.offset || b.a.size < (b.a.sweep ? lbs : b.a.bs)) {
-		ret = rblk_cli_usage_err("--size %" PRIu64 " does not fit the namespace (%" PRIu64 " bytes "
-					 "from --offset %" PRIu64 ") or is smaller than one I/O",
-					 b.a.size, nsbytes - b.a.offset, b.a.offset);
-		goto out_ns;
-	}
-	if (rblk_cli_bench_rw_writes(b.a.rw, (unsigned)b.a.rwmixread) && rblk_ns_read_only(ns)) {
-		rblk_cli_err("namespace %u is write-protected", nsid);
-		ret = CLI_EXIT_REFUSED;
-		goto out_ns;
-	}
-	b.p = (struct bench_params){
-		.rw = b.a.rw, .rwmixread = (unsigned)b.a.rwmixread, .bs = (uint32_t)b.a.bs,
-		.qd = (unsigned)b.a.qd, .numjobs = (unsigned)b.a.numjobs, .start = b.a.offset,
-		.size = b.a.size, .verify = b.a.verify, .seed = VERIFY_SEED, .busy_poll = b.a.busy_poll,
-		.progress = rblk_cli_progress_wanted(b.a.no_progress),
-	};
-	if (rblk_ctrl_num_io_queues(ctrl) && b.p.numjobs > rblk_ctrl_num_io_queues(ctrl)) {
-		/* each job owns one I/O queue */
-		b.p.numjobs = rblk_ctrl_num_io_queues(ctrl);
-		rblk_cli_err("note: the controller gave %u I/O queues: running %u jobs (ask for more with -i)",
-			     b.p.numjobs, b.p.numjobs);
-	}
-	if (b.p.qd > rblk_ctrl_io_queue_size(ctrl) - 1 && rblk_ctrl_io_queue_size(ctrl) > 1)
-		b.p.qd = rblk_ctrl_io_queue_size(ctrl) - 1;
+	set_params(&b, ctrl);
 	params = params_json(&b.a, &b.p, &opts, nsid);
 	if (b.fmt == CLI_FMT_JSON) {
 		b.out = json_object_new_object();
@@ -663,30 +724,7 @@ int rblk_cli_bench(int argc, char **argv)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
-	if (b.a.verify) {
-		ret = fill_pattern(&b, ctrl, ns);
-		if (ret)
-			goto out_signals;
-	}
-	if (!b.a.no_counters)
-		rblk_cli_rdma_check_begin(&chk, b.a.sysfs_root, opts.traddr, opts.trsvcid, opts.host_traddr);
-	ret = b.a.sweep ? run_sweep(&b, ctrl, ns) : run_io(&b, ctrl, ns);
-	if (!b.a.no_counters)
-		rblk_cli_rdma_check_end(&chk, b.a.sysfs_root, b.moved[1], b.moved[0]);
-	if (got_signal && !ret) {
-		rblk_cli_err("interrupted: the figures cover the time run so far");
-	}
-	if (!ret || ret == CLI_EXIT_CHECK) {
-		int fret = finish(&b, b.a.no_counters ? NULL : &chk, params);
-
-		if (!ret)
-			ret = fret;
-	}
-	if (b.out) {
-		rblk_cli_json_print(rblk_cli_out, b.out);
-		json_object_put(b.out);
-	}
-out_signals:
+	ret = measure(&b, ctrl, ns, &opts, params);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 out_ns:

@@ -89,16 +89,19 @@ static struct json_object *gid_json(const struct rblk_gid_info *g)
 	return o;
 }
 
-static void check_port(struct cli_doctor *d, const struct rblk_rdma_dev_info *dev,
-		       const struct rblk_port_info *p, struct json_object *pj)
-{
-	char name[160], path[1024], buf[64], gids[256], fix[320];
-	struct rblk_port_counters pc;
-	bool eth = p->link_layer == RBLK_LINK_ETHERNET, ip_gid = false;
-	unsigned ndev_mtu = 0;
-	size_t o = 0;
-
+/*
+ * The checks of one port, each named "<dev> port <n> <what>". NAME() uses
+ * the caller's dev, p and name[] (rblk_cli_check() copies it).
+ */
 #define NAME(what) (snprintf(name, sizeof(name), "%s port %u %s", dev->name, p->port_num, what), name)
+
+/* Port state, physical state and link layer. */
+static void check_port_link(struct cli_doctor *d, const struct rblk_rdma_dev_info *dev,
+			    const struct rblk_port_info *p)
+{
+	bool eth = p->link_layer == RBLK_LINK_ETHERNET;
+	char name[160], fix[320];
+
 	if (eth)
 		snprintf(fix, sizeof(fix), "bring the Ethernet device up (ip link set %s up) and check its link",
 			 p->netdev[0] ? p->netdev : "DEV");
@@ -116,6 +119,15 @@ static void check_port(struct cli_doctor *d, const struct rblk_rdma_dev_info *de
 			       "%s (LinkUp expected)", p->phys_state_str[0] ? p->phys_state_str : "unknown");
 	rblk_cli_check(d, CLI_OK, NAME("link"), "", "%s%s, %s", rblk_link_layer_str(p->link_layer),
 		       eth ? " (RoCE)" : "", p->rate[0] ? p->rate : "rate unknown");
+}
+
+/* The active MTU, else the one the netdev's MTU gives RoCE. Returns the netdev MTU (0: unknown). */
+static unsigned check_port_mtu(struct cli_doctor *d, const struct rblk_rdma_dev_info *dev,
+			       const struct rblk_port_info *p)
+{
+	bool eth = p->link_layer == RBLK_LINK_ETHERNET;
+	char name[160], path[1024], buf[64];
+	unsigned ndev_mtu = 0;
 
 	if (eth && p->netdev[0]) {
 		snprintf(path, sizeof(path), "%s/class/net/%s/mtu", d->sys, p->netdev);
@@ -134,6 +146,16 @@ static void check_port(struct cli_doctor *d, const struct rblk_rdma_dev_info *de
 			       roce_mtu(ndev_mtu) >= 1024 ? "" : "raise the netdev MTU (ip link set DEV mtu 9000) on both ends",
 			       "netdev %s MTU %u: RoCE MTU %u", p->netdev, ndev_mtu, roce_mtu(ndev_mtu));
 	}
+	return ndev_mtu;
+}
+
+/* The GID table (also into pj's "gids"): RoCE needs a v2 GID for an IP address. */
+static void check_port_gids(struct cli_doctor *d, const struct rblk_rdma_dev_info *dev,
+			    const struct rblk_port_info *p, struct json_object *pj)
+{
+	bool eth = p->link_layer == RBLK_LINK_ETHERNET, ip_gid = false;
+	char name[160], gids[256];
+	size_t o = 0;
 
 	gids[0] = '\0';
 	for (unsigned i = 0; i < p->gid_count; i++) {
@@ -157,45 +179,70 @@ static void check_port(struct cli_doctor *d, const struct rblk_rdma_dev_info *de
 			       "%s: no RoCE v2 GID for an IP address", gids);
 	else
 		rblk_cli_check(d, CLI_OK, NAME("gids"), "", "%s", gids);
+}
 
-	if (eth) {
-		if (!p->netdev[0]) {
-			rblk_cli_check(d, CLI_WARN, NAME("netdev"), "", "no Ethernet device found behind the port");
-		} else {
-			snprintf(path, sizeof(path), "%s/class/net/%s/operstate", d->sys, p->netdev);
-			if (read_line(path, buf, sizeof(buf)))
-				snprintf(buf, sizeof(buf), "missing");
-			snprintf(fix, sizeof(fix), "ip link set %s up", p->netdev);
-			if (!strcmp(buf, "up") || !strcmp(buf, "unknown"))
-				rblk_cli_check(d, CLI_OK, NAME("netdev"), "", "%s is %s", p->netdev, buf);
-			else
-				rblk_cli_check(d, CLI_FAIL, NAME("netdev"), fix, "%s is %s", p->netdev, buf);
-		}
+/* RoCE only: the Ethernet device behind the port, and whether it is up. */
+static void check_port_netdev(struct cli_doctor *d, const struct rblk_rdma_dev_info *dev,
+			      const struct rblk_port_info *p)
+{
+	char name[160], path[1024], buf[64], fix[320];
+
+	if (p->link_layer != RBLK_LINK_ETHERNET)
+		return;
+	if (!p->netdev[0]) {
+		rblk_cli_check(d, CLI_WARN, NAME("netdev"), "", "no Ethernet device found behind the port");
+		return;
 	}
+	snprintf(path, sizeof(path), "%s/class/net/%s/operstate", d->sys, p->netdev);
+	if (read_line(path, buf, sizeof(buf)))
+		snprintf(buf, sizeof(buf), "missing");
+	snprintf(fix, sizeof(fix), "ip link set %s up", p->netdev);
+	if (!strcmp(buf, "up") || !strcmp(buf, "unknown"))
+		rblk_cli_check(d, CLI_OK, NAME("netdev"), "", "%s is %s", p->netdev, buf);
+	else
+		rblk_cli_check(d, CLI_FAIL, NAME("netdev"), fix, "%s is %s", p->netdev, buf);
+}
 
-	if (!rblk_port_counters_read(d->sys, dev->name, (int)p->port_num, &pc)) {
-		char errs[256];
-		unsigned navail = 0;
+/* The port's error counters, when they can be read: all should be zero. */
+static void check_port_errors(struct cli_doctor *d, const struct rblk_rdma_dev_info *dev,
+			      const struct rblk_port_info *p)
+{
+	struct rblk_port_counters pc;
+	char name[160], errs[256];
+	unsigned navail = 0;
+	size_t o = 0;
 
-		errs[0] = '\0';
-		o = 0;
-		for (int i = 0; i < RBLK_PC_COUNT; i++) {
-			if (!rblk_pc_is_error(i) || !rblk_pc_avail(&pc, i))
-				continue;
-			navail++;
-			if (pc.v[i] && o < sizeof(errs) - 1)
-				o += (size_t)snprintf(errs + o, sizeof(errs) - o, "%s%s/%s %llu", o ? ", " : "",
-						      rblk_pc_source(i), rblk_pc_name(i), (unsigned long long)pc.v[i]);
-		}
-		if (errs[0])
-			rblk_cli_check(d, CLI_WARN, NAME("error counters"),
-				       "they should stay at zero: check cabling, MTU on both ends, PFC/ECN on the "
-				       "switches (RoCE), `ethtool -S NETDEV`; watch whether they grow",
-				       "%s", errs);
-		else
-			rblk_cli_check(d, CLI_OK, NAME("error counters"), "", "%u error counters, all zero", navail);
+	if (rblk_port_counters_read(d->sys, dev->name, (int)p->port_num, &pc))
+		return;
+	errs[0] = '\0';
+	for (int i = 0; i < RBLK_PC_COUNT; i++) {
+		if (!rblk_pc_is_error(i) || !rblk_pc_avail(&pc, i))
+			continue;
+		navail++;
+		if (pc.v[i] && o < sizeof(errs) - 1)
+			o += (size_t)snprintf(errs + o, sizeof(errs) - o, "%s%s/%s %llu", o ? ", " : "",
+					      rblk_pc_source(i), rblk_pc_name(i), (unsigned long long)pc.v[i]);
 	}
+	if (errs[0])
+		rblk_cli_check(d, CLI_WARN, NAME("error counters"),
+			       "they should stay at zero: check cabling, MTU on both ends, PFC/ECN on the "
+			       "switches (RoCE), `ethtool -S NETDEV`; watch whether they grow",
+			       "%s", errs);
+	else
+		rblk_cli_check(d, CLI_OK, NAME("error counters"), "", "%u error counters, all zero", navail);
+}
 #undef NAME
+
+static void check_port(struct cli_doctor *d, const struct rblk_rdma_dev_info *dev,
+		       const struct rblk_port_info *p, struct json_object *pj)
+{
+	unsigned ndev_mtu;
+
+	check_port_link(d, dev, p);
+	ndev_mtu = check_port_mtu(d, dev, p);
+	check_port_gids(d, dev, p, pj);
+	check_port_netdev(d, dev, p);
+	check_port_errors(d, dev, p);
 	json_object_object_add(pj, "netdev_mtu", json_object_new_int((int)ndev_mtu));
 }
 

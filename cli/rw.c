@@ -23,6 +23,7 @@
 #include "cli/args.h"
 #include "cli/output.h"
 #include "cli/progress.h"
+#include "common/fdio.h"
 
 #define RW_DEFAULT_BS (128u * 1024)
 #define RW_DEFAULT_QD 8u
@@ -129,40 +130,6 @@ static void io_done(struct rblk_io *io, uint16_t status, int err, void *arg)
 		s->st = SLOT_DONE;
 }
 
-/* read(2) until @len bytes or end of input; bytes read or -errno. */
-static ssize_t read_full(int fd, void *buf, size_t len)
-{
-	size_t got = 0;
-
-	while (got < len) {
-		ssize_t n = read(fd, (char *)buf + got, len - got);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			break;
-		got += (size_t)n;
-	}
-	return (ssize_t)got;
-}
-
-static int write_full(int fd, const void *buf, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, buf, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		buf = (const char *)buf + n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 static int submit_io(struct rw_job *j, struct rw_slot *s, enum rblk_io_op op, void *buf)
 {
 	memset(&s->io, 0, sizeof(s->io));
@@ -186,7 +153,7 @@ static int submit_next(struct rw_job *j)
 	if (j->input_done || j->fail || !len)
 		return 0;
 	if (j->write) {
-		ssize_t n = read_full(j->fd, s->buf, len);
+		ssize_t n = rblk_read_all(j->fd, s->buf, len);
 
 		if (n < 0) {
 			rblk_cli_err("reading the input: %s", strerror((int)-n));
@@ -287,7 +254,7 @@ static void retire(struct rw_job *j, struct rw_slot *s)
 			return;
 		}
 	} else if (!j->write) {
-		int ret = write_full(j->fd, s->buf, s->len);
+		int ret = rblk_write_all(j->fd, s->buf, s->len);
 
 		if (ret) {
 			rblk_cli_err("writing the output: %s", strerror(-ret));
@@ -512,7 +479,9 @@ static int open_data(const struct rw_args *a, bool write, uint64_t *size, bool *
 	return fd;
 }
 
-static int run(int argc, char **argv, bool write)
+/* Options into @a, @c and @fmt. 0, -1 after --help, or an exit code. */
+static int parse_rw(int argc, char **argv, bool write, struct rw_args *a, struct cli_conn *c,
+		    enum cli_fmt *fmt)
 {
 	static const struct option longopts[] = {
 		CLI_CONN_LONGOPTS,
@@ -531,19 +500,8 @@ static int run(int argc, char **argv, bool write)
 		{ "quiet", no_argument, NULL, 9 },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct rblk_connect_opts opts;
-	enum cli_fmt fmt = CLI_FMT_NORMAL;
-	struct rw_args a = { .qd = RW_DEFAULT_QD };
-	struct rw_job j = { .write = write, .fd = -1 };
-	struct cli_progress prog;
-	struct cli_conn c;
-	uint64_t insize = 0;
-	bool known = false;
-	uint32_t nsid;
-	double t0, secs;
 	int opt, ret;
 
-	rblk_cli_conn_init(&c);
 	while ((opt = getopt_long(argc, argv, ":" CLI_CONN_SHORTOPTS CLI_COMMON_SHORTOPTS "N:d:", longopts,
 				  NULL)) != -1) {
 		uint64_t *dst = NULL;
@@ -551,69 +509,177 @@ static int run(int argc, char **argv, bool write)
 		switch (opt) {
 		case 'h':
 			usage(rblk_cli_out, write);
-			ret = CLI_EXIT_OK;
-			goto out;
+			return -1;
 		case '?':
 		case ':':
-			ret = rblk_cli_bad_option(opt, argc, argv);
-			goto out;
+			return rblk_cli_bad_option(opt, argc, argv);
 		case 'N':
-			if (rblk_cli_parse_nsid(optarg, &c.nsid)) {
-				ret = rblk_cli_usage_err("invalid namespace ID '%s' (1..4294967294)", optarg);
-				goto out;
-			}
-			c.have_nsid = true;
+			if (rblk_cli_parse_nsid(optarg, &c->nsid))
+				return rblk_cli_usage_err("invalid namespace ID '%s' (1..4294967294)", optarg);
+			c->have_nsid = true;
 			continue;
 		case 'd':
-			a.data = optarg;
+			a->data = optarg;
 			continue;
-		case 1: dst = &a.offset; a.have_offset = true; break;
-		case 2: dst = &a.lba; a.have_lba = true; break;
-		case 3: dst = &a.length; a.have_length = true; break;
-		case 4: dst = &a.bs; a.have_bs = true; break;
+		case 1: dst = &a->offset; a->have_offset = true; break;
+		case 2: dst = &a->lba; a->have_lba = true; break;
+		case 3: dst = &a->length; a->have_length = true; break;
+		case 4: dst = &a->bs; a->have_bs = true; break;
 		case 5:
-			if (rblk_cli_parse_long(optarg, 1, 1024, &a.qd)) {
-				ret = rblk_cli_usage_err("invalid --qd '%s' (1..1024)", optarg);
-				goto out;
-			}
+			if (rblk_cli_parse_long(optarg, 1, 1024, &a->qd))
+				return rblk_cli_usage_err("invalid --qd '%s' (1..1024)", optarg);
 			continue;
 		case 6:
-			if (!write) {
-				ret = rblk_cli_usage_err("--fua is for write");
-				goto out;
-			}
-			a.fua = true;
+			if (!write)
+				return rblk_cli_usage_err("--fua is for write");
+			a->fua = true;
 			continue;
-		case 7: a.verify = true; continue;
-		case 8: a.no_progress = true; continue;
-		case 9: a.quiet = true; continue;
+		case 7: a->verify = true; continue;
+		case 8: a->no_progress = true; continue;
+		case 9: a->quiet = true; continue;
 		default:
-			ret = rblk_cli_conn_opt(&c, opt, optarg);
+			ret = rblk_cli_conn_opt(c, opt, optarg);
 			if (!ret)
-				ret = rblk_cli_common_opt(opt, optarg, &fmt);
+				ret = rblk_cli_common_opt(opt, optarg, fmt);
 			if (ret != 1)
-				goto out;
+				return ret;
 			continue;
 		}
 		if (rblk_cli_parse_size(optarg, dst)) {
 			static const char *const name[] = { "", "offset", "lba", "length", "bs" };
 
-			ret = rblk_cli_usage_err("invalid size '%s' for --%s", optarg, name[opt]);
-			goto out;
+			return rblk_cli_usage_err("invalid size '%s' for --%s", optarg, name[opt]);
 		}
 	}
-	if (optind < argc) {
-		ret = rblk_cli_usage_err("unexpected argument '%s'", argv[optind]);
+	if (optind < argc)
+		return rblk_cli_usage_err("unexpected argument '%s'", argv[optind]);
+	return 0;
+}
+
+/* Option combinations that cannot work, before anything connects. 0 or CLI_EXIT_USAGE. */
+static int validate_rw(const struct rw_args *a, bool write, enum cli_fmt fmt)
+{
+	if (a->have_offset && a->have_lba)
+		return rblk_cli_usage_err("give --offset or --lba, not both");
+	if (!write && fmt == CLI_FMT_JSON && !a->verify && (!a->data || !strcmp(a->data, "-")))
+		return rblk_cli_usage_err("-o json needs -d FILE: stdout carries the data");
+	return 0;
+}
+
+/*
+ * The I/O queue pair and --qd slots with their buffers (and the compare
+ * buffer of read --verify). 0 or an exit code; free_queue() undoes either.
+ */
+static int alloc_queue(struct rw_job *j, const struct rw_args *a)
+{
+	int ret;
+
+	ret = rblk_qpair_alloc(j->ctrl, &j->qp);
+	if (ret)
+		return rblk_cli_report(CLI_OP_CONNECT, ret, 0, "cannot get an I/O queue");
+	j->qd = (unsigned)a->qd;
+	if (j->qd > rblk_qpair_depth(j->qp))
+		j->qd = rblk_qpair_depth(j->qp);
+	if (!j->qd)
+		j->qd = 1;
+	j->slots = calloc(j->qd, sizeof(*j->slots));
+	j->cmpbuf = !j->write && a->verify ? malloc(j->chunk) : NULL;
+	ret = !j->slots || (!j->write && a->verify && !j->cmpbuf) ? -ENOMEM : 0;
+	for (unsigned i = 0; !ret && i < j->qd; i++) {
+		j->slots[i].job = j;
+		j->slots[i].buf = buf_alloc(j->ctrl, j->chunk, &j->slots[i].buf_heap);
+		if (j->write && a->verify)
+			j->slots[i].vbuf = buf_alloc(j->ctrl, j->chunk, &j->slots[i].vbuf_heap);
+		if (!j->slots[i].buf || (j->write && a->verify && !j->slots[i].vbuf))
+			ret = -ENOMEM;
+	}
+	if (ret) {
+		rblk_cli_err("cannot allocate %u buffers of %u bytes", j->qd, j->chunk);
+		return CLI_EXIT_FAILURE;
+	}
+	return 0;
+}
+
+static void free_queue(struct rw_job *j)
+{
+	for (unsigned i = 0; j->slots && i < j->qd; i++) {
+		buf_free(j->ctrl, j->slots[i].buf, j->slots[i].buf_heap);
+		buf_free(j->ctrl, j->slots[i].vbuf, j->slots[i].vbuf_heap);
+	}
+	free(j->slots);
+	free(j->cmpbuf);
+	if (j->qp)
+		rblk_qpair_free(j->qp);
+}
+
+/* The summary: a JSON object on stdout, or one line on stderr unless --quiet. */
+static void report_rw(const struct rw_job *j, const struct rw_args *a, enum cli_fmt fmt, uint32_t nsid,
+		      double secs)
+{
+	double mbps = secs > 0 ? (double)j->done_bytes / secs / 1e6 : 0;
+
+	if (fmt == CLI_FMT_JSON) {
+		struct json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "nsid", json_object_new_int64(nsid));
+		json_object_object_add(o, "offset", json_object_new_uint64(j->start));
+		json_object_object_add(o, "bytes", json_object_new_uint64(j->done_bytes));
+		json_object_object_add(o, "seconds", json_object_new_double(secs));
+		json_object_object_add(o, "MBps", json_object_new_double(mbps));
+		json_object_object_add(o, "verified", json_object_new_boolean(j->verify));
+		rblk_cli_json_print(rblk_cli_out, o);
+		json_object_put(o);
+	} else if (!a->quiet) {
+		char h[32];
+
+		fprintf(rblk_cli_errf, "%" PRIu64 " bytes (%s) %s%s, %.3f s, %.1f MB/s\n",
+			j->done_bytes, rblk_cli_fmt_iec(j->done_bytes, h, sizeof(h)),
+			j->write ? "written" : a->verify ? "compared" : "read",
+			j->write && j->verify ? " and verified" : "", secs, mbps);
+	}
+}
+
+/* Moves the data with a progress line; a write without --fua ends with a Flush. 0 or an exit code. */
+static int transfer(struct rw_job *j, const struct rw_args *a, double *secs)
+{
+	struct cli_progress prog;
+	double t0;
+	int ret;
+
+	rblk_cli_progress_init(&prog, rblk_cli_progress_wanted(a->no_progress),
+			       j->end == UINT64_MAX ? 0 : j->end - j->start);
+	t0 = rblk_cli_now();
+	ret = run_job(j, &prog);
+	*secs = rblk_cli_now() - t0;
+	rblk_cli_progress_end(&prog);
+	if (!ret && j->write && !a->fua)
+		/* what is written is durable when we say so (a volatile write cache may hold it) */
+		ret = flush_queue(j);
+	return ret;
+}
+
+static int run(int argc, char **argv, bool write)
+{
+	struct rblk_connect_opts opts;
+	enum cli_fmt fmt = CLI_FMT_NORMAL;
+	struct rw_args a = { .qd = RW_DEFAULT_QD };
+	struct rw_job j = { .write = write, .fd = -1 };
+	struct cli_conn c;
+	uint64_t insize = 0;
+	bool known = false;
+	uint32_t nsid;
+	double secs;
+	int ret;
+
+	rblk_cli_conn_init(&c);
+	ret = parse_rw(argc, argv, write, &a, &c, &fmt);
+	if (ret) {
+		ret = ret < 0 ? CLI_EXIT_OK : ret;
 		goto out;
 	}
-	if (a.have_offset && a.have_lba) {
-		ret = rblk_cli_usage_err("give --offset or --lba, not both");
+	ret = validate_rw(&a, write, fmt);
+	if (ret)
 		goto out;
-	}
-	if (!write && fmt == CLI_FMT_JSON && !a.verify && (!a.data || !strcmp(a.data, "-"))) {
-		ret = rblk_cli_usage_err("-o json needs -d FILE: stdout carries the data");
-		goto out;
-	}
 	ret = rblk_cli_conn_finish(&c, NULL, &opts);
 	if (ret)
 		goto out;
@@ -641,74 +707,12 @@ static int run(int argc, char **argv, bool write)
 		ret = CLI_EXIT_REFUSED;
 		goto out_ns;
 	}
-	ret = rblk_qpair_alloc(j.ctrl, &j.qp);
-	if (ret) {
-		ret = rblk_cli_report(CLI_OP_CONNECT, ret, 0, "cannot get an I/O queue");
-		goto out_ns;
-	}
-	j.qd = (unsigned)a.qd;
-	if (j.qd > rblk_qpair_depth(j.qp))
-		j.qd = rblk_qpair_depth(j.qp);
-	if (!j.qd)
-		j.qd = 1;
-	j.slots = calloc(j.qd, sizeof(*j.slots));
-	j.cmpbuf = !write && a.verify ? malloc(j.chunk) : NULL;
-	ret = !j.slots || (!write && a.verify && !j.cmpbuf) ? -ENOMEM : 0;
-	for (unsigned i = 0; !ret && i < j.qd; i++) {
-		j.slots[i].job = &j;
-		j.slots[i].buf = buf_alloc(j.ctrl, j.chunk, &j.slots[i].buf_heap);
-		if (write && a.verify)
-			j.slots[i].vbuf = buf_alloc(j.ctrl, j.chunk, &j.slots[i].vbuf_heap);
-		if (!j.slots[i].buf || (write && a.verify && !j.slots[i].vbuf))
-			ret = -ENOMEM;
-	}
-	if (ret) {
-		rblk_cli_err("cannot allocate %u buffers of %u bytes", j.qd, j.chunk);
-		ret = CLI_EXIT_FAILURE;
-		goto out_bufs;
-	}
-
-	rblk_cli_progress_init(&prog, rblk_cli_progress_wanted(a.no_progress),
-			       j.end == UINT64_MAX ? 0 : j.end - j.start);
-	t0 = rblk_cli_now();
-	ret = run_job(&j, &prog);
-	secs = rblk_cli_now() - t0;
-	rblk_cli_progress_end(&prog);
-	if (!ret && write && !a.fua)
-		/* what is written is durable when we say so (a volatile write cache may hold it) */
-		ret = flush_queue(&j);
-	if (!ret) {
-		double mbps = secs > 0 ? (double)j.done_bytes / secs / 1e6 : 0;
-
-		if (fmt == CLI_FMT_JSON) {
-			struct json_object *o = json_object_new_object();
-
-			json_object_object_add(o, "nsid", json_object_new_int64(nsid));
-			json_object_object_add(o, "offset", json_object_new_uint64(j.start));
-			json_object_object_add(o, "bytes", json_object_new_uint64(j.done_bytes));
-			json_object_object_add(o, "seconds", json_object_new_double(secs));
-			json_object_object_add(o, "MBps", json_object_new_double(mbps));
-			json_object_object_add(o, "verified", json_object_new_boolean(j.verify));
-			rblk_cli_json_print(rblk_cli_out, o);
-			json_object_put(o);
-		} else if (!a.quiet) {
-			char h[32];
-
-			fprintf(rblk_cli_errf, "%" PRIu64 " bytes (%s) %s%s, %.3f s, %.1f MB/s\n",
-				j.done_bytes, rblk_cli_fmt_iec(j.done_bytes, h, sizeof(h)),
-				write ? "written" : a.verify ? "compared" : "read",
-				write && j.verify ? " and verified" : "", secs, mbps);
-		}
-	}
-out_bufs:
-	for (unsigned i = 0; j.slots && i < j.qd; i++) {
-		buf_free(j.ctrl, j.slots[i].buf, j.slots[i].buf_heap);
-		buf_free(j.ctrl, j.slots[i].vbuf, j.slots[i].vbuf_heap);
-	}
-	free(j.slots);
-	free(j.cmpbuf);
-	if (j.qp)
-		rblk_qpair_free(j.qp);
+	ret = alloc_queue(&j, &a);
+	if (!ret)
+		ret = transfer(&j, &a, &secs);
+	if (!ret)
+		report_rw(&j, &a, fmt, nsid, secs);
+	free_queue(&j);
 out_ns:
 	if (j.ns)
 		rblk_ns_close(j.ns);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/uuid.h"
 #include "daemon/args.h"
 
 enum {
@@ -285,7 +286,7 @@ static int ns_option(struct pstate *p, const char *arg, struct rblk_cfg_ns *ns, 
 	} else if ((!strcmp(opt, "uuid") || !strcmp(opt, "nguid")) && val) {
 		bool u = opt[0] == 'u';
 
-		if (rblk_cfg_uuid_parse(val, u ? ns->uuid : ns->nguid))
+		if (rblk_uuid_parse(val, u ? ns->uuid : ns->nguid))
 			return usage_err(p, "--ns %s: %s %s is not a UUID\n", arg, opt, val);
 		*(u ? &ns->has_uuid : &ns->has_nguid) = true;
 	} else if (!strcmp(opt, "backend") && val) {

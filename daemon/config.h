@@ -173,9 +173,6 @@ int rblk_config_validate(struct rblk_config *cfg, enum rblk_cfg_mode mode, unsig
 bool rblk_cfg_nqn_valid(const char *nqn, const char *where, char *why, size_t len);
 /* The stable identifiers used when a namespace has none: the target core's, of (nqn, nsid). */
 void rblk_cfg_ns_gen_ids(const char *nqn, uint32_t nsid, uint8_t uuid[16], uint8_t nguid[16]);
-/* 36-char form (or 32 hex digits) -> 16 bytes; 0 or -EINVAL. */
-int rblk_cfg_uuid_parse(const char *s, uint8_t out[16]);
-void rblk_cfg_uuid_format(const uint8_t in[16], char out[37]);
 const char *rblk_cfg_poll_mode_str(enum rblk_poll_mode m);
 int rblk_cfg_poll_mode_parse(const char *s, enum rblk_poll_mode *out);
 /* The target options this config asks for, over rblk_target_opts_init()'s defaults. */

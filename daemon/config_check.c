@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Configuration checks of rblk-target (see config.h). The value rules shared
- * by the JSON parser and the daemon's flags: NQN syntax, UUID text form,
- * poll-mode names, the stable identifiers generated for namespaces. Then
+ * by the JSON parser and the daemon's flags: NQN syntax, poll-mode names, the stable identifiers generated for namespaces. Then
  * the checks that need the whole picture: duplicates and the references
  * between hosts, subsystems and ports.
  *
@@ -10,7 +9,6 @@
  * subsystem no port links is reachable nowhere: validation says so.
  */
 #include <arpa/inet.h>
-#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -37,50 +35,6 @@ bool rblk_cfg_nqn_valid(const char *nqn, const char *where, char *why, size_t le
 	if (where)
 		rblk_tgt_nqn_warn_form(where, nqn);
 	return true;
-}
-
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	c = tolower(c);
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1;
-}
-
-int rblk_cfg_uuid_parse(const char *s, uint8_t out[16])
-{
-	size_t n = strlen(s);
-	bool dashes = n == 36;
-	unsigned bi = 0;
-
-	if (n != 36 && n != 32)
-		return -EINVAL;
-	for (size_t i = 0; i < n;) {
-		int hi, lo;
-
-		if (dashes && (i == 8 || i == 13 || i == 18 || i == 23)) {
-			if (s[i++] != '-')
-				return -EINVAL;
-			continue;
-		}
-		hi = hexval((unsigned char)s[i]);
-		lo = hexval((unsigned char)s[i + 1]);
-		if (hi < 0 || lo < 0 || bi >= 16)
-			return -EINVAL;
-		out[bi++] = hi << 4 | lo;
-		i += 2;
-	}
-	return bi == 16 ? 0 : -EINVAL;
-}
-
-void rblk_cfg_uuid_format(const uint8_t u[16], char out[37])
-{
-	snprintf(out, 37,
-		 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
-		 u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12],
-		 u[13], u[14], u[15]);
 }
 
 /*

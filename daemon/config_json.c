@@ -12,6 +12,7 @@
 #include <strings.h>
 
 #include "common/log.h"
+#include "common/uuid.h"
 #include "daemon/config_json.h"
 
 #define perr(c, skipped, ...) rblk_cfg_error((c)->mode, &(c)->errors, (skipped), __VA_ARGS__)
@@ -147,7 +148,7 @@ bool rblk_cj_get_uuid(struct rblk_cj_ctx *c, const char *path, struct json_objec
 		*has = false;
 		return true;
 	}
-	if (rblk_cfg_uuid_parse(s, out)) {
+	if (rblk_uuid_parse(s, out)) {
 		perr(c, skipped, "%s: %s is not a UUID (xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)",
 		     path, rblk_cj_jstr(v));
 		return false;

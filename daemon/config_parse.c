@@ -22,7 +22,9 @@
 
 #include <json-c/json.h>
 
+#include "common/fdio.h"
 #include "common/log.h"
+#include "common/uuid.h"
 #include "daemon/config.h"
 #include "daemon/config_json.h"
 
@@ -135,7 +137,7 @@ static bool parse_ns_xrblk(struct rblk_cj_ctx *c, const char *path, struct json_
 			}
 			/* 16 hex digits: reuse the UUID parser on a zero-padded 32-digit form. */
 			snprintf(hex, sizeof(hex), "%s0000000000000000", s);
-			if (strlen(s) != 16 || rblk_cfg_uuid_parse(hex, u)) {
+			if (strlen(s) != 16 || rblk_uuid_parse(hex, u)) {
 				perr(c, "namespace", "%s: %s is not an EUI-64 (16 hex digits)", p, rblk_cj_jstr(v));
 				ok = false;
 				continue;
@@ -683,6 +685,7 @@ int rblk_config_load(const char *path, enum rblk_cfg_mode mode, struct rblk_conf
 	struct stat st;
 	char *buf = NULL;
 	size_t got = 0;
+	ssize_t n;
 	int fd, ret;
 
 	if (nerrors)
@@ -703,18 +706,13 @@ int rblk_config_load(const char *path, enum rblk_cfg_mode mode, struct rblk_conf
 		ret = -ENOMEM;
 		goto fail_close;
 	}
-	while (got < (size_t)st.st_size) {
-		ssize_t n = read(fd, buf + got, st.st_size - got);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			ret = n < 0 ? -errno : -EIO;
-			RBLK_ERR("%s: cannot read: %s", path, strerror(-ret));
-			goto fail_free;
-		}
-		got += n;
+	n = rblk_read_all(fd, buf, st.st_size);
+	if (n != st.st_size) {
+		ret = n < 0 ? (int)n : -EIO;
+		RBLK_ERR("%s: cannot read: %s", path, strerror(-ret));
+		goto fail_free;
 	}
+	got = (size_t)n;
 	buf[got] = '\0';
 	if (strlen(buf) != got) {
 		RBLK_ERR("%s: contains a NUL byte; not a JSON text file", path);

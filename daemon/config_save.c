@@ -19,7 +19,9 @@
 
 #include <json-c/json.h>
 
+#include "common/fdio.h"
 #include "common/log.h"
+#include "common/uuid.h"
 #include "daemon/config.h"
 
 static const char *const treq_names[] = { "not specified", "required", "not required" };
@@ -78,11 +80,11 @@ static struct json_object *ns_json(const struct rblk_cfg_ns *ns)
 
 	if (!o || !dev || !x)
 		goto fail;
-	rblk_cfg_uuid_format(ns->nguid, id);
+	rblk_uuid_format(ns->nguid, id);
 	if (put_str(dev, "nguid", ns->has_nguid ? id : "00000000-0000-0000-0000-000000000000") ||
 	    put_str(dev, "path", ns->path ? ns->path : ""))
 		goto fail;
-	rblk_cfg_uuid_format(ns->uuid, id);
+	rblk_uuid_format(ns->uuid, id);
 	if (ns->has_uuid && put_str(dev, "uuid", id))
 		goto fail;
 	ret = put(o, "device", dev);
@@ -310,21 +312,6 @@ out:
 	return ret;
 }
 
-static int write_all(int fd, const char *buf, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, buf, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		buf += n;
-		len -= n;
-	}
-	return 0;
-}
-
 int rblk_config_save(const struct rblk_config *cfg, const char *path)
 {
 	char *text = NULL, *tmp = NULL, *dircopy = NULL;
@@ -344,7 +331,7 @@ int rblk_config_save(const struct rblk_config *cfg, const char *path)
 		RBLK_ERR("%s: cannot create: %s", tmp, strerror(-ret));
 		goto out;
 	}
-	if (fchmod(fd, 0600) < 0 || (ret = write_all(fd, text, strlen(text))) ||
+	if (fchmod(fd, 0600) < 0 || (ret = rblk_write_all(fd, text, strlen(text))) ||
 	    fsync(fd) < 0) {
 		ret = ret ? ret : -errno;
 		RBLK_ERR("%s: cannot write: %s", tmp, strerror(-ret));

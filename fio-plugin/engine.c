@@ -29,6 +29,7 @@
 
 #include <rblk/common.h>
 
+#include "common/fdio.h"
 #include "fio-plugin/engine.h"
 
 _Static_assert(FIO_IOOPS_VERSION >= 31, "built against fio >= 3.33's engine ABI (errdetails)");
@@ -159,16 +160,7 @@ static void probe_forked(struct rblk_fio_file *rf, const struct rblk_fio_conn_pa
 	}
 	close(fds[1]);
 	if (pid > 0) {
-		size_t got = 0;
-
-		while (got < sizeof(*r)) {
-			n = read(fds[0], (char *)r + got, sizeof(*r) - got);
-			if (n <= 0 && !(n < 0 && errno == EINTR))
-				break;
-			if (n > 0)
-				got += (size_t)n;
-		}
-		n = (ssize_t)got;
+		n = rblk_read_all(fds[0], r, sizeof(*r));
 		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 			;
 	}

@@ -196,6 +196,28 @@ bool rblk_cmd_host_to_ctrl(const struct nvme_sqe *sqe)
 	return nvme_opc_is_write(sqe->opc);
 }
 
+int rblk_cmd_map(struct nvme_sqe *sqe, uint64_t addr, uint32_t len, uint32_t rkey,
+		 uint32_t incapsule_max)
+{
+	enum rblk_map_kind kind = rblk_map_choose(rblk_cmd_host_to_ctrl(sqe), len, incapsule_max);
+	int ret = 0;
+
+	switch (kind) {
+	case RBLK_MAP_NONE:
+		rblk_sgl_encode_null(&sqe->sgl1);
+		break;
+	case RBLK_MAP_INCAPSULE:
+		rblk_cmd_set_incapsule(sqe, len);
+		break;
+	case RBLK_MAP_KEYED:
+		ret = rblk_cmd_set_keyed(sqe, addr, len, rkey);
+		break;
+	default:
+		ret = -EINVAL;
+	}
+	return ret ? ret : (int)kind;
+}
+
 uint32_t rblk_mdts_bytes(uint8_t mdts)
 {
 	if (mdts == 0)

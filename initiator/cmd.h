@@ -11,7 +11,11 @@
  * the capsule, goes as a Keyed Data Block 0x40 (never 0x4F: rxe cannot
  * invalidate ibv_reg_mr memory); small host-to-controller data goes
  * in-capsule (0x01, offset 0) on I/O queues when the controller sets SGLS
- * bit 20 and IOCCSZ leaves room.
+ * bit 20 and IOCCSZ leaves room. rblk_cmd_map() is that whole decision;
+ * the queue (rblk_hq_map) only records where in-capsule bytes come from.
+ *
+ * Layer: the bottom of initiator/. It includes no other initiator header
+ * and calls nothing above it; every other file calls down into it.
  */
 #ifndef RBLK_INITIATOR_CMD_H
 #define RBLK_INITIATOR_CMD_H
@@ -99,6 +103,15 @@ void rblk_cmd_set_incapsule(struct nvme_sqe *sqe, uint32_t len);
 
 /* Data direction of a command: fabrics by FCTYPE bit 0, others by opcode bit 0. */
 bool rblk_cmd_host_to_ctrl(const struct nvme_sqe *sqe);
+
+/*
+ * The whole mapping decision for @sqe's data, @len bytes at @addr (@rkey for
+ * a keyed SGL): rblk_map_choose() by the command's direction, then SGL1 set
+ * to match. Returns the enum rblk_map_kind chosen (the queue then sends
+ * in-capsule bytes after the SQE), or -EINVAL for a keyed length over 24 bits.
+ */
+int rblk_cmd_map(struct nvme_sqe *sqe, uint64_t addr, uint32_t len, uint32_t rkey,
+		 uint32_t incapsule_max);
 
 /* ---- Transfer limits and splitting ------------------------------------- */
 

@@ -7,7 +7,7 @@
  *             random);
  *   host ID:  the override, else /etc/nvme/hostid, else the UUID inside a
  *             uuid-form NQN, else random.
- * UUIDs are printed in lower case: SPDK compares NQNs byte for byte.
+ * UUID text and random UUIDs are common/uuid.c's.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -15,76 +15,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 
 #include "common/log.h"
+#include "common/uuid.h"
 #include "initiator/host_id.h"
 #include "protocol/nqn.h"
-
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	c = tolower(c);
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1;
-}
-
-int rblk_uuid_parse(const char *s, uint8_t uuid[16])
-{
-	size_t len = s ? strlen(s) : 0;
-	bool dashed = len == 36;
-	unsigned j = 0;
-
-	if (len != 36 && len != 32)
-		return -EINVAL;
-	for (size_t i = 0; i < len;) {
-		int hi, lo;
-
-		if (dashed && (i == 8 || i == 13 || i == 18 || i == 23)) {
-			if (s[i] != '-')
-				return -EINVAL;
-			i++;
-			continue;
-		}
-		hi = hexval((unsigned char)s[i]);
-		lo = hexval((unsigned char)s[i + 1]);
-		if (hi < 0 || lo < 0 || j >= 16)
-			return -EINVAL;
-		uuid[j++] = (uint8_t)(hi << 4 | lo);
-		i += 2;
-	}
-	return j == 16 ? 0 : -EINVAL;
-}
-
-char *rblk_uuid_format(const uint8_t u[16], char *buf)
-{
-	snprintf(buf, RBLK_UUID_STRLEN,
-		 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0],
-		 u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13],
-		 u[14], u[15]);
-	return buf;
-}
-
-int rblk_uuid_random(uint8_t uuid[16])
-{
-	size_t got = 0;
-
-	while (got < 16) {
-		ssize_t n = getrandom(uuid + got, 16 - got, 0);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		got += (size_t)n;
-	}
-	uuid[6] = (uint8_t)((uuid[6] & 0x0F) | 0x40);	/* version 4 */
-	uuid[8] = (uint8_t)((uuid[8] & 0x3F) | 0x80);	/* RFC 4122 variant */
-	return 0;
-}
 
 /* First line of a small text file, surrounding white space removed. 0, -ENOENT, -ENODATA. */
 static int read_line(const char *root, const char *path, char *buf, size_t len)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Host identity internals: UUID text helpers and the loaders of host_id.c
- * with every path under a root directory, so tests run them on a temp tree.
+ * Host identity internals: the loaders of host_id.c with every path under a
+ * root directory, so tests run them on a temp tree.
  */
 #ifndef RBLK_INITIATOR_HOST_ID_H
 #define RBLK_INITIATOR_HOST_ID_H
@@ -10,15 +10,6 @@
 #include <stdint.h>
 
 #include <rblk/initiator.h>
-
-#define RBLK_UUID_STRLEN 37	/* 36 characters and the NUL */
-
-/* "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" (or 32 bare hex digits), any case. 0 or -EINVAL. */
-int rblk_uuid_parse(const char *s, uint8_t uuid[16]);
-/* Lower-case 8-4-4-4-12 form into @buf (>= RBLK_UUID_STRLEN bytes). Returns @buf. */
-char *rblk_uuid_format(const uint8_t uuid[16], char *buf);
-/* A random (version 4) UUID from getrandom(). 0 or -errno. */
-int rblk_uuid_random(uint8_t uuid[16]);
 
 /*
  * rblk_hostnqn_generate() reading <root>/sys/class/dmi/id/product_uuid,

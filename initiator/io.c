@@ -19,11 +19,10 @@
 #include <unistd.h>
 
 #include "common/log.h"
+#include "common/util.h"
 #include "initiator/cmd.h"
 #include "initiator/ctrl.h"
 #include "initiator/io.h"
-
-#define container_of(ptr, type, member) ((type *)((char *)(ptr) - offsetof(type, member)))
 
 struct rblk_io_priv *rblk_io_priv(struct rblk_io *io)
 {
@@ -93,7 +92,7 @@ static void io_done_append(struct rblk_qpair *qp, struct rblk_io *io)
 
 void rblk_io_part_done(struct rblk_hq *hq, struct rblk_slot *slot, int err)
 {
-	struct rblk_qpair *qp = container_of(hq, struct rblk_qpair, hq);
+	struct rblk_qpair *qp = rblk_container_of(hq, struct rblk_qpair, hq);
 	struct rblk_io *io = slot->ctx;
 	uint16_t st = err ? 0 : rblk_slot_status(slot);
 

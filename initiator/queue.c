@@ -21,7 +21,6 @@
 #include "initiator/queue.h"
 #include "protocol/cm.h"
 #include "protocol/names.h"
-#include "protocol/sgl.h"
 
 #define WRID_SEND 1ull
 #define WRID_RECV 2ull
@@ -218,69 +217,48 @@ static int cm_wait(struct rblk_hq *hq, struct rblk_cm_id *id, enum rblk_cm_event
 	}
 }
 
-int rblk_hq_cm_connect(struct rblk_hq *hq)
+/*
+ * Address, device and route of a new @id: the first queue picks the
+ * controller's device and every later one must route through it; the
+ * queue's registered resources are made in between. 0 or -errno.
+ */
+static int cm_resolve(struct rblk_hq *hq, struct rblk_cm_id *id, int timeout)
 {
 	struct rblk_ctrl *c = hq->ctrl;
-	int timeout = (int)c->opts.connect_timeout_ms;
-	struct nvme_rdma_cm_req priv;
-	struct rblk_cm_req_info info = {
-		.qid = hq->qid,
-		.hrqsize = (uint16_t)hq->depth,		/* 1-based: our receives */
-		.hsqsize = (uint16_t)(hq->depth - 1),	/* 0-based */
-		.cntlid = 0,				/* as the Linux host */
-	};
-	struct rblk_qp_caps caps = {
-		.max_send_wr = hq->depth + 1,
-		.max_recv_wr = hq->depth,
-		.max_send_sge = 2,			/* SQE + in-capsule data */
-		.max_recv_sge = 1,
-	};
-	struct rblk_conn_param param = {
-		.private_data = &priv,
-		.private_data_len = sizeof(priv),
-		.initiator_depth = 0,
-		.flow_control = 1,
-		.retry_count = 7,
-		.rnr_retry_count = 7,
-	};
-	struct rblk_cm_id *id = NULL;
-	struct rblk_qp *qp = NULL;
-	unsigned posted = 0;
 	int ret;
 
-	ret = rblk_cm_id_create(hq->ch, hq, &id);
-	if (ret)
-		return ret;
 	ret = rblk_cm_resolve_addr(id, c->has_src ? (const struct sockaddr *)&c->src : NULL,
 				   (const struct sockaddr *)&c->dst, timeout);
 	if (!ret)
 		ret = cm_wait(hq, id, RBLK_CM_EVENT_ADDR_RESOLVED, timeout + 1000);
 	if (ret)
-		goto out_destroy_id;
+		return ret;
 	if (!c->dev) {
 		ret = rblk_ctrl_attach_device(c, id);
 		if (ret)
-			goto out_destroy_id;
+			return ret;
 	} else if (rblk_cm_id_device(id) != c->dev) {
 		RBLK_ERR("qid %u: the route now goes through %s, not %s: memory registered on the old device cannot follow",
 			 hq->qid, rblk_device_name(rblk_cm_id_device(id)), rblk_device_name(c->dev));
-		ret = -EXDEV;
-		goto out_destroy_id;
+		return -EXDEV;
 	}
 	ret = rblk_hq_resources(hq);
 	if (ret)
-		goto out_destroy_id;
+		return ret;
 	ret = rblk_cm_resolve_route(id, timeout);
 	if (!ret)
 		ret = cm_wait(hq, id, RBLK_CM_EVENT_ROUTE_RESOLVED, timeout + 1000);
-	if (ret)
-		goto out_destroy_id;
-	ret = rblk_qp_create(id, c->pd, hq->cq, hq->cq, &caps, hq, &qp);
-	if (ret) {
-		RBLK_ERR("qid %u: creating a QP (%u send, %u recv WRs): %s", hq->qid,
-			 caps.max_send_wr, caps.max_recv_wr, strerror(-ret));
-		goto out_destroy_id;
-	}
+	return ret;
+}
+
+/*
+ * Makes @id and @qp the queue's (a new epoch) and posts every receive. On
+ * failure the caller clears them with hq_clear_qp(). 0 or -errno.
+ */
+static int hq_install_qp(struct rblk_hq *hq, struct rblk_cm_id *id, struct rblk_qp *qp)
+{
+	unsigned posted = 0;
+	int ret = 0;
 
 	pthread_mutex_lock(&hq->lock);
 	hq->id = id;
@@ -298,12 +276,42 @@ int rblk_hq_cm_connect(struct rblk_hq *hq)
 	if (!ret)
 		ret = rblk_qp_flush_recv(qp, &posted);
 	hq->recv_posted = posted;
-	hq->incapsule_max = hq->qid ? c->io_incapsule_max : 0;
+	hq->incapsule_max = hq->qid ? hq->ctrl->io_incapsule_max : 0;
 	pthread_mutex_unlock(&hq->lock);
-	if (ret) {
+	if (ret)
 		RBLK_ERR("qid %u: posting %u receives: %s", hq->qid, hq->depth, strerror(-ret));
-		goto out_clear;
-	}
+	return ret;
+}
+
+static void hq_clear_qp(struct rblk_hq *hq)
+{
+	pthread_mutex_lock(&hq->lock);
+	hq->qp = NULL;
+	hq->id = NULL;
+	hq->epoch++;	/* whatever the dead QP flushes is ignored */
+	hq->send_posted = hq->recv_posted = 0;
+	pthread_mutex_unlock(&hq->lock);
+}
+
+/* The NVMe/RDMA CM request, then waits for ESTABLISHED. 0 or -errno. */
+static int cm_establish(struct rblk_hq *hq, struct rblk_cm_id *id, int timeout)
+{
+	struct nvme_rdma_cm_req priv;
+	struct rblk_cm_req_info info = {
+		.qid = hq->qid,
+		.hrqsize = (uint16_t)hq->depth,		/* 1-based: our receives */
+		.hsqsize = (uint16_t)(hq->depth - 1),	/* 0-based */
+		.cntlid = 0,				/* as the Linux host */
+	};
+	struct rblk_conn_param param = {
+		.private_data = &priv,
+		.private_data_len = sizeof(priv),
+		.initiator_depth = 0,
+		.flow_control = 1,
+		.retry_count = 7,
+		.rnr_retry_count = 7,
+	};
+	int ret;
 
 	rblk_cm_req_encode(&priv, &info);
 	/*
@@ -311,10 +319,42 @@ int rblk_hq_cm_connect(struct rblk_hq *hq)
 	 * initiator depth; docs/interop.md §2.4). Known only once the first
 	 * queue found the device, hence set here.
 	 */
-	param.responder_resources = c->responder_resources;
+	param.responder_resources = hq->ctrl->responder_resources;
 	ret = rblk_cm_connect(id, &param);
 	if (!ret)
 		ret = cm_wait(hq, id, RBLK_CM_EVENT_ESTABLISHED, timeout + 1000);
+	return ret;
+}
+
+int rblk_hq_cm_connect(struct rblk_hq *hq)
+{
+	struct rblk_ctrl *c = hq->ctrl;
+	int timeout = (int)c->opts.connect_timeout_ms;
+	struct rblk_qp_caps caps = {
+		.max_send_wr = hq->depth + 1,
+		.max_recv_wr = hq->depth,
+		.max_send_sge = 2,			/* SQE + in-capsule data */
+		.max_recv_sge = 1,
+	};
+	struct rblk_cm_id *id = NULL;
+	struct rblk_qp *qp = NULL;
+	int ret;
+
+	ret = rblk_cm_id_create(hq->ch, hq, &id);
+	if (ret)
+		return ret;
+	ret = cm_resolve(hq, id, timeout);
+	if (ret)
+		goto out_destroy_id;
+	ret = rblk_qp_create(id, c->pd, hq->cq, hq->cq, &caps, hq, &qp);
+	if (ret) {
+		RBLK_ERR("qid %u: creating a QP (%u send, %u recv WRs): %s", hq->qid,
+			 caps.max_send_wr, caps.max_recv_wr, strerror(-ret));
+		goto out_destroy_id;
+	}
+	ret = hq_install_qp(hq, id, qp);
+	if (!ret)
+		ret = cm_establish(hq, id, timeout);
 	if (ret)
 		goto out_clear;
 	pthread_mutex_lock(&hq->lock);
@@ -324,12 +364,7 @@ int rblk_hq_cm_connect(struct rblk_hq *hq)
 	return 0;
 
 out_clear:
-	pthread_mutex_lock(&hq->lock);
-	hq->qp = NULL;
-	hq->id = NULL;
-	hq->epoch++;	/* whatever the dead QP flushes is ignored */
-	hq->send_posted = hq->recv_posted = 0;
-	pthread_mutex_unlock(&hq->lock);
+	hq_clear_qp(hq);
 	rblk_qp_destroy(qp);
 out_destroy_id:
 	rblk_cm_id_destroy(id);
@@ -811,22 +846,18 @@ int rblk_hq_exec(struct rblk_hq *hq, struct rblk_slot *slot, int timeout_ms, boo
 int rblk_hq_map(struct rblk_hq *hq, struct rblk_slot *slot, void *addr, uint32_t len,
 		uint32_t lkey, uint32_t rkey)
 {
+	int kind = rblk_cmd_map(slot->sqe, (uintptr_t)addr, len, rkey, hq->incapsule_max);
+
 	slot->xfer_len = len;
 	slot->ic_len = 0;
-	switch (rblk_map_choose(rblk_cmd_host_to_ctrl(slot->sqe), len, hq->incapsule_max)) {
-	case RBLK_MAP_NONE:
-		rblk_sgl_encode_null(&slot->sqe->sgl1);
-		return 0;
-	case RBLK_MAP_INCAPSULE:
-		rblk_cmd_set_incapsule(slot->sqe, len);
+	if (kind < 0)
+		return kind;
+	if (kind == RBLK_MAP_INCAPSULE) {
 		slot->ic_len = len;
 		slot->ic_addr = (uintptr_t)addr;
 		slot->ic_lkey = lkey;
-		return 0;
-	case RBLK_MAP_KEYED:
-		return rblk_cmd_set_keyed(slot->sqe, (uintptr_t)addr, len, rkey);
 	}
-	return -EINVAL;
+	return 0;
 }
 
 int rblk_hq_bounce_get(struct rblk_hq *hq, void **unit, uint32_t *lkey, uint32_t *rkey)

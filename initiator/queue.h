@@ -20,6 +20,11 @@
  * user epolls stays valid across reconnects; the cm id and the QP are
  * recreated for every connection, and an epoch in every WR id tells the
  * completions of a previous connection apart.
+ *
+ * Layer: above slots.h and cmd.h, below ctrl.h (which embeds struct
+ * rblk_hq). queue.c still reads its controller's device, PD, addresses
+ * and options and calls rblk_ctrl_attach_device() / rblk_ctrl_wake(): the
+ * one upward edge left in the initiator.
  */
 #ifndef RBLK_INITIATOR_QUEUE_H
 #define RBLK_INITIATOR_QUEUE_H
@@ -147,19 +152,13 @@ void rblk_hq_fail(struct rblk_hq *hq, const char *why);
 int rblk_hq_exec(struct rblk_hq *hq, struct rblk_slot *slot, int timeout_ms, bool keep_lock,
 		 struct nvme_cqe *cqe);
 
-/* Registered local memory of a slot's data area. */
-static inline uint8_t *rblk_hq_slot_data(const struct rblk_hq *hq, const struct rblk_slot *slot)
-{
-	return hq->data + (size_t)slot->index * RBLK_SLOT_DATA;
-}
 uint32_t rblk_hq_lkey(const struct rblk_hq *hq);
 uint32_t rblk_hq_rkey(const struct rblk_hq *hq);
 
 /*
- * Points SGL1 of @slot at @len bytes of registered memory: in-capsule
- * (the bytes follow the SQE in the same SEND) when the command sends data
- * and they fit hq->incapsule_max, else keyed. -EINVAL for a keyed length
- * over 24 bits.
+ * Points SGL1 of @slot at @len bytes of registered memory as rblk_cmd_map()
+ * decides with hq->incapsule_max, and records in-capsule bytes (they follow
+ * the SQE in the same SEND). -EINVAL for a keyed length over 24 bits.
  */
 int rblk_hq_map(struct rblk_hq *hq, struct rblk_slot *slot, void *addr, uint32_t len,
 		uint32_t lkey, uint32_t rkey);

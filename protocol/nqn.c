@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "common/uuid.h"
 #include "protocol/nqn.h"
 
 static bool is_digit(char c)
@@ -14,32 +15,9 @@ static bool is_digit(char c)
 	return c >= '0' && c <= '9';
 }
 
-static bool is_hex(char c)
-{
-	return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-}
-
 static bool is_label_char(char c)
 {
 	return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '-';
-}
-
-/* 8-4-4-4-12 hex digits, exactly 36 characters. */
-static bool is_uuid(const char *s)
-{
-	size_t i;
-
-	if (strlen(s) != 36)
-		return false;
-	for (i = 0; i < 36; i++) {
-		if (i == 8 || i == 13 || i == 18 || i == 23) {
-			if (s[i] != '-')
-				return false;
-		} else if (!is_hex(s[i])) {
-			return false;
-		}
-	}
-	return true;
 }
 
 /* "yyyy-mm." at s; returns the length consumed (8) or 0. */
@@ -99,7 +77,7 @@ int rblk_nqn_validate(const char *nqn)
 	if (rblk_nqn_is_discovery(nqn))
 		return 0;
 	if (strncmp(nqn, RBLK_NQN_UUID_PREFIX, strlen(RBLK_NQN_UUID_PREFIX)) == 0)
-		return is_uuid(nqn + strlen(RBLK_NQN_UUID_PREFIX)) ? 0 : -EINVAL;
+		return rblk_uuid_valid(nqn + strlen(RBLK_NQN_UUID_PREFIX)) ? 0 : -EINVAL;
 	if (strncmp(nqn, "nqn.", 4) != 0)
 		return -EINVAL;
 	n = parse_date(nqn + 4);

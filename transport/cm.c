@@ -215,13 +215,6 @@ int rblk_cm_disconnect(struct rblk_cm_id *id)
 	return 0;
 }
 
-int rblk_cm_set_tos(struct rblk_cm_id *id, uint8_t tos)
-{
-	if (rdma_set_option(ID(id), RDMA_OPTION_ID, RDMA_OPTION_ID_TOS, &tos, sizeof(tos)))
-		return err_errno();
-	return 0;
-}
-
 const char *rblk_cm_event_str(enum rblk_cm_event_type type)
 {
 	return rdma_event_str((enum rdma_cm_event_type)type);

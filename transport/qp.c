@@ -176,11 +176,6 @@ uint32_t rblk_qp_num(const struct rblk_qp *qp)
 	return qp->qp ? qp->qp->qp_num : 0;
 }
 
-void *rblk_qp_context(const struct rblk_qp *qp)
-{
-	return qp->context;
-}
-
 static bool opcode_ok(enum rblk_wr_opcode op)
 {
 	switch (op) {

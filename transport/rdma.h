@@ -111,11 +111,6 @@ int rblk_cm_accept(struct rblk_cm_id *id, const struct rblk_conn_param *param);
 int rblk_cm_reject(struct rblk_cm_id *id, const void *private_data, uint8_t len);
 /* Moves the QP to the error state (outstanding WRs flush) and tells the peer. */
 int rblk_cm_disconnect(struct rblk_cm_id *id);
-/*
- * Sets the IP ToS / traffic class used by the id's connection (before
- * resolve_route / listen). Optional; returns what rdma_set_option said.
- */
-int rblk_cm_set_tos(struct rblk_cm_id *id, uint8_t tos);
 
 /* Values equal rdma_cm_event_type's (checked at build time). */
 enum rblk_cm_event_type {
@@ -353,7 +348,6 @@ int rblk_qp_create(struct rblk_cm_id *id, struct rblk_pd *pd, struct rblk_cq *se
 void rblk_qp_destroy(struct rblk_qp *qp);
 const struct rblk_qp_caps *rblk_qp_get_caps(const struct rblk_qp *qp);
 uint32_t rblk_qp_num(const struct rblk_qp *qp);
-void *rblk_qp_context(const struct rblk_qp *qp);
 
 /* Values equal ibv_wr_opcode's. */
 enum rblk_wr_opcode {

@@ -494,14 +494,3 @@ void rblk_rdma_queue_check_stall(struct rblk_rdma_queue *q, uint64_t now_ms)
 		  q->signaled_inflight, incoming, rblk_bqueue_inflight(q->sq.bq),
 		  q->sq.waitq ? q->sq.waitq->count : 0);
 }
-
-void rblk_rdma_queue_stats(struct rblk_rdma_queue *q, struct rblk_rdma_qstats_snapshot *out)
-{
-	out->cmds = atomic_load_explicit(&q->stats.cmds, memory_order_relaxed);
-	out->bytes_h2c = atomic_load_explicit(&q->stats.bytes_h2c, memory_order_relaxed);
-	out->bytes_c2h = atomic_load_explicit(&q->stats.bytes_c2h, memory_order_relaxed);
-	out->errors = atomic_load_explicit(&q->stats.errors, memory_order_relaxed);
-	out->wc_errors = atomic_load_explicit(&q->stats.wc_errors, memory_order_relaxed);
-	out->depth = atomic_load_explicit(&q->stats.depth, memory_order_relaxed);
-	out->max_depth = atomic_load_explicit(&q->stats.max_depth, memory_order_relaxed);
-}

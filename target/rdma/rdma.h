@@ -32,14 +32,12 @@
 #include <stdint.h>
 #include <sys/queue.h>
 
+#include "common/util.h"
 #include "protocol/nvme_rdma.h"
 #include "protocol/sgl.h"
 #include "target/core.h"
 #include "target/rdma/poll_group.h"
 #include "transport/rdma.h"
-
-#define rblk_container_of(ptr, type, member) \
-	((type *)(void *)((char *)(ptr) - offsetof(type, member)))
 
 /* Data WRs one request may need: one per unit when the device has one SGE. */
 #define RBLK_RDMA_MAX_DATA_WRS RBLK_REQ_MAX_IOV
@@ -246,11 +244,6 @@ struct rblk_rdma_qstats {
 	_Atomic uint32_t max_depth;
 };
 
-struct rblk_rdma_qstats_snapshot {
-	uint64_t cmds, bytes_h2c, bytes_c2h, errors, wc_errors;
-	uint32_t depth, max_depth;
-};
-
 /* An entry of the staged-send log (rblk_rdma_stage_chain). */
 struct rblk_rdma_staged {
 	struct rblk_rdma_req *req;
@@ -357,7 +350,5 @@ bool rblk_rdma_queue_reap(struct rblk_rdma_queue *q);
  * made no progress for a few seconds waits for.
  */
 void rblk_rdma_queue_check_stall(struct rblk_rdma_queue *q, uint64_t now_ms);
-/* Copies the counters (any thread). */
-void rblk_rdma_queue_stats(struct rblk_rdma_queue *q, struct rblk_rdma_qstats_snapshot *out);
 
 #endif

@@ -98,8 +98,6 @@ void evil_poll(struct evil_conn *c, int timeout_ms);
  * broke first; -ETIMEDOUT.
  */
 int evil_wait_cqe(struct evil_conn *c, uint16_t cid, struct nvme_cqe *out, int timeout_ms);
-/* Waits until the connection is broken or disconnected: true if it is. */
-bool evil_wait_broken(struct evil_conn *c, int timeout_ms);
 
 /* ------------------------------------------------------------------ */
 /* NVMe helpers (evil_nvme.c).                                         */

@@ -349,12 +349,3 @@ int evil_wait_cqe(struct evil_conn *c, uint16_t cid, struct nvme_cqe *out, int t
 		evil_poll(c, 50);
 	}
 }
-
-bool evil_wait_broken(struct evil_conn *c, int timeout_ms)
-{
-	uint64_t end = now_ms() + (uint64_t)timeout_ms;
-
-	while (!c->broken && !c->disconnected && now_ms() < end)
-		evil_poll(c, 50);
-	return c->broken || c->disconnected;
-}

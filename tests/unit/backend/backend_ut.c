@@ -345,7 +345,7 @@ static int resubmits;
 
 static void resubmit_cb(struct rblk_bio *bio)
 {
-	struct ut_req *req = ut_container_of(bio, struct ut_req, bio);
+	struct ut_req *req = rblk_container_of(bio, struct ut_req, bio);
 
 	req->calls++;
 	if (resubmits-- > 0)

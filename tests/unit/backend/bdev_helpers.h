@@ -22,10 +22,8 @@
 #include <unistd.h>
 
 #include "backend/backend.h"
+#include "common/util.h"
 #include "ut.h"
-
-#define ut_container_of(ptr, type, member) \
-	((type *)((char *)(ptr) - offsetof(type, member)))
 
 /* A caller's request with an embedded bio, as the target will have. */
 struct ut_req {
@@ -36,7 +34,7 @@ struct ut_req {
 
 static inline void ut_req_cb(struct rblk_bio *bio)
 {
-	struct ut_req *req = ut_container_of(bio, struct ut_req, bio);
+	struct ut_req *req = rblk_container_of(bio, struct ut_req, bio);
 
 	req->calls++;
 }

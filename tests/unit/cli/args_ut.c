@@ -78,10 +78,6 @@ static void test_format_and_uuid(void)
 	CU_ASSERT_EQUAL(f, CLI_FMT_NORMAL);
 	CU_ASSERT_EQUAL(rblk_cli_parse_format("JSON", &f), -EINVAL);
 	CU_ASSERT_EQUAL(rblk_cli_parse_format("binary", &f), -EINVAL);
-	CU_ASSERT_TRUE(rblk_cli_uuid_valid("5b0c1d7e-0000-4000-8000-000000000001"));
-	CU_ASSERT_FALSE(rblk_cli_uuid_valid("5b0c1d7e-0000-4000-8000-00000000000"));
-	CU_ASSERT_FALSE(rblk_cli_uuid_valid("5b0c1d7e-0000-4000-8000-00000000000g"));
-	CU_ASSERT_FALSE(rblk_cli_uuid_valid("5b0c1d7e00000-4000-8000-000000000001"));
 }
 
 static void test_trid_key_value(void)

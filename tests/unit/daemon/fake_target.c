@@ -70,15 +70,6 @@ static int record(const char *fmt, ...)
 	return 0;
 }
 
-int fake_nr_subsys(void)
-{
-	int n = 0;
-
-	for (int i = 0; i < MAX_SS; i++)
-		n += the_target.ss[i].used;
-	return n;
-}
-
 int fake_nr_ns(const char *nqn)
 {
 	struct rblk_subsystem *ss = rblk_target_find_subsystem(&the_target, nqn);

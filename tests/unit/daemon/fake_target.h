@@ -19,7 +19,6 @@ void fake_reset(void);
 /* The next call whose log line starts with @prefix returns @err (once). */
 void fake_fail(const char *prefix, int err);
 /* Counts of what the fake target holds now. */
-int fake_nr_subsys(void);
 int fake_nr_ns(const char *nqn);
 int fake_nr_listeners(void);
 /* The fake target handle to pass to rblk_config_apply(). */

@@ -244,6 +244,35 @@ static void test_sgl_bytes(void)
 	CU_ASSERT_EQUAL(memcmp(B(&sqe) + 24, ic, 16), 0);
 }
 
+/* rblk_cmd_map: the direction comes from the SQE, the SGL matches the kind chosen. */
+static void test_cmd_map(void)
+{
+	static const uint8_t keyed[16] = { 0x00, 0x10, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00,
+					   0x00, 0x04, 0x00, 0x78, 0x56, 0x34, 0x12, 0x40 };
+	static const uint8_t ic[16] = { 0, 0, 0, 0, 0, 0, 0, 0, 0x00, 0x04, 0, 0, 0, 0, 0, 0x01 };
+	static const uint8_t null_keyed[16] = { [15] = 0x40 };
+	struct nvme_sqe sqe;
+
+	/* A write that fits goes in-capsule. */
+	rblk_cmd_rw(&sqe, true, 1, 0, 2, false);
+	CU_ASSERT_EQUAL(rblk_cmd_map(&sqe, 0x100001000ull, 1024, 0x12345678, 4096), RBLK_MAP_INCAPSULE);
+	CU_ASSERT_EQUAL(memcmp(B(&sqe) + 24, ic, 16), 0);
+	/* The same write on a queue without in-capsule data, and any read: keyed. */
+	rblk_cmd_rw(&sqe, true, 1, 0, 2, false);
+	CU_ASSERT_EQUAL(rblk_cmd_map(&sqe, 0x100001000ull, 1024, 0x12345678, 0), RBLK_MAP_KEYED);
+	CU_ASSERT_EQUAL(memcmp(B(&sqe) + 24, keyed, 16), 0);
+	rblk_cmd_rw(&sqe, false, 1, 0, 2, false);
+	CU_ASSERT_EQUAL(rblk_cmd_map(&sqe, 0x100001000ull, 1024, 0x12345678, 4096), RBLK_MAP_KEYED);
+	CU_ASSERT_EQUAL(memcmp(B(&sqe) + 24, keyed, 16), 0);
+	/* No data: the null keyed SGL. */
+	rblk_cmd_flush(&sqe, 1);
+	CU_ASSERT_EQUAL(rblk_cmd_map(&sqe, 0, 0, 0, 4096), RBLK_MAP_NONE);
+	CU_ASSERT_EQUAL(memcmp(B(&sqe) + 24, null_keyed, 16), 0);
+	/* A keyed length over 24 bits. */
+	rblk_cmd_rw(&sqe, false, 1, 0, 2, false);
+	CU_ASSERT_EQUAL(rblk_cmd_map(&sqe, 0, 1u << 24, 1, 4096), -EINVAL);
+}
+
 static void test_host_to_ctrl_fabrics(void)
 {
 	struct nvme_sqe sqe;
@@ -289,6 +318,7 @@ static const struct ut_case cases[] = {
 	UT_CASE(test_incapsule_max),
 	UT_CASE(test_map_choose),
 	UT_CASE(test_sgl_bytes),
+	UT_CASE(test_cmd_map),
 	UT_CASE(test_host_to_ctrl_fabrics),
 	UT_CASE(test_mdts_and_split),
 	UT_END,

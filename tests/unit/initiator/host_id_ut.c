@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/uuid.h"
 #include "initiator/host_id.h"
 #include "ut.h"
 
@@ -59,26 +60,6 @@ static int teardown(void)
 
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
 	return system(cmd) ? 1 : 0;
-}
-
-static void test_uuid_text(void)
-{
-	uint8_t u[16], v[16];
-	char s[RBLK_UUID_STRLEN];
-
-	CU_ASSERT_EQUAL(rblk_uuid_parse("0F1E2D3C-4B5A-6978-8796-A5B4C3D2E1F0", u), 0);
-	CU_ASSERT_EQUAL(u[0], 0x0F);
-	CU_ASSERT_EQUAL(u[15], 0xF0);
-	CU_ASSERT_STRING_EQUAL(rblk_uuid_format(u, s), "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0");
-	CU_ASSERT_EQUAL(rblk_uuid_parse("0f1e2d3c4b5a69788796a5b4c3d2e1f0", v), 0);
-	CU_ASSERT_EQUAL(memcmp(u, v, 16), 0);
-	CU_ASSERT_EQUAL(rblk_uuid_parse("0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f", u), -EINVAL);
-	CU_ASSERT_EQUAL(rblk_uuid_parse("0f1e2d3c_4b5a-6978-8796-a5b4c3d2e1f0", u), -EINVAL);
-	CU_ASSERT_EQUAL(rblk_uuid_parse("0g1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0", u), -EINVAL);
-	CU_ASSERT_EQUAL(rblk_uuid_parse(NULL, u), -EINVAL);
-	CU_ASSERT_EQUAL(rblk_uuid_random(u), 0);
-	CU_ASSERT_EQUAL(u[6] >> 4, 4);
-	CU_ASSERT_EQUAL(u[8] & 0xC0, 0x80);
 }
 
 static void test_files(void)
@@ -167,7 +148,6 @@ static void test_generate_order(void)
 }
 
 static const struct ut_case cases[] = {
-	UT_CASE(test_uuid_text),
 	UT_CASE(test_files),
 	UT_CASE(test_generate_order),
 	UT_END,

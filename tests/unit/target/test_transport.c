@@ -7,11 +7,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/util.h"
 #include "protocol/nvmf.h"
 #include "protocol/sgl.h"
 #include "test_transport.h"
-
-#define container_of(ptr, type, member) ((type *)((char *)(ptr) - offsetof(type, member)))
 
 /* ------------------------------------------------------------------------ */
 /* rblk_transport_* stubs.                                                   */
@@ -77,7 +76,7 @@ void rblk_transport_stop(struct rblk_transport *t)
 
 static void tt_queue_response(struct rblk_req *req)
 {
-	struct tt_req *tr = container_of(req, struct tt_req, req);
+	struct tt_req *tr = rblk_container_of(req, struct tt_req, req);
 
 	tr->cqe = req->cqe;
 	free(tr->out);
@@ -96,14 +95,14 @@ static void tt_queue_response(struct rblk_req *req)
 
 static void tt_disconnect(struct rblk_sq *sq)
 {
-	struct tt_queue *q = container_of(sq, struct tt_queue, sq);
+	struct tt_queue *q = rblk_container_of(sq, struct tt_queue, sq);
 
 	q->disconnects++;
 }
 
 static int tt_run_on(struct rblk_sq *sq, void (*fn)(void *arg), void *arg)
 {
-	struct tt_queue *q = container_of(sq, struct tt_queue, sq);
+	struct tt_queue *q = rblk_container_of(sq, struct tt_queue, sq);
 	struct tt_env *env = q->env;
 
 	if (env->nr_work == sizeof(env->work) / sizeof(env->work[0]))
