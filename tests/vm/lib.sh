@@ -194,6 +194,24 @@ nvmet_cleanup() {
 	return 0
 }
 
+# ---------------------------------------------------------------- data
+# fio_verify NAME DEV [FIO ARGS...]: a crc32c-verified random-write job on DEV
+# (libaio, O_DIRECT), every block read back and checked. Prints fio's bandwidth lines;
+# on any error prints fio's report and calls the test's fail() (or die without one).
+fio_verify() {
+	local name=$1 dev=$2 out
+	shift 2
+	out=$T_WORK/fio-$name.txt
+	log "fio $name on $dev: $*"
+	if ! fio --name="$name" --filename="$dev" --ioengine=libaio --direct=1 --rw=randwrite \
+		--verify=crc32c --do_verify=1 --verify_fatal=1 --verify_backlog=0 \
+		--group_reporting --output="$out" "$@" || ! grep -qE 'err= *0' "$out"; then
+		cat "$out"
+		if declare -F fail >/dev/null; then fail "fio $name failed"; else die "fio $name failed"; fi
+	fi
+	grep -E '^ +(write|read):' "$out"
+}
+
 # ---------------------------------------------------------------- kernel host
 # nvme_dev_for_nqn NQN: the namespace block device(s) of a connected subsystem.
 nvme_dev_for_nqn() {

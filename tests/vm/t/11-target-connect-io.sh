@@ -26,18 +26,6 @@ fallocate -l 64M "$T_WORK/mnt/disk2.img" || die "fallocate on ext4 failed"
 
 fail() { bg_log target; dmesg | tail -40; die "$*"; }
 
-# fio_verify NAME DEV ARGS...: a verified write job; fails the test on any error.
-fio_verify() {
-	local name=$1 dev=$2; shift 2
-	log "fio $name on $dev: $*"
-	fio --name="$name" --filename="$dev" --ioengine=libaio --direct=1 --rw=randwrite \
-		--verify=crc32c --do_verify=1 --verify_fatal=1 --verify_backlog=0 \
-		--group_reporting --output="$T_WORK/fio-$name.txt" "$@" ||
-		{ cat "$T_WORK/fio-$name.txt"; fail "fio $name failed"; }
-	grep -E 'err= *0' "$T_WORK/fio-$name.txt" >/dev/null ||
-		{ cat "$T_WORK/fio-$name.txt"; fail "fio $name reported errors"; }
-	grep -E '^ +(write|read):' "$T_WORK/fio-$name.txt"
-}
 
 run_backend() {
 	local backend=$1 dev dev2 ctrl out nq

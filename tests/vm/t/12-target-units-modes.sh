@@ -16,15 +16,6 @@ truncate -s 96M "$T_WORK/disk.img"
 
 fail() { bg_log target; dmesg | grep -vE 'QID [0-9]+ timeout|requeuing' | tail -30; die "$*"; }
 
-fio_verify() {
-	local name=$1 dev=$2; shift 2
-	log "fio $name: $*"
-	fio --name="$name" --filename="$dev" --ioengine=libaio --direct=1 --rw=randwrite \
-		--verify=crc32c --do_verify=1 --verify_fatal=1 --group_reporting \
-		--output="$T_WORK/fio-$name.txt" "$@" ||
-		{ cat "$T_WORK/fio-$name.txt"; fail "fio $name failed"; }
-	grep -E '^ +(write|read):' "$T_WORK/fio-$name.txt"
-}
 
 cat > "$T_WORK/units.json" <<JSON
 {

@@ -25,16 +25,6 @@ log "example: $EX"
 
 fail() { bg_log example; dmesg | tail -30; die "$*"; }
 
-fio_verify() {
-	local name=$1 dev=$2; shift 2
-	fio --name="$name" --filename="$dev" --ioengine=libaio --direct=1 --rw=randwrite \
-		--verify=crc32c --do_verify=1 --verify_fatal=1 --verify_backlog=0 \
-		--group_reporting --output="$T_WORK/fio-$name.txt" "$@" ||
-		{ cat "$T_WORK/fio-$name.txt"; fail "fio $name failed"; }
-	grep -E 'err= *0' "$T_WORK/fio-$name.txt" >/dev/null ||
-		{ cat "$T_WORK/fio-$name.txt"; fail "fio $name reported errors"; }
-	grep -E '^ +(write|read):' "$T_WORK/fio-$name.txt"
-}
 
 bg_start example "$EX" $VM_ADDR0 $NQN 64
 wait_for_line 60 "$T_WORK/example.log" "serving $NQN namespace 1" "$BG_PID" ||
