@@ -39,8 +39,8 @@ out=$(nvme id-ns "$dev") || fail "id-ns failed"
 echo "$out" | grep -qE '^nsze +: 0x20000$' || fail "id-ns nsze is not 0x20000 (64 MiB / 512)"
 
 fio_verify qd1 "$dev" --bs=4k --iodepth=1 --size=4M
-fio_verify mixed "$dev" --bssplit=4k/30:16k/20:64k/20:128k/15:1m/15 --iodepth=32 \
-	--numjobs=2 --size=24M --offset_increment=24M
+fio_verify mixed "$dev" --bssplit=4k/30:16k/20:64k/20:128k/15:1m/15 --iodepth=16 \
+	--numjobs=2 --size=8M --offset_increment=24M
 
 # Write zeroes and deallocate reach the provider and read back as zeroes.
 head -c 65536 /dev/urandom > "$T_WORK/pat"
