@@ -93,6 +93,10 @@ set(CPACK_DEBIAN_PACKAGE_SOURCE rblk)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)          # <name>_<version>_<arch>.deb
 set(CPACK_DEBIAN_COMPRESSION_TYPE xz)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+# Our own libraries, needed by each other and by the programs, are in this build:
+# dpkg-shlibdeps must look there (the inter-package Depends below name them).
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS_PRIVATE_DIRS
+	${CMAKE_BINARY_DIR}/common ${CMAKE_BINARY_DIR}/initiator ${CMAKE_BINARY_DIR}/target)
 # shlibs files for the libraries (and with them the ldconfig trigger)
 set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)
 set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS_POLICY ">=")
@@ -121,16 +125,18 @@ set(CPACK_DEBIAN_LIBCOMMON_DESCRIPTION "rblk shared library: log hook and versio
 set(CPACK_DEBIAN_LIBINITIATOR_PACKAGE_NAME librblk-initiator0)
 set(CPACK_DEBIAN_LIBINITIATOR_PACKAGE_SECTION libs)
 set(CPACK_DEBIAN_LIBINITIATOR_DESCRIPTION "rblk NVMe over Fabrics/RDMA initiator library\n${_desc_tail}\n .\n This package holds librblk-initiator, the host side: discovery, controllers,\n I/O queue pairs and registered buffers.")
+set(CPACK_DEBIAN_LIBINITIATOR_PACKAGE_DEPENDS "librblk-common0 (>= ${_v})")
 set(CPACK_DEBIAN_LIBINITIATOR_PACKAGE_RECOMMENDS "ibverbs-providers")
 
 set(CPACK_DEBIAN_LIBTARGET_PACKAGE_NAME librblk-target0)
 set(CPACK_DEBIAN_LIBTARGET_PACKAGE_SECTION libs)
 set(CPACK_DEBIAN_LIBTARGET_DESCRIPTION "rblk NVMe over Fabrics/RDMA target library\n${_desc_tail}\n .\n This package holds librblk-target, an embeddable target: subsystems,\n namespaces on files and block devices (io_uring, libaio), RDMA listeners.")
+set(CPACK_DEBIAN_LIBTARGET_PACKAGE_DEPENDS "librblk-common0 (>= ${_v})")
 set(CPACK_DEBIAN_LIBTARGET_PACKAGE_RECOMMENDS "ibverbs-providers")
 
 set(CPACK_DEBIAN_DEV_PACKAGE_NAME librblk-dev)
 set(CPACK_DEBIAN_DEV_PACKAGE_SECTION libdevel)
-set(CPACK_DEBIAN_DEV_DESCRIPTION "rblk NVMe over Fabrics/RDMA libraries: development files\n${_desc_tail}\n .\n This package holds the headers (rblk/common.h, rblk/initiator.h,\n rblk/target.h), the static libraries, the .so links and the pkg-config files\n rblk-common, rblk-initiator and rblk-target.")
+set(CPACK_DEBIAN_DEV_DESCRIPTION "rblk NVMe over Fabrics/RDMA libraries: development files\n${_desc_tail}\n .\n This package holds the headers (rblk/common.h, rblk/initiator.h,\n rblk/target.h, rblk/provider.h), the static libraries, the .so links and the pkg-config files\n rblk-common, rblk-initiator and rblk-target.")
 # The -dev packages: pkg-config needs the Requires.private modules (libibverbs,
 # librdmacm, ...), and the static archives need their libraries.
 set(CPACK_DEBIAN_DEV_PACKAGE_DEPENDS
