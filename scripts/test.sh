@@ -38,7 +38,19 @@ build=${RBLK_BUILD:-$base}
 build_san=${RBLK_BUILD_SAN:-$base-san}
 jobs=$(nproc)
 
-step() { printf '\n==== %s\n' "$*"; }
+# Each part says how long it took (CI must stay under an hour on 2 cores).
+step_name="" step_t0=$SECONDS
+step_done() {
+	[ -n "$step_name" ] && printf '==== %s: %d s\n' "$step_name" $((SECONDS - step_t0))
+	step_name=""
+}
+step() {
+	step_done
+	step_name=$*
+	step_t0=$SECONDS
+	printf '\n==== %s\n' "$*"
+}
+trap 'step_done; printf "==== total: %d s\n" $SECONDS' EXIT
 
 step "dependencies"
 "$top/scripts/install-deps.sh"
@@ -52,9 +64,7 @@ ctest --test-dir "$build" -L unit --output-on-failure -j "$jobs"
 
 if [ "$pkg" = 1 ]; then
 	step "Debian packages: build, install, use, purge (scripts/package-test.sh)"
-	t0=$SECONDS
 	"$top/scripts/package-test.sh" --build "$base-pkg" --keep-examples "$build/examples-installed"
-	echo "package test: $((SECONDS - t0)) s"
 fi
 
 if [ "$san" = 1 ]; then
