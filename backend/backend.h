@@ -49,6 +49,17 @@ struct rblk_bdev_caps {
 	bool write_cache;      /* volatile cache present: Flush matters (NVMe VWC) */
 };
 
+/*
+ * A block device's own I/O limits, as its queue reports them (bytes; 0 for
+ * files and RAM: unknown). The target hands them to the host in Identify
+ * Namespace as the kernel target does.
+ */
+struct rblk_bdev_limits {
+	uint32_t physical_block_size;
+	uint32_t optimal_io_size;      /* 0: none given */
+	uint32_t discard_granularity;
+};
+
 /* How hard to try O_DIRECT (files and block devices). */
 enum rblk_bdev_direct {
 	RBLK_DIRECT_AUTO = 0, /* O_DIRECT when the file system allows it, else buffered */
@@ -79,6 +90,7 @@ struct rblk_bdev {
 	const char *engine;     /* name of the engine that opened it */
 	const struct rblk_backend_ops *ops;
 	struct rblk_bdev_caps caps;
+	struct rblk_bdev_limits limits;
 
 	/* Private to the backend. Shared by all threads: touched only atomically. */
 	unsigned id;            /* small process-unique number: fixed-file slot */

@@ -123,6 +123,12 @@ static void blockdev_caps(struct rblk_bdev *bdev, dev_t rdev)
 		bdev->caps.can_discard = strtoull(buf, NULL, 10) > 0;
 	/* A device's discard promises nothing about what reads return. */
 	bdev->caps.discard_zeroes = false;
+	if (sysfs_queue_attr(rdev, "physical_block_size", buf, sizeof(buf)) == 0)
+		bdev->limits.physical_block_size = (uint32_t)strtoul(buf, NULL, 10);
+	if (sysfs_queue_attr(rdev, "optimal_io_size", buf, sizeof(buf)) == 0)
+		bdev->limits.optimal_io_size = (uint32_t)strtoul(buf, NULL, 10);
+	if (sysfs_queue_attr(rdev, "discard_granularity", buf, sizeof(buf)) == 0)
+		bdev->limits.discard_granularity = (uint32_t)strtoul(buf, NULL, 10);
 }
 
 static int pick_block_size(struct rblk_bdev *bdev, const struct rblk_bdev_opts *opts,

@@ -14,8 +14,10 @@
 #   "file" = one 256 MiB preallocated file on ext4 on a loop device (both targets open
 #   the same file, O_DIRECT).
 # Workloads (fio io_uring, --direct=1, one job): randread-4k-qd1 (latency avg, p99),
-#   randread-4k-qd32 and randwrite-4k-qd32 (IOPS), read-128k-qd16 and write-128k-qd16
-#   (MB/s). --reps (default 3) x --runtime (default 5 s) per workload and target.
+#   randread-4k-qd32 and randwrite-4k-qd32 (IOPS), read-128k-qd16 and write-128k-qd16,
+#   read-1m-qd4 and write-1m-qd4 (MB/s; 1 MiB is one command at MDTS 1 MiB).
+#   --workloads picks some (comma-separated; default all). --reps (default 3) x
+#   --runtime (default 5 s) per workload and target.
 # CPU: rblk-target's own utime+stime (/proc/PID/stat) per I/O; for both targets the
 #   whole VM's busy CPU (user+nice+system+irq+softirq from /proc/stat) per I/O. The
 #   kernel target runs in kworkers and softirq that cannot be attributed to it alone,
@@ -30,14 +32,16 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 SRC=$(cd "$HERE/.." && pwd)
 . "$HERE/lib.sh"
 REPS=3 RUNTIME=5 STORES=ram,file OUT=
+WORKLOADS=randread-4k-qd1,randread-4k-qd32,randwrite-4k-qd32,read-128k-qd16,write-128k-qd16,read-1m-qd4,write-1m-qd4
 die() { echo "target_vs_kernel: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
 	case $1 in
 	--reps) REPS=$2; shift 2 ;;
 	--runtime) RUNTIME=$2; shift 2 ;;
 	--stores) STORES=$2; shift 2 ;;
+	--workloads) WORKLOADS=$2; shift 2 ;;
 	--out) OUT=$2; shift 2 ;;
-	-h|--help) sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	-*) die "unknown option $1" ;;
 	*) break ;;
 	esac
@@ -45,6 +49,7 @@ done
 BUILD=$(realpath "${1:-${RBLK_BUILD:-$SRC/build}}")
 [[ $REPS =~ ^[1-9][0-9]*$ && $RUNTIME =~ ^[1-9][0-9]*$ ]] || die "--reps and --runtime are positive integers"
 [[ $STORES =~ ^(ram|file)(,(ram|file))*$ ]] || die "--stores: a comma-separated list of ram and file"
+[[ $WORKLOADS =~ ^[a-z0-9-]+(,[a-z0-9-]+)*$ ]] || die "--workloads: a comma-separated list"
 [ -x "$BUILD/daemon/rblk-target" ] || die "$BUILD/daemon/rblk-target is not built"
 bench_out target-vs-kernel
 rm -rf "$OUT/raw"
@@ -65,7 +70,7 @@ modprobe null_blk nr_devices=2 gb=1 memory_backed=1 || die "null_blk"
 mkdir $C/ports/1
 echo rdma > $C/ports/1/addr_trtype; echo ipv4 > $C/ports/1/addr_adrfam
 echo 10.99.0.1 > $C/ports/1/addr_traddr; echo 4420 > $C/ports/1/addr_trsvcid
-echo "{\"kernel\": \"$(uname -r)\", \"cpus\": $(nproc), \"clk_tck\": $(getconf CLK_TCK)}" > $RAW/env.json
+echo "{\"kernel\": \"$(uname -r)\", \"cpus\": $(nproc), \"clk_tck\": $(getconf CLK_TCK), \"workloads\": \"$RBLK_BENCH_WORKLOADS\"}" > $RAW/env.json
 
 dev_for() {
 	local s d
@@ -129,9 +134,12 @@ wl_args() {
 	randwrite-4k-qd32) echo "--rw=randwrite --bs=4k --iodepth=32 --norandommap=1" ;;
 	read-128k-qd16) echo "--rw=read --bs=128k --iodepth=16" ;;
 	write-128k-qd16) echo "--rw=write --bs=128k --iodepth=16" ;;
+	read-1m-qd4) echo "--rw=read --bs=1m --iodepth=4" ;;
+	write-1m-qd4) echo "--rw=write --bs=1m --iodepth=4" ;;
+	*) die "unknown workload $1" ;;
 	esac
 }
-WLS="randread-4k-qd1 randread-4k-qd32 randwrite-4k-qd32 read-128k-qd16 write-128k-qd16"
+WLS=$(echo "$RBLK_BENCH_WORKLOADS" | tr , ' ')
 run_one() {	# STORE SIDE WL REP
 	local store=$1 side=$2 wl=$3 rep=$4 dev p0 p1 b0 t0 b1 t1 base
 	base=$RAW/$store.$wl.$side.$rep
@@ -169,9 +177,11 @@ done
 log "done"
 VMEOF
 
-echo "target_vs_kernel: stores $STORES, $REPS reps x $RUNTIME s, build $BUILD, results in $OUT"
+echo "target_vs_kernel: stores $STORES, workloads $WORKLOADS, $REPS reps x $RUNTIME s, build $BUILD, results in $OUT"
 nst=$(echo "$STORES" | tr ',' '\n' | wc -l)
-export VM_OUT=$OUT VM_TIMEOUT=$((300 + nst * (60 + REPS * 10 * (RUNTIME + 8))))
+nwl=$(echo "$WORKLOADS" | tr ',' '\n' | wc -l)
+export VM_OUT=$OUT VM_TIMEOUT=$((300 + nst * (60 + REPS * 2 * nwl * (RUNTIME + 8))))
 export RBLK_BUILD=$BUILD RBLK_BENCH_REPS=$REPS RBLK_BENCH_RUNTIME=$RUNTIME RBLK_BENCH_STORES=$STORES
+export RBLK_BENCH_WORKLOADS=$WORKLOADS
 "$SRC/tests/vm/softroce-vm" "$OUT/vm-bench.sh" || die "the VM run failed (console: $OUT/console.log)"
 python3 "$HERE/target_vs_kernel_report.py" "$OUT"

@@ -13,7 +13,9 @@ import re
 import statistics
 import sys
 
-WLS = ["randread-4k-qd1", "randread-4k-qd32", "randwrite-4k-qd32", "read-128k-qd16", "write-128k-qd16"]
+ALL_WLS = ["randread-4k-qd1", "randread-4k-qd32", "randwrite-4k-qd32", "read-128k-qd16",
+           "write-128k-qd16", "read-1m-qd4", "write-1m-qd4"]
+WLS = ALL_WLS
 SIDES = ("kernel", "rblk")
 # metric: (unit, higher is better)
 UNITS = {"lat_avg": ("usec", False), "lat_p99": ("usec", False), "iops": ("IOPS", True),
@@ -23,7 +25,9 @@ SHOW = {"randread-4k-qd1": ["lat_avg", "lat_p99", "iops"],
         "randread-4k-qd32": ["iops", "lat_avg"],
         "randwrite-4k-qd32": ["iops", "lat_avg"],
         "read-128k-qd16": ["mbps"],
-        "write-128k-qd16": ["mbps"]}
+        "write-128k-qd16": ["mbps"],
+        "read-1m-qd4": ["mbps"],
+        "write-1m-qd4": ["mbps"]}
 CPU_ROWS = ["vm_cpu_us_per_io", "rblk_cpu_us_per_io"]
 
 
@@ -57,7 +61,10 @@ def median(runs, key):
 def main():
     out = sys.argv[1]
     raw = os.path.join(out, "raw")
+    global WLS
     env = json.load(open(os.path.join(raw, "env.json")))
+    if env.get("workloads"):
+        WLS = [w for w in env["workloads"].split(",") if w in ALL_WLS]
     clk = env.get("clk_tck", 100)
     stores = sorted({os.path.basename(p).split(".")[0] for p in glob.glob(os.path.join(raw, "*.desc.json"))},
                     key=lambda s: ["ram", "file"].index(s) if s in ("ram", "file") else 9)

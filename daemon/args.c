@@ -90,7 +90,7 @@ void rblk_tgt_usage(FILE *out)
 	      "      --poll-mode MODE     adaptive (default), busy or event\n"
 	      "      --queue-depth N      I/O queue entries (default 128)\n"
 	      "      --in-capsule SIZE    in-capsule data bytes (default 8192)\n"
-	      "      --max-io-size SIZE   largest transfer (default 128k)\n"
+	      "      --max-io-size SIZE   largest transfer (default 1M)\n"
 	      "Process:\n"
 	      "      --log-level LEVEL    err, warn, notice (default), info or debug\n"
 	      "      --stats-interval SEC print statistics as JSON on stdout every SEC seconds\n"

@@ -347,6 +347,8 @@ _Static_assert(offsetof(struct nvme_id_ns, vs) == 384, "id ns vs");
 #define NVME_NS_NSFEAT_IO_OPT (1u << 4)
 #define NVME_NS_NMIC_SHARED (1u << 0)
 #define NVME_NS_NSATTR_WP (1u << 0)
+#define NVME_NS_FEAT_ATOMICS (1u << 1)  /* NSFEAT: NAWUN, NAWUPF, NACWU are valid */
+#define NVME_NS_FEAT_IO_OPT (1u << 4)   /* NSFEAT: NPWG, NPWA, NPDG, NPDA, NOWS are valid */
 #define NVME_NS_DLFEAT_READ_ZEROES 0x01 /* bits 2:0 = 001b: deallocated reads zeroes */
 #define NVME_NS_DLFEAT_WZ_DEAC (1u << 3)
 

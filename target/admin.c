@@ -101,6 +101,40 @@ void rblk_admin_identify_ctrl(struct rblk_req *req)
 	rblk_req_complete(req, status);
 }
 
+/* A count of blocks as a 0's based 16-bit field (at least 1 block, at most 65536). */
+static uint16_t blocks0(uint32_t bytes, unsigned lbads)
+{
+	uint32_t n = bytes >> lbads;
+
+	return rblk_cpu_to_le16((uint16_t)((n < 1 ? 1 : n > 65536 ? 65536 : n) - 1));
+}
+
+/*
+ * The provider's I/O hints, as the kernel target gives a block device's
+ * (docs/interop.md): NSFEAT bit 1 with the atomic write units at one physical
+ * block (the Linux host takes min(NPWG, NAWUPF) as the physical block size),
+ * and bit 4 with the preferred write and deallocate granularity and alignment
+ * and the optimal write size.
+ */
+static void identify_ns_hints(struct nvme_id_ns *id, const struct rblk_tgt_ns *ns)
+{
+	const struct rblk_provider *p = &ns->prov;
+	uint16_t pb;
+
+	if (!p->physical_block_size)
+		return;
+	pb = blocks0(p->physical_block_size, ns->lbads);
+	id->nsfeat |= NVME_NS_FEAT_ATOMICS | NVME_NS_FEAT_IO_OPT;
+	id->nawun = pb;
+	id->nawupf = pb;
+	id->nacwu = pb;
+	id->npwg = pb;
+	id->npwa = pb;
+	id->npdg = blocks0(p->discard_granularity, ns->lbads);
+	id->npda = id->npdg;
+	id->nows = blocks0(p->optimal_io_size, ns->lbads);
+}
+
 static void identify_ns(struct rblk_req *req, uint32_t nsid)
 {
 	struct rblk_tgt_ns *ns = rblk_subsys_get_ns(req->sq->ctrl->ss, nsid);
@@ -130,6 +164,7 @@ static void identify_ns(struct rblk_req *req, uint32_t nsid)
 		if (ns->has_eui64)
 			memcpy(id->eui64, ns->eui64, sizeof(id->eui64));
 		id->lbaf[0].ds = (uint8_t)ns->lbads;
+		identify_ns_hints(id, ns);
 		rblk_tgt_ns_put(ns);
 	}
 	status = rblk_req_copy_to(req, 0, id, sizeof(*id));

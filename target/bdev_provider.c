@@ -208,5 +208,16 @@ int rblk_bdev_provider_open(struct rblk_target *tgt, const struct rblk_ns_opts *
 	/* Discard reaches the engine, which knows when it is a no-op. */
 	out->can_discard = true;
 	out->discard_zeroes = bdev->caps.can_discard && bdev->caps.discard_zeroes;
+	/* Block devices only, as the kernel target: files and RAM give no hints. */
+	if (bdev->is_blockdev && bdev->limits.physical_block_size) {
+		const struct rblk_bdev_limits *l = &bdev->limits;
+		uint32_t bs = out->block_size;
+
+		/* In whole blocks of the namespace, whose blocks may be larger. */
+		out->physical_block_size = l->physical_block_size > bs ? l->physical_block_size : bs;
+		out->optimal_io_size = l->optimal_io_size / bs * bs;
+		if (bdev->caps.can_discard && l->discard_granularity)
+			out->discard_granularity = (l->discard_granularity + bs - 1) / bs * bs;
+	}
 	return 0;
 }

@@ -90,6 +90,16 @@ int rblk_tgt_ns_create(struct rblk_subsystem *ss, const struct rblk_ns_opts *opt
 		goto out_close;
 	}
 	ns->lbads = lbads;
+	if (ns->prov.physical_block_size % ns->prov.block_size ||
+	    ns->prov.optimal_io_size % ns->prov.block_size ||
+	    ns->prov.discard_granularity % ns->prov.block_size) {
+		RBLK_ERR("namespace %s: I/O hints (physical block %u, optimal I/O %u, discard "
+			 "granularity %u) must be multiples of the %u-byte block", path,
+			 ns->prov.physical_block_size, ns->prov.optimal_io_size,
+			 ns->prov.discard_granularity, ns->prov.block_size);
+		ret = -EINVAL;
+		goto out_close;
+	}
 	ns->nlb = ns->prov.num_blocks;
 	if (!ns->nlb) {
 		/* NCAP 0 would hide it from the host; say so now instead. */

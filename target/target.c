@@ -42,7 +42,8 @@ void rblk_target_opts_init(struct rblk_target_opts *opts)
 	opts->max_admin_queue_depth = 32;
 	opts->max_io_queues = 64;
 	opts->in_capsule_data_size = 8192;
-	opts->max_io_size = 131072;
+	/* nvmet-rdma's MDTS: the Linux host's passthrough cannot split a command. */
+	opts->max_io_size = 1u << 20;
 	opts->io_unit_size = 131072;
 	opts->poll_mode = RBLK_POLL_ADAPTIVE;
 	opts->kato_check_ms = 100;
@@ -91,6 +92,10 @@ static int validate_opts(const struct rblk_target_opts *o)
 	else if (!o->io_unit_size ||
 		 (o->max_io_size + o->io_unit_size - 1) / o->io_unit_size > RBLK_REQ_MAX_IOV)
 		why = "io_unit_size too small for max_io_size (at most 16 units per I/O)";
+	else if ((o->num_shared_buffers ? o->num_shared_buffers : o->max_queue_depth) <
+		 (o->max_io_size + o->io_unit_size - 1) / o->io_unit_size)
+		why = "the buffer pool (num_shared_buffers, or max_queue_depth units) must hold "
+		      "one max_io_size transfer";
 	else if (!o->kato_check_ms)
 		why = "kato_check_ms must not be 0";
 	else if (o->poll_mode > RBLK_POLL_EVENT)

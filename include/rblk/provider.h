@@ -124,6 +124,17 @@ struct rblk_provider {
 	 */
 	bool can_discard;
 	bool discard_zeroes;        /* discarded blocks read back as zeroes (NVMe DLFEAT) */
+	/*
+	 * How the storage likes to be written, in bytes, for the host's queue
+	 * limits (Identify Namespace NPWG/NPWA, NPDG/NPDA, NOWS, NAWUN/NAWUPF/
+	 * NACWU, as the kernel target reports a block device's). 0 in
+	 * physical_block_size: no hints at all (files and RAM, as the kernel
+	 * target). Multiples of block_size; optimal_io_size and
+	 * discard_granularity may be 0 (none).
+	 */
+	uint32_t physical_block_size;
+	uint32_t optimal_io_size;
+	uint32_t discard_granularity;
 };
 
 /* Zeroes p and sets its size. */

@@ -63,9 +63,15 @@ struct rblk_target_opts {
 	uint32_t max_admin_queue_depth; /* default 32 */
 	uint32_t max_io_queues;      /* per controller; default 64 */
 	uint32_t in_capsule_data_size; /* bytes after the SQE in a command capsule; default 8192 */
-	uint32_t max_io_size;        /* largest transfer (MDTS); default 131072 */
-	uint32_t io_unit_size;       /* registered buffer unit; default 131072 */
-	uint32_t num_shared_buffers; /* units per poll group; 0 = sized from the above */
+	uint32_t max_io_size;        /* largest transfer (MDTS); default 1 MiB, as nvmet-rdma */
+	uint32_t io_unit_size;       /* registered buffer unit; default 128 KiB */
+	/*
+	 * Units in each poll group's pool per RDMA device, shared by all its
+	 * queues; 0 = max_queue_depth. At least one max_io_size transfer. A
+	 * request waits (FIFO) for units, at most 10 s, then fails with a
+	 * retryable Internal Error.
+	 */
+	uint32_t num_shared_buffers;
 	enum rblk_poll_mode poll_mode;
 	const char *backend;         /* "uring", "aio" or NULL for automatic */
 	uint32_t kato_check_ms;      /* keep-alive check granularity; default 100 */

@@ -386,6 +386,9 @@ unsigned rblk_poll_group_poll(struct rblk_poll_group *pg)
 			/* Keep-alive: the admin queue's owner checks its controller. */
 			bool admin = false;
 
+			for (unsigned d = 0; d < pg->ndevs; d++)
+				if (!TAILQ_EMPTY(&pg->devs[d]->pending_buf))
+					rblk_rdma_dev_expire_waits(pg->devs[d], now);
 			TAILQ_FOREACH(q, &pg->queues, link) {
 				if (q->state != RBLK_RDMA_Q_LIVE)
 					continue;
@@ -582,11 +585,14 @@ static void *pg_thread(void *arg)
 						      : "adaptive",
 		   rblk_bqueue_engine(pg->bq));
 	loop(pg);
-	RBLK_INFO("poll group %u: %llu iterations, %llu sleeps, %llu completions, %llu messages",
+	RBLK_INFO("poll group %u: %llu iterations, %llu sleeps, %llu completions, %llu messages, "
+		  "%llu buffer waits (%llu timed out)",
 		  pg->opts.id, (unsigned long long)atomic_load(&pg->stats.iterations),
 		  (unsigned long long)atomic_load(&pg->stats.sleeps),
 		  (unsigned long long)atomic_load(&pg->stats.wcs),
-		  (unsigned long long)atomic_load(&pg->stats.msgs));
+		  (unsigned long long)atomic_load(&pg->stats.msgs),
+		  (unsigned long long)atomic_load(&pg->stats.buf_waits),
+		  (unsigned long long)atomic_load(&pg->stats.buf_timeouts));
 	thread_teardown(pg);
 	return NULL;
 }

@@ -84,6 +84,8 @@ struct rblk_pg_stats {
 	_Atomic uint64_t wcs;             /* work completions handled */
 	_Atomic uint64_t msgs;            /* mailbox messages run */
 	_Atomic uint64_t ticks;
+	_Atomic uint64_t buf_waits;       /* requests that had to wait for pool units */
+	_Atomic uint64_t buf_timeouts;    /* ... and gave up after RBLK_RDMA_BUF_WAIT_MS */
 };
 
 struct rblk_poll_group {

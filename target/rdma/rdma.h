@@ -144,6 +144,7 @@ struct rblk_rdma_req {
 	bool in_process;                  /* inside rblk_rdma_req_process(): no recursion */
 	bool queued;                      /* on a wait queue (link in use) */
 	bool xfer_failed;                 /* a WR of this request completed in error */
+	uint64_t wait_since_ms;           /* NEED_BUFFER: when it started waiting for units */
 	TAILQ_ENTRY(rblk_rdma_req) link;  /* free list or one wait queue */
 };
 
@@ -163,6 +164,14 @@ void rblk_rdma_handle_wc(const struct rblk_wc *wc);
 void rblk_rdma_queue_kick(struct rblk_rdma_queue *q);
 /* Retries requests waiting for pool units on a device context. */
 void rblk_rdma_dev_kick(struct rblk_pg_dev *dev);
+/*
+ * The bound on that wait (the poll group's tick): a request that waited
+ * RBLK_RDMA_BUF_WAIT_MS for units fails with Internal Error, which the host
+ * retries. Units only run out for that long when the storage stops
+ * completing; the pool always holds at least one largest transfer.
+ */
+#define RBLK_RDMA_BUF_WAIT_MS 10000
+void rblk_rdma_dev_expire_waits(struct rblk_pg_dev *dev, uint64_t now_ms);
 /*
  * The queue is draining: fails every request that waits for a resource
  * (they go back to the core through rblk_req_complete) and drops received

@@ -94,6 +94,7 @@ static void req_release(struct rblk_rdma_req *r)
 
 	assert(!r->queued);
 	assert(!r->reads_inflight && !r->send_wrs);
+	r->wait_since_ms = 0;
 	for (unsigned i = 0; i < r->nunits; i++)
 		rblk_mr_pool_put(q->dev->pool, r->req.iov[i].iov_base);
 	r->nunits = 0;
@@ -179,8 +180,14 @@ static void step_need_buffer(struct rblk_rdma_req *r)
 	unsigned n = (unsigned)((left + unit - 1) / unit);
 
 	assert(n >= 1 && n <= RBLK_REQ_MAX_IOV);
-	if (!take_turn(&dev->pending_buf, r, rblk_mr_pool_free_count(dev->pool) >= n))
+	if (!take_turn(&dev->pending_buf, r, rblk_mr_pool_free_count(dev->pool) >= n)) {
+		if (!r->wait_since_ms) {
+			r->wait_since_ms = rblk_clock_ms();
+			atomic_fetch_add_explicit(&dev->pg->stats.buf_waits, 1, memory_order_relaxed);
+		}
 		return;
+	}
+	r->wait_since_ms = 0;
 	for (unsigned i = 0; i < n; i++) {
 		void *buf = rblk_mr_pool_get(dev->pool);
 
@@ -516,6 +523,24 @@ void rblk_rdma_queue_kick(struct rblk_rdma_queue *q)
 void rblk_rdma_dev_kick(struct rblk_pg_dev *dev)
 {
 	retry_head(&dev->pending_buf);
+}
+
+void rblk_rdma_dev_expire_waits(struct rblk_pg_dev *dev, uint64_t now_ms)
+{
+	struct rblk_rdma_req *r;
+
+	/* FIFO: the head waited longest. */
+	while ((r = TAILQ_FIRST(&dev->pending_buf)) &&
+	       now_ms - r->wait_since_ms >= RBLK_RDMA_BUF_WAIT_MS) {
+		unqueue(&dev->pending_buf, r);
+		r->wait_since_ms = 0;
+		atomic_fetch_add_explicit(&dev->pg->stats.buf_timeouts, 1, memory_order_relaxed);
+		RBLK_WARN("%s qid %u cid %u: no buffer for %u bytes in %d ms (pool %u/%u free): "
+			  "failed for the host to retry", r->q->peer, r->q->sq.qid,
+			  rblk_le16(r->req.cmd->cid), r->req.data_len, RBLK_RDMA_BUF_WAIT_MS,
+			  rblk_mr_pool_free_count(dev->pool), rblk_mr_pool_count(dev->pool));
+		rblk_req_complete(&r->req, NVME_SC_INTERNAL);
+	}
 }
 
 void rblk_rdma_queue_abort_waiting(struct rblk_rdma_queue *q)

@@ -74,7 +74,7 @@ static void test_identify_ctrl(void)
 	CU_ASSERT_EQUAL(id.fcatt, 0);
 	CU_ASSERT_EQUAL(rblk_le16(id.kas), 10);
 	CU_ASSERT_EQUAL(rblk_le16(id.maxcmd), 128);
-	CU_ASSERT_EQUAL(id.mdts, 5); /* 128 KiB = 2^5 x 4 KiB */
+	CU_ASSERT_EQUAL(id.mdts, 8); /* 1 MiB = 2^8 x 4 KiB, as nvmet-rdma */
 	CU_ASSERT_EQUAL(rblk_le32(id.nn), 1024);
 	CU_ASSERT_EQUAL(rblk_le16(id.oncs), NVME_CTRL_ONCS_DSM | NVME_CTRL_ONCS_WRITE_ZEROES);
 	CU_ASSERT_EQUAL(id.vwc, 0); /* RAM has no volatile cache */

@@ -342,6 +342,63 @@ static void test_deallocate(void)
 	teardown();
 }
 
+/* The I/O hints reach Identify Namespace as the kernel target reports a block device's. */
+static void test_io_hints(void)
+{
+	struct rblk_subsystem_opts so;
+	struct rblk_subsystem *ss;
+	struct rblk_provider p;
+	struct rblk_ns_opts no;
+	struct nvme_id_ns *id = calloc(1, sizeof(*id));
+	uint16_t cntlid;
+
+	memset(&ram, 0, sizeof(ram));
+	env = tt_env_create(NULL, 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(env);
+	rblk_subsystem_opts_init(&so);
+	so.nqn = TT_SUBNQN;
+	so.allow_any_host = true;
+	CU_ASSERT_EQUAL_FATAL(rblk_target_add_subsystem(env->tgt, &so, &ss), 0);
+	rblk_ns_opts_init(&no);
+	no.provider = &p;
+	/* Not multiples of the block: refused. */
+	provider_fill(&p, true);
+	p.physical_block_size = 1000;
+	CU_ASSERT_EQUAL(rblk_subsystem_add_namespace(ss, &no, NULL), -EINVAL);
+	/* nsid 1 without hints, nsid 2 with: 4 KiB physical, 64 KiB optimal, 8 KiB discard. */
+	provider_fill(&p, true);
+	CU_ASSERT_EQUAL(rblk_subsystem_add_namespace(ss, &no, NULL), 0);
+	p.physical_block_size = 4096;
+	p.optimal_io_size = 65536;
+	p.discard_granularity = 8192;
+	CU_ASSERT_EQUAL(rblk_subsystem_add_namespace(ss, &no, NULL), 0);
+	aq = tt_queue_create(env, 0, 32);
+	cntlid = tt_admin_bringup(aq, TT_SUBNQN, TT_HOSTNQN, 5000);
+	CU_ASSERT_NOT_EQUAL_FATAL(cntlid, 0);
+
+	CU_ASSERT_EQUAL(tt_identify(aq, NVME_ID_CNS_NS, 1, 0, id), 0);
+	CU_ASSERT_EQUAL(id->nsfeat & (NVME_NS_FEAT_ATOMICS | NVME_NS_FEAT_IO_OPT), 0);
+	CU_ASSERT_EQUAL(id->npwg, 0);
+	CU_ASSERT_EQUAL(id->nows, 0);
+	CU_ASSERT_EQUAL(tt_identify(aq, NVME_ID_CNS_NS, 2, 0, id), 0);
+	CU_ASSERT_EQUAL(id->nsfeat & (NVME_NS_FEAT_ATOMICS | NVME_NS_FEAT_IO_OPT),
+			NVME_NS_FEAT_ATOMICS | NVME_NS_FEAT_IO_OPT);
+	/* 0's based block counts of 512 bytes. */
+	CU_ASSERT_EQUAL(rblk_le16(id->npwg), 7);
+	CU_ASSERT_EQUAL(rblk_le16(id->npwa), 7);
+	CU_ASSERT_EQUAL(rblk_le16(id->nawupf), 7);
+	CU_ASSERT_EQUAL(rblk_le16(id->nawun), 7);
+	CU_ASSERT_EQUAL(rblk_le16(id->nacwu), 7);
+	CU_ASSERT_EQUAL(rblk_le16(id->npdg), 15);
+	CU_ASSERT_EQUAL(rblk_le16(id->npda), 15);
+	CU_ASSERT_EQUAL(rblk_le16(id->nows), 127);
+	tt_queue_destroy(aq);
+	aq = NULL;
+	tt_env_destroy(env);
+	CU_ASSERT_EQUAL(ram.closes, 2);
+	free(id);
+}
+
 static void test_errors(void)
 {
 	uint8_t *buf = pattern(4096, 3);
@@ -418,6 +475,7 @@ static const struct ut_case cases[] = {
 	UT_CASE(test_flush_and_fua),
 	UT_CASE(test_write_zeroes),
 	UT_CASE(test_deallocate),
+	UT_CASE(test_io_hints),
 	UT_CASE(test_errors),
 	UT_CASE(test_bad_providers),
 	UT_END,

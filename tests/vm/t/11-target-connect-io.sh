@@ -52,7 +52,7 @@ run_backend() {
 	echo "$out" | grep -E '^(mn|subnqn|mdts|cntlid|ioccsz|iorcsz|sgls|maxcmd|kas|nn) '
 	echo "$out" | grep -qE "^subnqn +: $NQN\$" || fail "id-ctrl subnqn"
 	echo "$out" | grep -qE '^mn +: rblk' || fail "id-ctrl model"
-	echo "$out" | grep -qE '^mdts +: 5$' || fail "id-ctrl mdts is not 5 (128 KiB)"
+	echo "$out" | grep -qE '^mdts +: 8$' || fail "id-ctrl mdts is not 8 (1 MiB)"
 	echo "$out" | grep -qE '^ioccsz +: 516$' || fail "id-ctrl ioccsz is not (64 + 8192) / 16"
 	echo "$out" | grep -qE '^iorcsz +: 1$' || fail "id-ctrl iorcsz is not 1"
 

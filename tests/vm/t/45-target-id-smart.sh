@@ -48,7 +48,7 @@ expect subnqn "$(field "$out" subnqn)" "$NQN"
 expect mn "$(field "$out" mn)" rblk
 expect sn "$(field "$out" sn)" "$SERIAL"
 expect cntlid "$(( $(field "$out" cntlid) ))" "$CNT"
-expect mdts "$(field "$out" mdts)" 5
+expect mdts "$(field "$out" mdts)" 8
 expect sgls "$(field "$out" sgls)" 0x100005
 expect ioccsz "$(field "$out" ioccsz)" 516
 expect iorcsz "$(field "$out" iorcsz)" 1
