@@ -293,14 +293,14 @@ static void test_log_lengths_and_offsets(void)
 	CU_ASSERT_EQUAL(buf[3], 100); /* available spare */
 	CU_ASSERT_EQUAL(buf[600], 0);
 	CU_ASSERT_EQUAL(buf[1023], 0);
-	/* Beyond MDTS (128 KiB). */
+	/* Beyond MDTS (1 MiB): (0x4FFFF + 1) dwords. */
 	{
 		struct nvme_get_log_cmd c;
 
 		tt_sqe((struct nvme_sqe *)&c, NVME_ADMIN_GET_LOG_PAGE, 1, 0);
 		c.lid = NVME_LOG_SMART;
 		c.numdl = 0xFFFF;
-		c.numdu = rblk_cpu_to_le16(1);
+		c.numdu = rblk_cpu_to_le16(4);
 		CU_ASSERT_EQUAL(TT_SC(tt_cmd(aq, (struct nvme_sqe *)&c, NULL, 0, NULL, NULL, 0)),
 				NVME_SC_INVALID_FIELD | NVME_SC_DNR);
 	}

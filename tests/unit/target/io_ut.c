@@ -29,6 +29,8 @@ static bool setup(uint32_t block_size, unsigned bq_depth, bool read_only)
 
 	rblk_target_opts_init(&o);
 	o.backend = engine;
+	/* 128 KiB, so that MDTS can be exceeded inside the 1 MiB namespace. */
+	o.max_io_size = 131072;
 	env = tt_env_create(&o, bq_depth);
 	if (!env)
 		return false; /* engine not usable here */

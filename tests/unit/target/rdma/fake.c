@@ -168,6 +168,11 @@ uint32_t rblk_mr_pool_free_count(const struct rblk_mr_pool *pool)
 	return pool->nfree;
 }
 
+uint32_t rblk_mr_pool_count(const struct rblk_mr_pool *pool)
+{
+	return pool->count;
+}
+
 /* ------------------------------------------------------------------------ */
 /* target/rdma/queue.c: failing a queue, minus the CM.                              */
 
@@ -191,6 +196,8 @@ struct rblk_pg_dev *fake_dev_create(size_t unit, uint32_t count, bool fixed_bufs
 	struct rblk_pg_dev *dev = calloc(1, sizeof(*dev));
 
 	dev->pool = fake_pool_create(unit, count, 0xD00D);
+	/* Only its counters are used: no thread, no mailbox. */
+	dev->pg = calloc(1, sizeof(*dev->pg));
 	dev->fixed_bufs = fixed_bufs;
 	TAILQ_INIT(&dev->pending_buf);
 	return dev;
@@ -199,6 +206,7 @@ struct rblk_pg_dev *fake_dev_create(size_t unit, uint32_t count, bool fixed_bufs
 void fake_dev_destroy(struct rblk_pg_dev *dev)
 {
 	fake_pool_destroy(dev->pool);
+	free(dev->pg);
 	free(dev);
 }
 

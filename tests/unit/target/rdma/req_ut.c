@@ -498,6 +498,52 @@ static void test_pool_and_send_slot_waits(void)
 	teardown();
 }
 
+/* A request that waits for pool units too long fails, retryable, and is counted. */
+static void test_buffer_wait_bound(void)
+{
+	struct fake_q_opts o = { .qid = 1, .depth = 16, .icd_size = 8192, .send_wr = 16,
+				 .max_sge = 4, .ird = 8, .live = true };
+	struct rblk_rdma_queue *q;
+	struct rblk_rdma_req *b;
+	struct tt_queue *tq;
+	struct nvme_sqe sqe;
+	uint64_t since;
+
+	setup(8192, 1);
+	q = io_queue(admin_bringup(&tq), &o);
+	/* a holds the only unit until its response completes; b waits. */
+	fq_rw(&sqe, NVME_IO_READ, 30, nsid, 0, 8);
+	fq_keyed(&sqe, 0x1000, 4096, 0x21, false);
+	fq_send(q, &sqe, NULL, 0);
+	fq_rw(&sqe, NVME_IO_READ, 31, nsid, 8, 8);
+	fq_keyed(&sqe, 0x2000, 4096, 0x22, false);
+	fq_send(q, &sqe, NULL, 0);
+	b = TAILQ_FIRST(&dev->pending_buf);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	since = b->wait_since_ms;
+	CU_ASSERT_NOT_EQUAL(since, 0);
+	CU_ASSERT_EQUAL(atomic_load(&dev->pg->stats.buf_waits), 1);
+	/* Not yet. */
+	rblk_rdma_dev_expire_waits(dev, since + RBLK_RDMA_BUF_WAIT_MS - 1);
+	CU_ASSERT_EQUAL(b->state, RBLK_RDMA_REQ_NEED_BUFFER);
+	/* Now: Internal Error without DNR, so the host retries; nothing was moved. */
+	rblk_rdma_dev_expire_waits(dev, since + RBLK_RDMA_BUF_WAIT_MS);
+	CU_ASSERT_TRUE(TAILQ_EMPTY(&dev->pending_buf));
+	CU_ASSERT_EQUAL(atomic_load(&dev->pg->stats.buf_timeouts), 1);
+	CU_ASSERT_EQUAL(TT_SC(nvme_cqe_status(&b->req.cqe)), NVME_SC_INTERNAL);
+	CU_ASSERT_EQUAL(b->nunits, 0);
+	fq_pump(env, q);
+	fq_complete_all(q);
+	fq_pump(env, q);
+	fq_complete_all(q);
+	CU_ASSERT_EQUAL(q->reqs_busy, 0);
+	CU_ASSERT_EQUAL(rblk_mr_pool_free_count(dev->pool), 1);
+
+	fq_destroy(q);
+	tt_queue_destroy(tq);
+	teardown();
+}
+
 static void test_send_slot_wait(void)
 {
 	struct fake_q_opts o = { .qid = 1, .depth = 16, .icd_size = 8192, .send_wr = 8,
@@ -809,6 +855,7 @@ static const struct ut_case cases[] = {
 	UT_CASE(test_multi_unit_requests),
 	UT_CASE(test_read_depth_queueing),
 	UT_CASE(test_pool_and_send_slot_waits),
+	UT_CASE(test_buffer_wait_bound),
 	UT_CASE(test_send_slot_wait),
 	UT_CASE(test_early_capsule_waits_for_established),
 	UT_CASE(test_length_and_sgl_errors),
