@@ -42,6 +42,7 @@ for off in 1 511; do
 		nvme write "$dev" --start-block=$off --block-count=$((nb - 1)) --data-size=$len \
 			--data="$T_WORK/w" >/dev/null 2>"$T_WORK/err" ||
 			{ cat "$T_WORK/err"; fail "nvme write of $nb blocks at $off failed"; }
+		rm -f "$T_WORK/r" # nvme-cli writes into the file without truncating it
 		nvme read "$dev" --start-block=$off --block-count=$((nb - 1)) --data-size=$len \
 			--data="$T_WORK/r" >/dev/null 2>"$T_WORK/err" ||
 			{ cat "$T_WORK/err"; fail "nvme read of $nb blocks at $off failed"; }
