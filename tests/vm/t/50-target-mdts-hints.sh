@@ -61,11 +61,18 @@ bg_stop target || fail "the target did not stop cleanly"
 modprobe scsi_debug dev_size_mb=64 sector_size=512 physblk_exp=3 opt_blks=256 lbpu=1 \
 	unmap_granularity=16 unmap_max_blocks=65536 ||
 	skip "no scsi_debug module (needed for a disk with distinct physical blocks)"
-sd=""
-for s in /sys/bus/pseudo/drivers/scsi_debug/adapter*/host*/target*/*/block/*; do
-	[ -e "$s" ] && sd=/dev/${s##*/}
-done
-wait_for 20 test -b "$sd" || fail "no scsi_debug disk"
+modprobe sd_mod 2>/dev/null # no udev here to load the disk driver
+# sd_dev: the scsi_debug disk's device node, once the disk driver has it.
+sd_dev() {
+	local b
+	for b in /sys/block/sd*; do
+		[ -e "$b/device/model" ] && grep -q scsi_debug "$b/device/model" &&
+			[ -b "/dev/${b##*/}" ] && { echo "/dev/${b##*/}"; return 0; }
+	done
+	return 1
+}
+wait_for 20 sd_dev || fail "no scsi_debug disk"
+sd=$(sd_dev)
 log "backing device $sd: logical $(cat /sys/block/${sd#/dev/}/queue/logical_block_size)," \
 	"physical $(cat /sys/block/${sd#/dev/}/queue/physical_block_size)," \
 	"optimal $(cat /sys/block/${sd#/dev/}/queue/optimal_io_size)," \
