@@ -130,6 +130,9 @@ struct rblk_rdma_recv {
 	STAILQ_ENTRY(rblk_rdma_recv) link; /* q->incoming */
 };
 
+/* The most one RDMA READ pulls (bytes); larger transfers take several READs. */
+#define RBLK_RDMA_READ_WR_MAX (128u * 1024)
+
 struct rblk_rdma_req {
 	struct rblk_req req;              /* the core's request (first: alignment) */
 	struct rblk_rdma_queue *q;
@@ -284,7 +287,7 @@ struct rblk_rdma_queue {
 	uint16_t depth;
 	uint16_t nreqs;
 	unsigned max_sge;                 /* local SGEs per RDMA WRITE / SEND */
-	unsigned max_sge_rd;              /* local SGEs per RDMA READ */
+	unsigned max_sge_rd;              /* local SGEs per RDMA READ (RBLK_RDMA_READ_WR_MAX) */
 
 	/* Budgets: debited before posting, credited on completion. */
 	uint32_t send_slots;              /* free send-queue WRs */
