@@ -104,7 +104,8 @@ static void fail_io(struct rblk_req *req, int res)
 
 	if (status & NVME_SC_DNR)
 		RBLK_ERR("nsid %u: %s at byte %llu len %llu failed: %s", req->ns->nsid,
-			 (unsigned)io->op < 5 ? io_op_names[io->op] : "?",
+			 (unsigned)io->op < sizeof(io_op_names) / sizeof(io_op_names[0])
+				 ? io_op_names[io->op] : "?",
 			 (unsigned long long)io->offset, (unsigned long long)io->len,
 			 strerror(-res));
 	account(req, res);
