@@ -12,12 +12,34 @@ PKGS=(
 	# RDMA user space: providers (rxe), tools
 	rdma-core ibverbs-providers ibverbs-utils librdmacm1 rdmacm-utils perftest infiniband-diags
 	# the VM: QEMU, a static busybox for the initramfs, kmod for depmod/modprobe
-	qemu-system-x86 busybox-static kmod iproute2 cpio
+	qemu-system-x86 busybox-static kmod iproute2 cpio xz-utils
 	# tests inside the VM
 	nvme-cli fio e2fsprogs util-linux nbd-client jq
 	# developer checks
 	valgrind
 )
+
+# The VM's second kernel, 6.12, comes from bookworm-backports. The source is added with
+# a pin below the default (1 < 500), so that apt never installs or upgrades anything
+# from it by itself: the VM runner fetches that one kernel package by name.
+BACKPORTS_LIST=/etc/apt/sources.list.d/rblk-bookworm-backports.list
+BACKPORTS_PIN=/etc/apt/preferences.d/rblk-bookworm-backports
+need_update=0
+if ! grep -rqs 'bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "install-deps: bookworm-backports is not an apt source (the VM's 6.12 kernel); run as root" >&2
+		exit 1
+	fi
+	# The mirror bookworm itself comes from (these machines reach no other).
+	mirror=$({ grep -rhoE 'https?://[^ ]+/debian/?( |$)' /etc/apt/sources.list \
+		/etc/apt/sources.list.d/ 2>/dev/null || true; } | awk 'NR==1{print $1}')
+	echo "deb ${mirror:-http://deb.debian.org/debian} bookworm-backports main" > "$BACKPORTS_LIST"
+	echo "install-deps: added bookworm-backports ($BACKPORTS_LIST)"
+	need_update=1
+fi
+if [ ! -f "$BACKPORTS_PIN" ] && [ "$(id -u)" -eq 0 ]; then
+	printf 'Package: *\nPin: release n=bookworm-backports\nPin-Priority: 1\n' > "$BACKPORTS_PIN"
+fi
 
 missing=()
 for p in "${PKGS[@]}"; do
@@ -27,6 +49,9 @@ done
 
 if [ ${#missing[@]} -eq 0 ]; then
 	echo "install-deps: all ${#PKGS[@]} packages present"
+	if [ "$need_update" = 1 ]; then
+		apt-get update -qq
+	fi
 	exit 0
 fi
 

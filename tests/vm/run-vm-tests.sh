@@ -1,8 +1,10 @@
 #!/bin/bash
 # run-vm-tests.sh: boot one Soft-RoCE VM that runs the VM test suite, then summarise.
 #
-#   run-vm-tests.sh [--out DIR] [--verbose] [--fixture] [BUILD_DIR] [TEST...]
+#   run-vm-tests.sh [--kernel 6.1|6.12] [--out DIR] [--verbose] [--fixture] [BUILD_DIR] [TEST...]
 #
+# --kernel: the VM's kernel (default $RBLK_VM_KERNEL, else 6.1): Debian 12's 6.1 or the
+#   6.12 of bookworm-backports (see softroce-vm).
 # BUILD_DIR: the build tree the tests use (default $RBLK_BUILD, else <source>/build). It
 # must not be under /tmp: the VM's /tmp is a fresh tmpfs. TEST: names or globs from
 # tests/vm/t ("00-rxe-up", "0*"); default: $RBLK_VM_ONLY if set, else all of them.
@@ -32,9 +34,10 @@ die() { echo "$ME: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
 	case $1 in
 	--out) OUT=$2; shift 2 ;;
+	--kernel) export RBLK_VM_KERNEL=$2; shift 2 ;;
 	--fixture) FIXTURE=1; shift ;;
 	-v|--verbose) VERBOSE=1; shift ;;
-	-h|--help) sed -n '3,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '3,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	--) shift; break ;;
 	-*) die "unknown option $1 (see --help)" ;;
 	*) break ;;
@@ -97,7 +100,7 @@ done
 export VM_TIMEOUT=${VM_TIMEOUT:-$total}
 export VM_OUT=$OUT RBLK_VM_TEST_TIMEOUT=$PER_TEST RBLK_VM_VERBOSE=$VERBOSE
 
-echo "$ME: ${#names[@]} test(s), build $BUILD, results in $OUT/results (VM timeout ${VM_TIMEOUT}s)"
+echo "$ME: ${#names[@]} test(s), kernel ${RBLK_VM_KERNEL:-6.1}, build $BUILD, results in $OUT/results (VM timeout ${VM_TIMEOUT}s)"
 start=$(date +%s)
 set +e
 "$HERE/softroce-vm" "$OUT/.suite/launch.sh" --build "$BUILD" --src "$VMSRC" "${names[@]}"
