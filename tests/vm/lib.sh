@@ -213,19 +213,34 @@ fio_verify() {
 }
 
 # ---------------------------------------------------------------- kernel host
-# nvme_dev_for_nqn NQN: the namespace block device(s) of a connected subsystem.
+# nvme_dev_for_nqn NQN [NSID]: the namespace block device(s) of a connected subsystem,
+# in NSID order, or the one whose NSID is NSID. The name's instance number is not the
+# NSID: 6.12 scans namespaces in parallel and numbers them as they come (NSID 1 may be
+# nvme0n2), so this reads each disk's nsid attribute.
 nvme_dev_for_nqn() {
-	local s d
+	local s d id
 	for s in /sys/class/nvme-subsystem/*; do
 		[ "$(cat "$s/subsysnqn" 2>/dev/null)" = "$1" ] || continue
 		for d in "$s"/nvme*n*; do
-			[ -e "$d" ] && [ -b "/dev/${d##*/}" ] && echo "/dev/${d##*/}"
+			[ -e "$d" ] && [ -b "/dev/${d##*/}" ] || continue
+			id=$(cat "$d/nsid" 2>/dev/null) || continue
+			[ -z "${2:-}" ] || [ "$id" = "$2" ] || continue
+			echo "$id /dev/${d##*/}"
 		done
-	done
+	done | sort -n | awk '{print $2}'
+}
+
+# nvme_wait_ns NQN NSID [SECONDS]: wait until the namespace's block device exists, print it.
+nvme_wait_ns() {
+	local dev
+	wait_for "${3:-20}" test -n "$(nvme_dev_for_nqn "$1" "$2")" || return 1
+	dev=$(nvme_dev_for_nqn "$1" "$2")
+	echo "$dev"
 }
 
 # nvme_connect_rdma NQN [ADDR] [SVCID] [HOST_ADDR] [extra nvme-cli args...]: connect
-# the kernel host and print the first namespace's block device. HOST_ADDR (default
+# the kernel host and print the block device of the lowest NSID that appeared first
+# (wait for others with nvme_wait_ns). HOST_ADDR (default
 # 10.99.0.2) makes the traffic cross rxe1 -> rxe0; pass "" to stay on one device.
 nvme_connect_rdma() {
 	local nqn=$1 addr=${2:-$VM_ADDR0} svc=${3:-4420} host=${4-$VM_ADDR1} dev

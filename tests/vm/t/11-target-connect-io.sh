@@ -39,8 +39,8 @@ run_backend() {
 	dev=$(nvme_connect_rdma $NQN | tail -1)
 	[ -b "$dev" ] || fail "connect failed"
 	ctrl=${dev%n*}
-	dev2=${dev%n*}n2
-	wait_for 20 test -b "$dev2" || fail "$dev2 did not appear"
+	dev2=$(nvme_wait_ns $NQN 2) || fail "namespace 2 did not appear"
+	dev=$(nvme_dev_for_nqn $NQN 1)
 	nq=$(dmesg | grep -oE 'creating [0-9]+ I/O queues' | tail -1)
 	log "host: $nq"
 

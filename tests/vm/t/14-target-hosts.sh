@@ -17,6 +17,10 @@ H2=nqn.2014-08.org.nvmexpress:uuid:00000000-0000-4000-8000-0000000000a2
 H3=nqn.2014-08.org.nvmexpress:uuid:00000000-0000-4000-8000-0000000000a3
 need_cmd nvme nvme-cli
 need_cmd fio fio
+# Each host NQN with its own host ID (the UUID in it): since 6.x the kernel host refuses
+# a connect whose host ID it already knows under another host NQN ("found same hostid
+# but different hostnqn"), and nvme-cli otherwise sends /etc/nvme/hostid for all.
+hostid() { echo "${1##*uuid:}"; }
 modprobe nvme_rdma || die "modprobe nvme_rdma failed"
 truncate -s 64M "$T_WORK/one.img" "$T_WORK/two.img"
 
@@ -33,11 +37,11 @@ devs=()
 # comes in through the target's second port, the refused one below through a third.
 port=4420
 for h in $H1 $H2; do
-	nvme connect -D -t rdma -a $VM_ADDR0 -s $port -n $NQN1 -w $VM_ADDR1 -q $h >/dev/null ||
+	nvme connect -D -t rdma -a $VM_ADDR0 -s $port -n $NQN1 -w $VM_ADDR1 -q $h -I $(hostid $h) >/dev/null ||
 		fail "connect $h"
 	port=4421
 done
-nvme connect -t rdma -a $VM_ADDR0 -s 4420 -n $NQN2 -q $H3 >/dev/null || fail "connect $NQN2"
+nvme connect -t rdma -a $VM_ADDR0 -s 4420 -n $NQN2 -q $H3 -I $(hostid $H3) >/dev/null || fail "connect $NQN2"
 wait_for 20 sh -c "[ \$(ls /sys/class/nvme/ | wc -l) -ge 3 ]" || fail "three controllers expected"
 cntlids=$(for c in /sys/class/nvme/nvme*; do cat "$c/cntlid"; done | sort -u | wc -l)
 nvme list
@@ -59,7 +63,7 @@ wait $pb || { cat "$T_WORK/b.txt"; fail "fio on $d2"; }
 grep -hE '^ +(write|read):' "$T_WORK/a.txt" "$T_WORK/b.txt"
 
 # A host that is not on the allow list of $NQN1.
-if nvme connect -D -t rdma -a $VM_ADDR0 -s 4422 -n $NQN1 -q $H3 > deny.txt 2>&1; then
+if nvme connect -D -t rdma -a $VM_ADDR0 -s 4422 -n $NQN1 -q $H3 -I $(hostid $H3) > deny.txt 2>&1; then
 	fail "a host not allowed could connect"
 fi
 cat deny.txt

@@ -14,7 +14,7 @@ IO=$(rblk_bin tests/func/rblk-init-io)
 NQN=nqn.2024-01.io.rblk:init-kernel
 A="-a $VM_ADDR0 -w $VM_ADDR1 -n $NQN"
 
-blk=$(null_blk_create 1 memory_backed=1)
+blk=$(null_blk_create 1 memory_backed=1 discard=1)
 nvmet_setup_rdma_port 1 $VM_ADDR0 4420
 nvmet_add_subsystem $NQN "$blk"
 nvmet_expose $NQN 1

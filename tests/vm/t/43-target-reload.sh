@@ -50,8 +50,7 @@ TPID=$BG_PID
 wait_for_line 60 "$T_WORK/target.log" 'notice: ready' "$TPID" || fail "the target did not start"
 DEV=$(nvme_connect_rdma $NQN | tail -1)
 [ -b "$DEV" ] || fail "connect failed"
-DEV2=${DEV%n1}n2
-[ -e "$DEV2" ] && fail "$DEV2 exists before the reload"
+[ -z "$(nvme_dev_for_nqn $NQN 2)" ] || fail "namespace 2 exists before the reload"
 
 bg_start fio fio --name=reload --filename="$DEV" --ioengine=libaio --direct=1 --rw=randrw \
 	--bs=4k --iodepth=8 --size=32M --time_based --runtime=45 --verify=crc32c \
@@ -62,7 +61,7 @@ sleep 3
 # add namespace 2
 write_cfg ', { "nsid": 2, "enable": 1, "device": { "path": "'"$T_WORK/ns2.img"'" } }'
 hup 'reload: '
-wait_for 30 test -b "$DEV2" || fail "$DEV2 did not appear after the reload added namespace 2"
+DEV2=$(nvme_wait_ns $NQN 2 30) || fail "namespace 2 did not appear after the reload added it"
 log "$DEV2 appeared"
 out=$(nvme id-ns "$DEV2") || fail "id-ns $DEV2 failed"
 echo "$out" | grep -qE '^nsze +: 0x10000$' || { echo "$out" | head; fail "$DEV2 nsze is not 0x10000 (32 MiB / 512)"; }

@@ -29,8 +29,8 @@ wait_for_line 60 "$T_WORK/target.log" 'notice: ready' "$TPID" || fail "the targe
 DEV=$(nvme_connect_rdma $NQN | tail -1)
 [ -b "$DEV" ] || fail "connect failed"
 CTRL=/dev/$(basename /sys/class/nvme-fabrics/ctl/nvme* | head -1)
-DEV2=${DEV%n1}n2
-wait_for 20 test -b "$DEV2" || fail "$DEV2 did not appear"
+DEV2=$(nvme_wait_ns $NQN 2) || fail "namespace 2 did not appear"
+DEV=$(nvme_dev_for_nqn $NQN 1)
 
 # the target's view: its controller id and the subsystem serial
 CNT=$(grep -oE "ctrl [0-9]+ on $NQN created" "$T_WORK/target.log" | tail -1 | awk '{print $2}')
