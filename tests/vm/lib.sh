@@ -230,17 +230,23 @@ nvme_dev_for_nqn() {
 	done | sort -n | awk '{print $2}'
 }
 
+# (wait_for runs a command again and again: a $(...) in its arguments would be
+# expanded once, before the first try.)
+_nvme_has_ns() { [ -n "$(nvme_dev_for_nqn "$@")" ]; }
+# nvme_no_ns NQN: true when the subsystem has no namespace block device (left).
+nvme_no_ns() { ! _nvme_has_ns "$@"; }
+
 # nvme_wait_ns NQN NSID [SECONDS]: wait until the namespace's block device exists, print it.
 nvme_wait_ns() {
 	local dev
-	wait_for "${3:-20}" test -n "$(nvme_dev_for_nqn "$1" "$2")" || return 1
+	wait_for "${3:-20}" _nvme_has_ns "$1" "$2" || return 1
 	dev=$(nvme_dev_for_nqn "$1" "$2")
 	echo "$dev"
 }
 
 # nvme_connect_rdma NQN [ADDR] [SVCID] [HOST_ADDR] [extra nvme-cli args...]: connect
-# the kernel host and print the block device of the lowest NSID that appeared first
-# (wait for others with nvme_wait_ns). HOST_ADDR (default
+# the kernel host and print the block device of the lowest NSID (NSID 1 when there is
+# one; wait for others with nvme_wait_ns). HOST_ADDR (default
 # 10.99.0.2) makes the traffic cross rxe1 -> rxe0; pass "" to stay on one device.
 nvme_connect_rdma() {
 	local nqn=$1 addr=${2:-$VM_ADDR0} svc=${3:-4420} host=${4-$VM_ADDR1} dev
@@ -249,8 +255,11 @@ nvme_connect_rdma() {
 	modprobe nvme_rdma || die "modprobe nvme_rdma failed"
 	nvme connect -t rdma -a "$addr" -s "$svc" -n "$nqn" ${host:+-w "$host"} "$@" >&2 ||
 		die "nvme connect -t rdma -a $addr -s $svc -n $nqn failed"
-	wait_for 20 test -n "$(nvme_dev_for_nqn "$nqn")" ||
+	wait_for 20 _nvme_has_ns "$nqn" ||
 		die "no namespace block device appeared for $nqn"
+	# Namespaces come in any order on 6.12: give NSID 1, if the subsystem has one, a
+	# moment to appear, so that "the first namespace" means the same on every kernel.
+	wait_for 5 _nvme_has_ns "$nqn" 1 || true
 	dev=$(nvme_dev_for_nqn "$nqn" | head -1)
 	log "nvme: $nqn connected as $dev"
 	echo "$dev"

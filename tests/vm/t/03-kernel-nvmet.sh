@@ -36,5 +36,5 @@ tx=$(($(rxe_counter rxe1 sent_pkts) - tx0)) rx=$(($(rxe_counter rxe1 rcvd_pkts) 
 log "fio write+verify 32 MiB on $dev over nvme-rdma: OK; rxe1 packets +$tx sent +$rx received"
 
 nvme disconnect -n $NQN >&2 || die "nvme disconnect -n $NQN failed"
-wait_for 20 test -z "$(nvme_dev_for_nqn $NQN)" || die "$dev still present after disconnect"
+wait_for 20 nvme_no_ns $NQN || die "$dev still present after disconnect"
 log "disconnected"
