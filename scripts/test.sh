@@ -6,9 +6,12 @@
 #      (scripts/package-test.sh; skip with --no-pkg),
 #   3. builds again with clang + ASan/UBSan + libFuzzer, runs unit and fuzz tests there,
 #   4. runs the VM tests (label "vm"): real RDMA through Soft-RoCE in a QEMU VM that
-#      boots Debian's kernel (fetched into a cache outside the repo on first use).
+#      boots Debian's kernel (fetched into a cache outside the repo on first use):
+#      the whole suite on one kernel (default 6.12, bookworm-backports), then the
+#      interop core (tests/vm/interop-core.list) on the other (6.1, Debian 12's own),
+#      one VM boot each.
 #
-#   scripts/test.sh [--unit-only] [--no-san] [--no-pkg]
+#   scripts/test.sh [--unit-only] [--no-san] [--no-pkg] [--vm-kernel 6.1|6.12] [--no-core]
 #
 # Build directories default to ./build and ./build-san; the VM sees the host's
 # filesystem except /tmp, so when the checkout lives under /tmp the build goes to
@@ -18,15 +21,25 @@ set -euo pipefail
 unit_only=0
 san=1
 pkg=1
-for a in "$@"; do
-	case "$a" in
+core=1
+full_kernel=6.12
+while [ $# -gt 0 ]; do
+	case "$1" in
 	--unit-only) unit_only=1 ;;
 	--no-san) san=0 ;;
 	--no-pkg) pkg=0 ;;
-	-h | --help) sed -n '2,16p' "$0"; exit 0 ;;
-	*) echo "test.sh: unknown option $a" >&2; exit 2 ;;
+	--no-core) core=0 ;;
+	--vm-kernel)
+		full_kernel=${2:-}
+		shift
+		case "$full_kernel" in 6.1 | 6.12) ;; *) echo "test.sh: --vm-kernel takes 6.1 or 6.12" >&2; exit 2 ;; esac
+		;;
+	-h | --help) sed -n '2,20p' "$0"; exit 0 ;;
+	*) echo "test.sh: unknown option $1" >&2; exit 2 ;;
 	esac
+	shift
 done
+if [ "$full_kernel" = 6.12 ]; then core_kernel=6.1; else core_kernel=6.12; fi
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -81,5 +94,17 @@ if [ "$unit_only" = 1 ]; then
 	exit 0
 fi
 
-step "VM tests (Soft-RoCE in QEMU)"
-ctest --test-dir "$build" -L vm --output-on-failure
+step "VM kernels: Debian 6.1 and bookworm-backports 6.12 (cached in /var/tmp/rblk-vm-cache)"
+for k in 6.1 6.12; do
+	RBLK_VM_KERNEL=$k "$top/tests/vm/softroce-vm" --prepare
+done
+
+step "VM tests on $full_kernel, the whole suite (Soft-RoCE in QEMU)"
+RBLK_VM_KERNEL=$full_kernel ctest --test-dir "$build" -L vm --output-on-failure
+
+if [ "$core" = 1 ]; then
+	step "VM tests on $core_kernel, the interop core (tests/vm/interop-core.list)"
+	mapfile -t core_tests < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$top/tests/vm/interop-core.list")
+	"$top/tests/vm/run-vm-tests.sh" --kernel "$core_kernel" --out "$build/vm-out-$core_kernel" \
+		"$build" "${core_tests[@]}"
+fi
