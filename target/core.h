@@ -84,6 +84,12 @@ struct rblk_transport;
 #define RBLK_MAX_AEN_PENDING 8     /* queued events waiting for an AER */
 #define RBLK_NS_MAX_DEFAULT 1024   /* rblk_subsystem_opts.max_namespaces 0 */
 #define RBLK_TRADDR_LEN INET6_ADDRSTRLEN
+/* Upper bounds of struct rblk_target_opts (opts.c says why each exists). */
+#define RBLK_TGT_MAX_POLL_GROUPS 1024
+#define RBLK_TGT_MAX_QUEUE_DEPTH 65535u   /* a queue's depth is a 16-bit count */
+#define RBLK_TGT_MAX_IO_SIZE (16u << 20)  /* max_io_size and io_unit_size */
+#define RBLK_TGT_MAX_SHARED_BUFFERS (1u << 20)
+#define RBLK_TGT_MAX_KATO_CHECK_MS 5000u
 
 enum rblk_xfer_dir {
 	RBLK_XFER_NONE = 0,
@@ -487,6 +493,16 @@ static inline uint64_t rblk_stat_get(_Atomic uint64_t *c)
 {
 	return atomic_load_explicit(c, memory_order_relaxed);
 }
+
+/* opts.c */
+/*
+ * Every rule on the target options, run by rblk_target_create() and by
+ * rblk-target before it starts (and for --check). 0, or -EINVAL with
+ * "OPTION VALUE: must be ..." in @why and the option's field name
+ * ("max_queue_depth") in *@field (optional).
+ */
+int rblk_tgt_opts_check(const struct rblk_target_opts *o, const char **field, char *why,
+			size_t len);
 
 /* subsys.c */
 /*
