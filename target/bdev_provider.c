@@ -15,6 +15,7 @@
  */
 #include <errno.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -160,6 +161,28 @@ static int parse_size(const char *s, uint64_t *out)
 		return -EINVAL;
 	*out = (uint64_t)v << shift;
 	return 0;
+}
+
+int rblk_tgt_ns_path_check(const char *path, bool read_only, uint32_t block_size, char *why,
+			   size_t len)
+{
+	uint64_t bytes;
+
+	/* What ns.c accepts: the Linux host takes LBADS 9..12 only. */
+	if (block_size && (block_size < 512 || block_size > 4096 || (block_size & (block_size - 1)))) {
+		snprintf(why, len, "block size %u: must be 0 (detect) or a power of two in 512..4096",
+			 block_size);
+		return -EINVAL;
+	}
+	if (path && (!strncmp(path, "mem:", 4) || !strncmp(path, "null:", 5))) {
+		if (parse_size(strchr(path, ':') + 1, &bytes)) {
+			snprintf(why, len, "%s: the size must be a number with an optional K/M/G/T "
+				 "suffix", path);
+			return -EINVAL;
+		}
+		return 0;
+	}
+	return rblk_bdev_path_check(path, read_only, why, len);
 }
 
 int rblk_bdev_provider_open(struct rblk_target *tgt, const struct rblk_ns_opts *opts,

@@ -562,6 +562,14 @@ static inline void rblk_tgt_ns_put(struct rblk_tgt_ns *ns)
 	atomic_fetch_sub_explicit(&ns->refs, 1, memory_order_release);
 }
 /* bdev_provider.c: the built-in backends (a file, block device, mem:, null:) as a provider. */
+/*
+ * Whether a namespace of @path would open, before there is a target: the
+ * block size rule of ns.c, a mem:/null: size that parses, or a file or
+ * block device that opens in the mode asked for (rblk_bdev_path_check()).
+ * 0, or -errno with the reason in @why.
+ */
+int rblk_tgt_ns_path_check(const char *path, bool read_only, uint32_t block_size, char *why,
+			   size_t len);
 int rblk_bdev_provider_open(struct rblk_target *tgt, const struct rblk_ns_opts *opts,
 			    struct rblk_provider *out);
 /* Stable identifiers: a hash of (subsystem NQN, nsid) or of the NQN. */
