@@ -561,7 +561,9 @@ static inline void rblk_tgt_ns_put(struct rblk_tgt_ns *ns)
 {
 	atomic_fetch_sub_explicit(&ns->refs, 1, memory_order_release);
 }
-/* bdev_provider.c: the built-in backends (a file, block device, mem:, null:) as a provider. */
+/* ns_path.c */
+/* "64M", "1g", "4096", "2GiB" -> bytes (not 0). 0 or -EINVAL. */
+int rblk_tgt_parse_mem_size(const char *s, uint64_t *out);
 /*
  * Whether a namespace of @path would open, before there is a target: the
  * block size rule of ns.c, a mem:/null: size that parses, or a file or
@@ -570,6 +572,7 @@ static inline void rblk_tgt_ns_put(struct rblk_tgt_ns *ns)
  */
 int rblk_tgt_ns_path_check(const char *path, bool read_only, uint32_t block_size, char *why,
 			   size_t len);
+/* bdev_provider.c: the built-in backends (a file, block device, mem:, null:) as a provider. */
 int rblk_bdev_provider_open(struct rblk_target *tgt, const struct rblk_ns_opts *opts,
 			    struct rblk_provider *out);
 /* Stable identifiers: a hash of (subsystem NQN, nsid) or of the NQN. */

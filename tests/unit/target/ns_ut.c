@@ -138,7 +138,7 @@ static void test_given_ids(void)
 	teardown();
 }
 
-/* The check before start (bdev_provider.c): the rules the open applies, without a target. */
+/* The check before start (ns_path.c): the rules the open applies, without a target. */
 static void test_path_check(void)
 {
 	char why[256];
