@@ -109,6 +109,13 @@ int rblk_bdev_open(const struct rblk_bdev_opts *opts, struct rblk_bdev **out);
 /* Closes it; no queue may have I/O on it. Queues should unregister it first;
  * if one has not, the object (and its id) lives on until that queue lets go. */
 void rblk_bdev_close(struct rblk_bdev *bdev);
+/*
+ * Whether rblk_bdev_open() could open @path for a kernel engine: a regular
+ * file or block device that opens with the same flags (read-only, or
+ * read-write and, for a block device, exclusive), then closed again. 0, or
+ * -errno with "PATH: reason" in @why. For checks before start.
+ */
+int rblk_bdev_path_check(const char *path, bool read_only, char *why, size_t len);
 
 enum rblk_bio_op {
 	RBLK_BIO_READ,

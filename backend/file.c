@@ -152,6 +152,16 @@ static int pick_block_size(struct rblk_bdev *bdev, const struct rblk_bdev_opts *
 	return 0;
 }
 
+/* Like nvmet: claim a writable block device so a mounted one is refused. */
+static int open_flags(bool is_blockdev, bool read_only)
+{
+	int flags = (read_only ? O_RDONLY : O_RDWR) | O_CLOEXEC;
+
+	if (is_blockdev && !read_only)
+		flags |= O_EXCL;
+	return flags;
+}
+
 /*
  * What @opts->path is (a regular file or a block device: bdev->is_blockdev)
  * and the open(2) flags for it. 0 or -errno.
@@ -173,10 +183,40 @@ static int probe_path(struct rblk_bdev *bdev, const struct rblk_bdev_opts *opts,
 		return -EINVAL;
 	}
 	bdev->is_blockdev = S_ISBLK(st.st_mode);
-	*flags = (opts->read_only ? O_RDONLY : O_RDWR) | O_CLOEXEC;
-	/* Like nvmet: claim a writable block device so a mounted one is refused. */
-	if (bdev->is_blockdev && !opts->read_only)
-		*flags |= O_EXCL;
+	*flags = open_flags(bdev->is_blockdev, opts->read_only);
+	return 0;
+}
+
+int rblk_bdev_path_check(const char *path, bool read_only, char *why, size_t len)
+{
+	struct stat st;
+	int fd, r;
+
+	if (!path || !path[0]) {
+		snprintf(why, len, "no path");
+		return -EINVAL;
+	}
+	if (stat(path, &st) < 0) {
+		r = -errno;
+		snprintf(why, len, "%s: %s", path, strerror(-r));
+		return r;
+	}
+	if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode)) {
+		snprintf(why, len, "%s: not a regular file or block device", path);
+		return -EINVAL;
+	}
+	fd = open(path, open_flags(S_ISBLK(st.st_mode), read_only));
+	if (fd < 0) {
+		r = -errno;
+		snprintf(why, len, "%s: cannot open %s: %s%s", path,
+			 read_only ? "read-only" : "read-write", strerror(-r),
+			 r == -EBUSY ? " (mounted, or in use by another exporter?)"
+			 : r == -EROFS || (r == -EACCES && !read_only)
+				 ? " (export it read-only: \"ro\" / x-rblk.read_only)"
+				 : "");
+		return r;
+	}
+	close(fd);
 	return 0;
 }
 

@@ -5,6 +5,7 @@
  *
  *   config.c        the model: allocation, builders, copy, merge, target options
  *   config_check.c  value rules (NQN, UUID, stable IDs) and whole-config validation
+ *   config_preflight.c  the start-up check: target options, paths, non-empty
  *   config_parse.c  JSON text -> model (key paths in every message)
  *   config_save.c   model -> JSON in nvmetcli's style, atomic file write
  *   config_diff.c   old model x new model -> ordered change list; applying a
@@ -163,6 +164,21 @@ void rblk_config_renumber_ports(struct rblk_config *cfg, size_t first_port);
  * logged as skipped; returns 0. @nerrors (optional) counts the errors.
  */
 int rblk_config_validate(struct rblk_config *cfg, enum rblk_cfg_mode mode, unsigned *nerrors);
+
+/*
+ * The start-up check (config_preflight.c), after validation and before the
+ * target exists; rblk-target's --check runs it too. The target options
+ * under the library's rules (rblk_target_create() runs the same function),
+ * listener addresses, every enabled namespace's path opened in its mode,
+ * and at least one subsystem and one port. Messages name the flag or key,
+ * the value and the allowed range; @source (a file name, NULL: "the
+ * configuration") prefixes the whole-config ones. Strict: any failure
+ * counts. Best effort: a bad port is dropped, a namespace that does not open
+ * is only warned about (the start skips it; --save keeps it); options and
+ * an empty configuration still count. -EINVAL when anything counted.
+ */
+int rblk_config_preflight(struct rblk_config *cfg, enum rblk_cfg_mode mode, const char *source,
+			  unsigned *nerrors);
 
 /*
  * The NQN policy of nvmet/nvmetcli (target core's rblk_tgt_nqn_check): 1..223

@@ -27,6 +27,7 @@
 #include "common/uuid.h"
 #include "daemon/config.h"
 #include "daemon/config_json.h"
+#include "target/core.h"
 
 #define CONFIG_MAX_BYTES (16u << 20)
 
@@ -117,11 +118,12 @@ static bool parse_ns_xrblk(struct rblk_cj_ctx *c, const char *path, struct json_
 		} else if (strcmp(key, "block_size") == 0) {
 			uint32_t bs;
 
-			if (!rblk_cj_get_u32(c, p, v, 512, 65536, "a block size (512..65536, a power of 2)",
+			/* The target's rule (target/ns.c): the Linux host takes LBADS 9..12 only. */
+			if (!rblk_cj_get_u32(c, p, v, 512, 4096, "a block size (512..4096, a power of 2)",
 				     "namespace", &bs))
 				ok = false;
 			else if (bs & (bs - 1)) {
-				perr(c, "namespace", "%s: %u is not a block size (512..65536, a power of 2)",
+				perr(c, "namespace", "%s: %u is not a block size (512..4096, a power of 2)",
 				     p, bs);
 				ok = false;
 			} else
@@ -567,13 +569,20 @@ static int parse_tgt(struct rblk_cj_ctx *c, struct json_object *x, struct rblk_c
 		size_t off;
 		uint32_t min, max;
 	} nums[] = {
-		{ "poll_groups", offsetof(struct rblk_cfg_tgt, num_poll_groups), 1, 1024 },
-		{ "max_queue_depth", offsetof(struct rblk_cfg_tgt, max_queue_depth), 2, 65536 },
-		{ "max_aq_depth", offsetof(struct rblk_cfg_tgt, max_admin_queue_depth), 2, 4096 },
-		{ "max_io_qpairs_per_ctrlr", offsetof(struct rblk_cfg_tgt, max_io_queues), 1, 65535 },
-		{ "max_io_size", offsetof(struct rblk_cfg_tgt, max_io_size), 4096, 16u << 20 },
-		{ "io_unit_size", offsetof(struct rblk_cfg_tgt, io_unit_size), 4096, 16u << 20 },
-		{ "num_shared_buffers", offsetof(struct rblk_cfg_tgt, num_shared_buffers), 1, 1u << 20 },
+		/*
+		 * The plain ranges of the target's rules (target/opts.c); the
+		 * relations between options are checked before start.
+		 */
+		{ "poll_groups", offsetof(struct rblk_cfg_tgt, num_poll_groups), 1,
+		  RBLK_TGT_MAX_POLL_GROUPS },
+		{ "max_queue_depth", offsetof(struct rblk_cfg_tgt, max_queue_depth), 2,
+		  RBLK_TGT_MAX_QUEUE_DEPTH },
+		{ "max_aq_depth", offsetof(struct rblk_cfg_tgt, max_admin_queue_depth), 2, 32 },
+		{ "max_io_qpairs_per_ctrlr", offsetof(struct rblk_cfg_tgt, max_io_queues), 1, 65534 },
+		{ "max_io_size", offsetof(struct rblk_cfg_tgt, max_io_size), 8192, RBLK_TGT_MAX_IO_SIZE },
+		{ "io_unit_size", offsetof(struct rblk_cfg_tgt, io_unit_size), 4096, RBLK_TGT_MAX_IO_SIZE },
+		{ "num_shared_buffers", offsetof(struct rblk_cfg_tgt, num_shared_buffers), 1,
+		  RBLK_TGT_MAX_SHARED_BUFFERS },
 	};
 	char p[128], what[96];
 

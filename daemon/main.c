@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * rblk-target: the daemon around the target library. It owns the process:
- * flags (args.c), the configuration (config*.c), logging to stderr (with
- * journald priority prefixes under systemd), signals, the pidfile, systemd
- * readiness (notify.c) and the RLIMIT_MEMLOCK check.
+ * flags (args.c), the configuration and the checks before a start
+ * (startup.c, config*.c), logging to stderr (with journald priority
+ * prefixes under systemd), signals, the pidfile and systemd readiness
+ * (notify.c).
  *
  * Signals are blocked before the target creates its threads and read from
  * a signalfd on the main thread, so no library code ever runs in a signal
@@ -34,7 +35,7 @@
 #include "daemon/args.h"
 #include "daemon/config.h"
 #include "daemon/notify.h"
-#include "transport/mr_pool.h"
+#include "daemon/startup.h"
 
 struct daemon {
 	struct rblk_tgt_args args;
@@ -85,54 +86,6 @@ static bool stderr_is_journal(void)
 
 /* ------------------------------------------------------------- config */
 
-/* The file (if any) plus the quick flags, validated as one configuration. */
-static int build_config(const struct rblk_tgt_args *a, struct rblk_config **out)
-{
-	struct rblk_config *cfg = NULL, *flags = NULL;
-	unsigned nerr = 0;
-	bool from_flags = a->flags->nr_subsys || a->flags->nr_ports || a->flags->nr_hosts;
-	size_t file_ports, file_subsys;
-	int ret;
-
-	if (a->config_path) {
-		ret = rblk_config_load(a->config_path, a->mode, &cfg, &nerr);
-		if (ret) {
-			if (ret == -EINVAL || ret == -EBADMSG)
-				RBLK_ERR("%s: %u error%s; nothing from it is applied%s", a->config_path,
-					 nerr, nerr == 1 ? "" : "s",
-					 a->mode == RBLK_CFG_STRICT && ret == -EINVAL
-						 ? " (--best-effort skips invalid entries instead)"
-						 : "");
-			return ret;
-		}
-		if (nerr)
-			RBLK_WARN("%s: %u invalid entr%s skipped (--best-effort)", a->config_path,
-				  nerr, nerr == 1 ? "y" : "ies");
-	} else if ((ret = rblk_config_new(&cfg))) {
-		return ret;
-	}
-	file_ports = cfg->nr_ports;
-	file_subsys = cfg->nr_subsys;
-	if ((ret = rblk_config_dup(a->flags, &flags)) || (ret = rblk_config_merge(cfg, flags)))
-		goto fail;
-	/*
-	 * The flags' listeners export every subsystem and the flags'
-	 * subsystems are exported on every listener, the file's included; the
-	 * file's own ports keep exactly the links the file gives them.
-	 */
-	rblk_config_renumber_ports(cfg, file_ports);
-	if ((ret = rblk_config_link_all(cfg, file_ports, file_subsys)))
-		goto fail;
-	/* The file was validated on its own; the flags, and their clashes with it, now. */
-	if (from_flags && (ret = rblk_config_validate(cfg, a->mode, &nerr)))
-		goto fail;
-	*out = cfg;
-	return 0;
-fail:
-	rblk_config_free(cfg);
-	return ret;
-}
-
 static size_t count_ns(const struct rblk_config *cfg)
 {
 	size_t n = 0;
@@ -150,31 +103,6 @@ static void save_config(struct daemon *d, const struct rblk_config *cfg)
 		return;
 	if (rblk_config_save(cfg, d->args.save_path) == 0)
 		RBLK_INFO("saved the configuration to %s", d->args.save_path);
-}
-
-/* ------------------------------------------------------------- memlock */
-
-static unsigned online_cpus(void)
-{
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
-
-	return n > 0 ? (unsigned)n : 1;
-}
-
-/*
- * What the poll groups will pin: per group a shared pool of I/O units and,
- * per queue, receive buffers (capsule + in-capsule data) and responses.
- * Counted for one queue per group: the least a working target needs.
- */
-static size_t memlock_need(const struct rblk_target_opts *o)
-{
-	unsigned groups = o->num_poll_groups ? o->num_poll_groups : online_cpus();
-	uint32_t units = o->num_shared_buffers ? o->num_shared_buffers : o->max_queue_depth;
-	size_t pool = rblk_mr_pool_bytes_needed(o->io_unit_size, units);
-	size_t recv = rblk_mr_pool_bytes_needed(64 + o->in_capsule_data_size, o->max_queue_depth);
-	size_t rsp = rblk_mr_pool_bytes_needed(16, o->max_queue_depth);
-
-	return groups * (pool + recv + rsp);
 }
 
 /* ------------------------------------------------------------- signals */
@@ -226,7 +154,7 @@ static void reload(struct daemon *d)
 		goto ready;
 	}
 	RBLK_NOTICE("SIGHUP: reloading %s", d->args.config_path);
-	ret = build_config(&d->args, &next);
+	ret = rblk_tgt_build_config(&d->args, &next);
 	if (ret) {
 		RBLK_ERR("reload refused: %s is not valid (see above); the previous configuration "
 			 "keeps running", d->args.config_path);
@@ -336,17 +264,10 @@ static int start(struct daemon *d)
 {
 	struct rblk_target_opts opts;
 	struct rblk_config_diff diff;
-	char msg[512];
 	bool strict = d->args.mode == RBLK_CFG_STRICT;
 	int ret;
 
 	rblk_config_target_opts(d->running, &opts);
-	ret = rblk_memlock_check(memlock_need(&opts), msg, sizeof(msg));
-	if (ret) {
-		RBLK_ERR("%s; or lower --poll-groups, --queue-depth or --max-io-size", msg);
-		return RBLK_EXIT_FAILURE;
-	}
-	RBLK_INFO("%s", msg);
 	log_backend(&d->args, d->running);
 	ret = rblk_target_create(&opts, &d->tgt);
 	if (ret) {
@@ -416,19 +337,14 @@ int main(int argc, char **argv)
 	if (d.args.log_level_set)
 		rblk_log_set_level(d.args.log_level);
 
-	ret = build_config(&d.args, &d.running);
+	/* Everything a start checks before creating the target; --check stops after it. */
+	ret = rblk_tgt_prepare(&d.args, &d.running);
 	if (ret) {
-		code = ret == -ENOMEM ? RBLK_EXIT_FAILURE : RBLK_EXIT_USAGE;
+		code = rblk_tgt_exit_code(ret);
 		goto out;
 	}
 	if (d.args.check_only) {
 		code = check_and_print(&d);
-		goto out;
-	}
-	if (!d.running->nr_ports) {
-		RBLK_ERR("%s has no ports: nothing to listen on (add a port, or --listen ADDR)",
-			 d.args.config_path ? d.args.config_path : "the configuration");
-		code = RBLK_EXIT_USAGE;
 		goto out;
 	}
 	RBLK_NOTICE("rblk-target %s: %zu subsystem%s, %zu namespace%s, %zu listener%s%s%s",

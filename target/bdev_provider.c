@@ -134,34 +134,6 @@ static const struct rblk_provider_ops bdev_ops = {
 	.close = bdev_close,
 };
 
-/* "64M", "1g", "4096", "2GiB" -> bytes. */
-static int parse_size(const char *s, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-	unsigned shift = 0;
-
-	if (!*s)
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || end == s)
-		return -EINVAL;
-	switch (*end) {
-	case 'k': case 'K': shift = 10; end++; break;
-	case 'm': case 'M': shift = 20; end++; break;
-	case 'g': case 'G': shift = 30; end++; break;
-	case 't': case 'T': shift = 40; end++; break;
-	default: break;
-	}
-	if (shift && (!strcmp(end, "iB") || !strcmp(end, "B")))
-		end += strlen(end);
-	if (*end || !v || (shift && v > (UINT64_MAX >> shift)))
-		return -EINVAL;
-	*out = (uint64_t)v << shift;
-	return 0;
-}
-
 int rblk_bdev_provider_open(struct rblk_target *tgt, const struct rblk_ns_opts *opts,
 			    struct rblk_provider *out)
 {
@@ -176,7 +148,7 @@ int rblk_bdev_provider_open(struct rblk_target *tgt, const struct rblk_ns_opts *
 	bo.path = path;
 	if (!strncmp(path, "mem:", 4) || !strncmp(path, "null:", 5)) {
 		bo.engine = path[0] == 'm' ? "mem" : "null";
-		ret = parse_size(strchr(path, ':') + 1, &bo.capacity);
+		ret = rblk_tgt_parse_mem_size(strchr(path, ':') + 1, &bo.capacity);
 		if (ret) {
 			RBLK_ERR("namespace %s: size must be a number with an optional K/M/G/T suffix",
 				 path);

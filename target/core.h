@@ -84,6 +84,12 @@ struct rblk_transport;
 #define RBLK_MAX_AEN_PENDING 8     /* queued events waiting for an AER */
 #define RBLK_NS_MAX_DEFAULT 1024   /* rblk_subsystem_opts.max_namespaces 0 */
 #define RBLK_TRADDR_LEN INET6_ADDRSTRLEN
+/* Upper bounds of struct rblk_target_opts (opts.c says why each exists). */
+#define RBLK_TGT_MAX_POLL_GROUPS 1024
+#define RBLK_TGT_MAX_QUEUE_DEPTH 65535u   /* a queue's depth is a 16-bit count */
+#define RBLK_TGT_MAX_IO_SIZE (16u << 20)  /* max_io_size and io_unit_size */
+#define RBLK_TGT_MAX_SHARED_BUFFERS (1u << 20)
+#define RBLK_TGT_MAX_KATO_CHECK_MS 5000u
 
 enum rblk_xfer_dir {
 	RBLK_XFER_NONE = 0,
@@ -488,6 +494,16 @@ static inline uint64_t rblk_stat_get(_Atomic uint64_t *c)
 	return atomic_load_explicit(c, memory_order_relaxed);
 }
 
+/* opts.c */
+/*
+ * Every rule on the target options, run by rblk_target_create() and by
+ * rblk-target before it starts (and for --check). 0, or -EINVAL with
+ * "OPTION VALUE: must be ..." in @why and the option's field name
+ * ("max_queue_depth") in *@field (optional).
+ */
+int rblk_tgt_opts_check(const struct rblk_target_opts *o, const char **field, char *why,
+			size_t len);
+
 /* subsys.c */
 /*
  * The NQN policy for configured names (subsystems, allowed hosts), as nvmet
@@ -545,6 +561,17 @@ static inline void rblk_tgt_ns_put(struct rblk_tgt_ns *ns)
 {
 	atomic_fetch_sub_explicit(&ns->refs, 1, memory_order_release);
 }
+/* ns_path.c */
+/* "64M", "1g", "4096", "2GiB" -> bytes (not 0). 0 or -EINVAL. */
+int rblk_tgt_parse_mem_size(const char *s, uint64_t *out);
+/*
+ * Whether a namespace of @path would open, before there is a target: the
+ * block size rule of ns.c, a mem:/null: size that parses, or a file or
+ * block device that opens in the mode asked for (rblk_bdev_path_check()).
+ * 0, or -errno with the reason in @why.
+ */
+int rblk_tgt_ns_path_check(const char *path, bool read_only, uint32_t block_size, char *why,
+			   size_t len);
 /* bdev_provider.c: the built-in backends (a file, block device, mem:, null:) as a provider. */
 int rblk_bdev_provider_open(struct rblk_target *tgt, const struct rblk_ns_opts *opts,
 			    struct rblk_provider *out);

@@ -291,7 +291,8 @@ void rblk_sq_tick(struct rblk_sq *sq, uint64_t now_ms)
 			if (t > last)
 				last = t;
 		}
-		timeout = (ctrl->kato_ms + 999) / 1000 * 1000;
+		/* In 64 bits: a host's KATO near 2^32 ms must not round up to 0. */
+		timeout = ((uint64_t)ctrl->kato_ms + 999) / 1000 * 1000;
 		expired = now_ms > last && now_ms - last > timeout;
 	}
 	pthread_mutex_unlock(&ctrl->lock);

@@ -74,45 +74,11 @@ void rblk_listen_opts_init(struct rblk_listen_opts *opts)
 	opts->require_rdma = true;
 }
 
-static int validate_opts(const struct rblk_target_opts *o)
-{
-	const char *why = NULL;
-
-	if (o->max_queue_depth < 2 || o->max_queue_depth > 65536)
-		why = "max_queue_depth must be 2..65536";
-	else if (o->max_admin_queue_depth < 2 || o->max_admin_queue_depth > 32)
-		why = "max_admin_queue_depth must be 2..32";
-	else if (o->max_io_queues < 1 || o->max_io_queues > 0xFFFE)
-		why = "max_io_queues must be 1..65534";
-	else if (o->in_capsule_data_size % 16 || o->in_capsule_data_size > (1u << 20))
-		why = "in_capsule_data_size must be a multiple of 16, at most 1 MiB";
-	/* MDTS cannot express a single 4 KiB page (MDTS 0 means "no limit"). */
-	else if (o->max_io_size < 8192 || o->max_io_size % 4096)
-		why = "max_io_size must be a multiple of 4096, at least 8192";
-	else if (!o->io_unit_size ||
-		 (o->max_io_size + o->io_unit_size - 1) / o->io_unit_size > RBLK_REQ_MAX_IOV)
-		why = "io_unit_size too small for max_io_size (at most 16 units per I/O)";
-	else if ((o->num_shared_buffers ? o->num_shared_buffers : o->max_queue_depth) <
-		 (o->max_io_size + o->io_unit_size - 1) / o->io_unit_size)
-		why = "the buffer pool (num_shared_buffers, or max_queue_depth units) must hold "
-		      "one max_io_size transfer";
-	else if (!o->kato_check_ms)
-		why = "kato_check_ms must not be 0";
-	else if (o->poll_mode > RBLK_POLL_EVENT)
-		why = "unknown poll_mode";
-	else if (o->threads > RBLK_THREADS_EMBEDDER)
-		why = "unknown threads";
-	if (why) {
-		RBLK_ERR("target options: %s", why);
-		return -EINVAL;
-	}
-	return 0;
-}
-
 int rblk_target_create(const struct rblk_target_opts *opts, struct rblk_target **out)
 {
 	struct rblk_subsystem_opts dopts;
 	struct rblk_target *tgt;
+	char why[256];
 	int ret;
 
 	if (!out || (opts && opts->size < sizeof(opts->size)))
@@ -123,9 +89,11 @@ int rblk_target_create(const struct rblk_target_opts *opts, struct rblk_target *
 	rblk_target_opts_init(&tgt->opts);
 	if (opts)
 		COPY_OPTS(&tgt->opts, opts);
-	ret = validate_opts(&tgt->opts);
-	if (ret)
+	ret = rblk_tgt_opts_check(&tgt->opts, NULL, why, sizeof(why));
+	if (ret) {
+		RBLK_ERR("target options: %s", why);
 		goto out_free;
+	}
 
 	if (tgt->opts.backend) {
 		if (strcmp(tgt->opts.backend, "uring") && strcmp(tgt->opts.backend, "aio")) {

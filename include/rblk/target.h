@@ -56,25 +56,37 @@ enum rblk_threads {
 	RBLK_THREADS_EMBEDDER = 1,
 };
 
+/*
+ * rblk_target_create() refuses (-EINVAL, with a message naming the option
+ * and its range) any value outside the ranges given here.
+ */
 struct rblk_target_opts {
 	size_t size;                 /* sizeof(struct rblk_target_opts) */
-	unsigned num_poll_groups;    /* reactor threads; 0 = online CPUs */
-	uint32_t max_queue_depth;    /* I/O queue entries (CAP.MQES + 1); default 128 */
-	uint32_t max_admin_queue_depth; /* default 32 */
-	uint32_t max_io_queues;      /* per controller; default 64 */
-	uint32_t in_capsule_data_size; /* bytes after the SQE in a command capsule; default 8192 */
-	uint32_t max_io_size;        /* largest transfer (MDTS); default 1 MiB, as nvmet-rdma */
-	uint32_t io_unit_size;       /* registered buffer unit; default 128 KiB */
+	unsigned num_poll_groups;    /* reactor threads, 0..1024; 0 = online CPUs */
+	uint32_t max_queue_depth;    /* I/O queue entries (CAP.MQES + 1), 2..65535; default 128 */
+	uint32_t max_admin_queue_depth; /* 2..32; default 32 */
+	uint32_t max_io_queues;      /* per controller, 1..65534; default 64 */
+	/*
+	 * Bytes after the SQE in a command capsule; default 8192. A multiple of
+	 * 16 (IOCCSZ's unit), at most io_unit_size and max_io_size.
+	 */
+	uint32_t in_capsule_data_size;
+	/*
+	 * Largest transfer (MDTS); default 1 MiB, as nvmet-rdma. A power of two,
+	 * 8 KiB..16 MiB, at most 16 io_unit_size units.
+	 */
+	uint32_t max_io_size;
+	uint32_t io_unit_size;       /* registered buffer unit, 4 KiB multiple; default 128 KiB */
 	/*
 	 * Units in each poll group's pool per RDMA device, shared by all its
-	 * queues; 0 = max_queue_depth. At least one max_io_size transfer. A
-	 * request waits (FIFO) for units, at most 10 s, then fails with a
-	 * retryable Internal Error.
+	 * queues; 0 = max_queue_depth. At least one max_io_size transfer, at
+	 * most 1048576 units. A request waits (FIFO) for units, at most 10 s,
+	 * then fails with a retryable Internal Error.
 	 */
 	uint32_t num_shared_buffers;
 	enum rblk_poll_mode poll_mode;
 	const char *backend;         /* "uring", "aio" or NULL for automatic */
-	uint32_t kato_check_ms;      /* keep-alive check granularity; default 100 */
+	uint32_t kato_check_ms;      /* keep-alive check granularity, 1..5000; default 100 */
 	enum rblk_threads threads;   /* who runs the poll loop; default RBLK_THREADS_OWN */
 };
 

@@ -167,6 +167,47 @@ static void test_read_only_file_refused_for_write(void)
 	rmdir(dir);
 }
 
+/* The check before start: same refusals as the open, and the mode asked for. */
+static void test_path_check(void)
+{
+	char path[256], why[256], dir[256], ro[300];
+	int status;
+	pid_t pid;
+
+	CU_ASSERT_EQUAL(rblk_bdev_path_check("/nonexistent/rblk", true, why, sizeof(why)), -ENOENT);
+	CU_ASSERT_STRING_EQUAL(why, "/nonexistent/rblk: No such file or directory");
+	CU_ASSERT_EQUAL(rblk_bdev_path_check("/dev/null", false, why, sizeof(why)), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(why, "/dev/null: not a regular file or block device");
+	CU_ASSERT_EQUAL(rblk_bdev_path_check("", false, why, sizeof(why)), -EINVAL);
+	CU_ASSERT_EQUAL_FATAL(ut_mkfile(ut_dir(), 1 << 20, path), 0);
+	CU_ASSERT_EQUAL(rblk_bdev_path_check(path, false, why, sizeof(why)), 0);
+	CU_ASSERT_EQUAL(rblk_bdev_path_check(path, true, why, sizeof(why)), 0);
+	unlink(path);
+
+	/* A 0444 file: read-only passes, read-write is refused (as nobody: root ignores modes). */
+	snprintf(dir, sizeof(dir), "%s/rblk-ut-dir-XXXXXX", ut_dir());
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	chmod(dir, 0755);
+	snprintf(ro, sizeof(ro), "%s/ro.img", dir);
+	close(open(ro, O_CREAT | O_WRONLY, 0444));
+	pid = fork();
+	CU_ASSERT_FATAL(pid >= 0);
+	if (pid == 0) {
+		if (geteuid() == 0 && setresuid(65534, 65534, 65534) < 0)
+			_exit(100);
+		if (rblk_bdev_path_check(ro, true, why, sizeof(why)))
+			_exit(101);
+		if (rblk_bdev_path_check(ro, false, why, sizeof(why)) != -EACCES)
+			_exit(102);
+		_exit(strstr(why, "cannot open read-write") && strstr(why, "read-only") ? 0 : 103);
+	}
+	CU_ASSERT_EQUAL(waitpid(pid, &status, 0), pid);
+	CU_ASSERT_TRUE(WIFEXITED(status));
+	CU_ASSERT_EQUAL(WEXITSTATUS(status), 0);
+	unlink(ro);
+	rmdir(dir);
+}
+
 static void test_direct_refused_falls_back_once_logged(void)
 {
 	struct rblk_bdev *bdev = NULL;
@@ -298,6 +339,7 @@ static const struct ut_case cases[] = {
 	UT_CASE(test_regular_file_geometry),
 	UT_CASE(test_refusals),
 	UT_CASE(test_read_only_file_refused_for_write),
+	UT_CASE(test_path_check),
 	UT_CASE(test_tmpfs_file),
 	UT_CASE(test_block_device),
 	UT_CASE(test_sync_helpers),

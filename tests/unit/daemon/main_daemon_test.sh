@@ -1,7 +1,8 @@
 #!/bin/bash
 # The rblk-target daemon end to end over the fake target API (no RDMA):
-# exit codes, --check, strict vs best-effort, SIGHUP reload (applied and
-# refused), SIGUSR1 statistics, SIGTERM shutdown and the pidfile.
+# exit codes, --check (the start-up check, without the start), strict vs
+# best-effort, SIGHUP reload (applied and refused), SIGUSR1 statistics,
+# SIGTERM shutdown and the pidfile.
 #   main_daemon_test.sh PATH/TO/rblk-target-fake
 set -u
 bin=$1
@@ -20,28 +21,58 @@ config() { # config PATH_OF_NS2 -> the config on stdout
 	cat <<JSON
 { "hosts": [ { "nqn": "$H" } ],
   "subsystems": [ { "nqn": "$S", "allowed_hosts": [ "$H" ],
-    "namespaces": [ { "nsid": 1, "device": { "path": "/srv/a.img" } },
+    "namespaces": [ { "nsid": 1, "device": { "path": "$dir/a.img" } },
                     { "nsid": 2, "device": { "path": "$1" } } ] } ],
   "ports": [ { "portid": 1, "subsystems": [ "$S" ],
     "addr": { "trtype": "rdma", "traddr": "10.99.0.1", "trsvcid": "4420" } } ] }
 JSON
 }
 
+# The namespaces' files: the start-up check opens every one.
+truncate -s 1M "$dir/a.img" "$dir/b.img" "$dir/c.img"
+
 # Usage and config errors: exit 2, message names the flag or key path.
 "$bin" --listen 10.0.0.1:44x0 --subsystem $S 2>"$dir/e"; rc=$?
 check "bad flag exits 2" [ $rc = 2 ]
 check "bad flag message" has "$dir/e" '--listen 10.0.0.1:44x0: "44x0" is not a port number'
-config /srv/b.img | sed 's/"nsid": 2/"nsid": 0/' >"$dir/bad.json"
+config $dir/b.img | sed 's/"nsid": 2/"nsid": 0/' >"$dir/bad.json"
 "$bin" --config "$dir/bad.json" 2>"$dir/e"; rc=$?
 check "bad config exits 2" [ $rc = 2 ]
 check "bad config message" has "$dir/e" 'subsystems[0].namespaces[1].nsid: 0 is not a valid namespace id'
 "$bin" --config "$dir/bad.json" --best-effort --check >"$dir/o" 2>"$dir/e"; rc=$?
 check "best effort skips" [ $rc = 0 ]
 check "best effort says skipped" has "$dir/e" 'namespace skipped'
-check "--check prints JSON" has "$dir/o" '"path": "/srv/a.img"'
+check "--check prints JSON" has "$dir/o" "\"path\": \"$dir/a.img\""
+
+# --check runs the start-up check: what a start refuses, it refuses, with exit 2.
+echo '{}' >"$dir/empty.json"
+"$bin" --config "$dir/empty.json" --check >"$dir/o" 2>"$dir/e"; rc=$?
+check "--check {} exits 2" [ $rc = 2 ]
+check "--check {} says what to add" has "$dir/e" 'nothing to export: no subsystems; add one to "subsystems"'
+check "--check {} wants a port" has "$dir/e" 'nothing to listen on: no ports; add one to "ports"'
+check "--check {} prints nothing" [ ! -s "$dir/o" ]
+"$bin" --config "$dir/empty.json" 2>"$dir/e"; rc=$?
+check "start {} exits 2" [ $rc = 2 ]
+config $dir/b.img >"$dir/c.json"
+"$bin" --config "$dir/c.json" --in-capsule 3 --check 2>"$dir/e"; rc=$?
+check "--in-capsule 3 exits 2" [ $rc = 2 ]
+check "--in-capsule 3 message" has "$dir/e" '(--in-capsule, x-rblk.in_capsule_data_size, ports[].param.inline_data_size): in_capsule_data_size 3: must be a multiple of 16'
+config $dir/missing.img >"$dir/m.json"
+"$bin" --config "$dir/m.json" --check 2>"$dir/e"; rc=$?
+check "--check missing ns exits 2" [ $rc = 2 ]
+check "missing ns message" has "$dir/e" "subsystems[0].namespaces[1] (nsid 2 of $S): $dir/missing.img: No such file or directory"
+"$bin" --config "$dir/m.json" 2>"$dir/e"; rc=$?
+check "start missing ns exits 2" [ $rc = 2 ]
+check "start missing ns before the target" bash -c "! grep -q 'cannot create\|apply' '$dir/e'"
+"$bin" --config "$dir/m.json" --best-effort --check >"$dir/o" 2>"$dir/e"; rc=$?
+check "best effort missing ns exits 0" [ $rc = 0 ]
+check "best effort missing ns warned" has "$dir/e" 'it will not be exported'
+"$bin" --config "$dir/c.json" --check >"$dir/o" 2>"$dir/e"; rc=$?
+check "valid --check exits 0" [ $rc = 0 ]
+check "valid --check prints JSON" has "$dir/o" "\"path\": \"$dir/b.img\""
 
 # No RDMA device for the address: exit 1 and what to check.
-config /srv/b.img >"$dir/c.json"
+config $dir/b.img >"$dir/c.json"
 RBLK_FAKE_FAIL=listen:19 "$bin" --config "$dir/c.json" 2>"$dir/e"; rc=$?
 check "listen ENODEV exits 1" [ $rc = 1 ]
 check "listen ENODEV message" has "$dir/e" 'no RDMA device serves 10.99.0.1'
@@ -54,12 +85,12 @@ for _ in $(seq 50); do grep -q "notice: ready" "$dir/err" 2>/dev/null && break; 
 check "pidfile written" [ "$(cat "$dir/pid" 2>/dev/null)" = "$pid" ]
 check "ready logged" has "$dir/err" 'notice: ready'
 check "saved at start" has "$dir/saved.json" '"uuid": "'
-config /srv/c.img >"$dir/c.json"
+config $dir/c.img >"$dir/c.json"
 kill -HUP $pid
 for _ in $(seq 50); do grep -q 'reload: 2 changes' "$dir/err" && break; sleep 0.1; done
-check "reload replaces ns 2" has "$dir/err" 'remove namespace 2 (/srv/b.img) (path /srv/b.img -> /srv/c.img)'
+check "reload replaces ns 2" has "$dir/err" "remove namespace 2 ($dir/b.img) (path $dir/b.img -> $dir/c.img)"
 check "reload keeps ns 1" bash -c "! grep -q 'namespace 1' <(sed -n '/SIGHUP/,\$p' '$dir/err')"
-check "saved after reload" has "$dir/saved.json" '/srv/c.img'
+check "saved after reload" has "$dir/saved.json" "$dir/c.img"
 echo '{ "hosts": [' >"$dir/c.json"
 kill -HUP $pid
 for _ in $(seq 50); do grep -q 'reload refused' "$dir/err" && break; sleep 0.1; done

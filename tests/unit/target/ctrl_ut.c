@@ -242,6 +242,23 @@ static void test_kato_zero_never_expires(void)
 	teardown();
 }
 
+/* The largest KATO a host can ask for: rounding it up to seconds must not wrap to 0. */
+static void test_kato_max_does_not_wrap(void)
+{
+	uint64_t t0;
+
+	setup(UINT32_MAX);
+	t0 = rblk_clock_ms();
+	atomic_store(&aq->sq.last_cmd_ms, t0);
+	rblk_sq_tick(&aq->sq, t0 + 1000);
+	CU_ASSERT_EQUAL(aq->disconnects, 0);
+	rblk_sq_tick(&aq->sq, t0 + 4294967000ull);
+	CU_ASSERT_EQUAL(aq->disconnects, 0);
+	rblk_sq_tick(&aq->sq, t0 + 4294968001ull);
+	CU_ASSERT_EQUAL(aq->disconnects, 1);
+	teardown();
+}
+
 static void test_kato_set_features_applies(void)
 {
 	uint64_t t0;
@@ -303,6 +320,7 @@ static const struct ut_case cases[] = {
 	UT_CASE(test_aer_limit_and_teardown),
 	UT_CASE(test_aer_oldest_first),
 	UT_CASE(test_kato_expiry_disconnects_only_that_ctrl),
+	UT_CASE(test_kato_max_does_not_wrap),
 	UT_CASE(test_kato_traffic_rearms),
 	UT_CASE(test_kato_zero_never_expires),
 	UT_CASE(test_kato_set_features_applies),

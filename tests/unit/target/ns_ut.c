@@ -4,6 +4,7 @@
  * block sizes, files (missing, empty, read-only), engine consistency, and
  * identifiers given by the caller.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
@@ -137,8 +138,24 @@ static void test_given_ids(void)
 	teardown();
 }
 
+/* The check before start (ns_path.c): the rules the open applies, without a target. */
+static void test_path_check(void)
+{
+	char why[256];
+
+	CU_ASSERT_EQUAL(rblk_tgt_ns_path_check("mem:1M", false, 0, why, sizeof(why)), 0);
+	CU_ASSERT_EQUAL(rblk_tgt_ns_path_check("null:1G", true, 4096, why, sizeof(why)), 0);
+	CU_ASSERT_EQUAL(rblk_tgt_ns_path_check("mem:lots", false, 0, why, sizeof(why)), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(why, "mem:lots: the size must be a number with an optional K/M/G/T suffix");
+	CU_ASSERT_EQUAL(rblk_tgt_ns_path_check("mem:1M", false, 8192, why, sizeof(why)), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(why, "block size 8192: must be 0 (detect) or a power of two in 512..4096"));
+	CU_ASSERT_EQUAL(rblk_tgt_ns_path_check("/nonexistent/a.img", true, 0, why, sizeof(why)), -ENOENT);
+	CU_ASSERT_STRING_EQUAL(why, "/nonexistent/a.img: No such file or directory");
+}
+
 static const struct ut_case cases[] = {
 	UT_CASE(test_stable_ids),
+	UT_CASE(test_path_check),
 	UT_CASE(test_mem_sizes),
 	UT_CASE(test_files),
 	UT_CASE(test_given_ids),

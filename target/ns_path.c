@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The rules on a namespace's path that need no target: the size of a
+ * "mem:SIZE" / "null:SIZE" namespace, and whether a file or block device
+ * would open (bdev_provider.c opens it for real with the same rules). Apart
+ * from bdev_provider.c so that rblk-target's start-up check links it
+ * without the core's subsystem and transport code.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/backend.h"
+#include "target/core.h"
+
+int rblk_tgt_parse_mem_size(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+	unsigned shift = 0;
+
+	if (!*s)
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s)
+		return -EINVAL;
+	switch (*end) {
+	case 'k': case 'K': shift = 10; end++; break;
+	case 'm': case 'M': shift = 20; end++; break;
+	case 'g': case 'G': shift = 30; end++; break;
+	case 't': case 'T': shift = 40; end++; break;
+	default: break;
+	}
+	if (shift && (!strcmp(end, "iB") || !strcmp(end, "B")))
+		end += strlen(end);
+	if (*end || !v || (shift && v > (UINT64_MAX >> shift)))
+		return -EINVAL;
+	*out = (uint64_t)v << shift;
+	return 0;
+}
+
+int rblk_tgt_ns_path_check(const char *path, bool read_only, uint32_t block_size, char *why,
+			   size_t len)
+{
+	uint64_t bytes;
+
+	/* What ns.c accepts: the Linux host takes LBADS 9..12 only. */
+	if (block_size && (block_size < 512 || block_size > 4096 || (block_size & (block_size - 1)))) {
+		snprintf(why, len, "block size %u: must be 0 (detect) or a power of two in 512..4096",
+			 block_size);
+		return -EINVAL;
+	}
+	if (path && (!strncmp(path, "mem:", 4) || !strncmp(path, "null:", 5))) {
+		if (rblk_tgt_parse_mem_size(strchr(path, ':') + 1, &bytes)) {
+			snprintf(why, len, "%s: the size must be a number with an optional K/M/G/T "
+				 "suffix", path);
+			return -EINVAL;
+		}
+		return 0;
+	}
+	return rblk_bdev_path_check(path, read_only, why, len);
+}
+
