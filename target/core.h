@@ -90,6 +90,12 @@ struct rblk_transport;
 #define RBLK_TGT_MAX_IO_SIZE (16u << 20)  /* max_io_size and io_unit_size */
 #define RBLK_TGT_MAX_SHARED_BUFFERS (1u << 20)
 #define RBLK_TGT_MAX_KATO_CHECK_MS 5000u
+/* Admission control defaults (struct rblk_target_opts). */
+#define RBLK_TGT_CONNECT_TIMEOUT_MS 10000u
+#define RBLK_TGT_MAX_PENDING 256u
+#define RBLK_TGT_MAX_PENDING_PER_ADDR 32u
+#define RBLK_TGT_MAX_CTRLS_PER_HOST 64u
+#define RBLK_TGT_MAX_QUEUES 4096u
 
 enum rblk_xfer_dir {
 	RBLK_XFER_NONE = 0,
@@ -130,6 +136,12 @@ struct rblk_transport_ops {
 	 * inside its submit callback).
 	 */
 	void (*complete_io)(struct rblk_req *req);
+	/*
+	 * Optional. The queue joined a controller: its Fabrics Connect
+	 * succeeded (admission control stops counting it as pending). On the
+	 * sq's thread, no core lock held.
+	 */
+	void (*connected)(struct rblk_sq *sq);
 };
 
 /* ======================================================================== */
@@ -525,8 +537,16 @@ void rblk_subsys_destroy(struct rblk_subsystem *ss);
 struct rblk_subsystem *rblk_subsys_find_locked(struct rblk_target *tgt, const char *nqn);
 bool rblk_subsys_host_allowed(struct rblk_subsystem *ss, const char *hostnqn);
 int rblk_subsys_add_host(struct rblk_subsystem *ss, const char *hostnqn);
+/*
+ * Both change who may connect, and the controllers of a host no longer
+ * admitted fail at once (their queues disconnect): a revoked host keeps no
+ * access until it happens to reconnect. nvmet leaves them be; the kernel
+ * target's admins remove the host's controllers by hand for the same end.
+ */
 int rblk_subsys_remove_host(struct rblk_subsystem *ss, const char *hostnqn);
 void rblk_subsys_set_allow_any(struct rblk_subsystem *ss, bool allow);
+/* tgt->lock held: the controllers @hostnqn holds on every subsystem. */
+unsigned rblk_tgt_host_ctrls_locked(struct rblk_target *tgt, const char *hostnqn);
 /* New controller bound to ss with a free cntlid: 0, -EBUSY (cntlids exhausted), -ENODEV (removing). */
 int rblk_subsys_add_ctrl(struct rblk_subsystem *ss, struct rblk_tgt_ctrl *ctrl);
 void rblk_subsys_remove_ctrl(struct rblk_subsystem *ss, struct rblk_tgt_ctrl *ctrl);

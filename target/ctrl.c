@@ -198,6 +198,8 @@ uint16_t rblk_tgt_ctrl_install_sq(struct rblk_tgt_ctrl *ctrl, struct rblk_sq *sq
 	sq->state = RBLK_SQ_LIVE;
 	atomic_store_explicit(&sq->last_cmd_ms, rblk_clock_ms(), memory_order_relaxed);
 	pthread_mutex_unlock(&ctrl->lock);
+	if (sq->ops->connected)
+		sq->ops->connected(sq);
 	return 0;
 }
 

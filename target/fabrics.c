@@ -90,6 +90,14 @@ static uint16_t admin_connect(struct rblk_req *req, const struct rblk_connect_in
 		pthread_mutex_unlock(&tgt->lock);
 		return status;
 	}
+	/* Under tgt->lock: no other Connect of this host slips in between. */
+	if (rblk_tgt_host_ctrls_locked(tgt, ci->hostnqn) >= tgt->opts.max_ctrls_per_host) {
+		pthread_mutex_unlock(&tgt->lock);
+		RBLK_NOTICE("connect from %s to %s: refused: the host already has %u controllers "
+			    "(max_ctrls_per_host)", ci->hostnqn, ci->subnqn,
+			    tgt->opts.max_ctrls_per_host);
+		return NVME_SC_CONNECT_CTRL_BUSY | NVME_SC_DNR;
+	}
 	ret = rblk_tgt_ctrl_create(ss, ci->hostnqn, ci->hostid, ci->kato_ms, &ctrl);
 	/* Under tgt->lock, so an unlink of this port sees it (it disconnects those). */
 	if (!ret)

@@ -108,6 +108,17 @@ int rblk_tgt_opts_check(const struct rblk_target_opts *o, const char **field, ch
 	 * KATO (5 s) would let a dead host's controller outlive it twice over.
 	 */
 	RANGE(kato_check_ms, 1, RBLK_TGT_MAX_KATO_CHECK_MS);
+	/* 0 takes the default (rblk_target_create fills it in before this check). */
+	if (o->connect_timeout_ms)
+		RANGE(connect_timeout_ms, 100, 600000);
+	if (o->max_pending_queues)
+		RANGE(max_pending_queues, 1, 65536);
+	if (o->max_pending_per_addr)
+		RANGE(max_pending_per_addr, 1, 65536);
+	if (o->max_ctrls_per_host)
+		RANGE(max_ctrls_per_host, 1, 0xFFEF); /* the CNTLID space */
+	if (o->max_queues)
+		RANGE(max_queues, 2, 1u << 20);
 	if ((unsigned)o->poll_mode > RBLK_POLL_EVENT)
 		return refuse(field, why, len, "poll_mode", o->poll_mode,
 			      "not adaptive (0), busy (1) or event (2)");

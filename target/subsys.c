@@ -170,6 +170,16 @@ static int host_index(struct rblk_subsystem *ss, const char *hostnqn)
 	return -1;
 }
 
+/* ss->lock held (lock order ss -> ctrl, as the port unlink). */
+static void revoke_locked(struct rblk_subsystem *ss)
+{
+	if (ss->allow_any_host)
+		return;
+	for (struct rblk_tgt_ctrl *c = ss->ctrls; c; c = c->next)
+		if (host_index(ss, c->hostnqn) < 0)
+			rblk_tgt_ctrl_fatal(c, "the host is no longer allowed on the subsystem");
+}
+
 bool rblk_subsys_host_allowed(struct rblk_subsystem *ss, const char *hostnqn)
 {
 	bool ok;
@@ -221,9 +231,9 @@ int rblk_subsys_remove_host(struct rblk_subsystem *ss, const char *hostnqn)
 	if (i < 0) {
 		ret = -ENOENT;
 	} else {
-		/* Existing controllers stay (as nvmet): the ACL gates new Connects. */
 		free(ss->hosts[i]);
 		ss->hosts[i] = ss->hosts[--ss->nr_hosts];
+		revoke_locked(ss);
 	}
 	pthread_mutex_unlock(&ss->lock);
 	return ret;
@@ -233,7 +243,25 @@ void rblk_subsys_set_allow_any(struct rblk_subsystem *ss, bool allow)
 {
 	pthread_mutex_lock(&ss->lock);
 	ss->allow_any_host = allow || ss->type == RBLK_SUBSYS_DISCOVERY;
+	revoke_locked(ss);
 	pthread_mutex_unlock(&ss->lock);
+}
+
+unsigned rblk_tgt_host_ctrls_locked(struct rblk_target *tgt, const char *hostnqn)
+{
+	struct rblk_subsystem *lists[] = { tgt->disc, tgt->subsys };
+	unsigned n = 0;
+
+	for (unsigned l = 0; l < 2; l++) {
+		for (struct rblk_subsystem *ss = lists[l]; ss; ss = l ? ss->next : NULL) {
+			pthread_mutex_lock(&ss->lock);
+			for (struct rblk_tgt_ctrl *c = ss->ctrls; c; c = c->next)
+				n += !__atomic_load_n(&c->fatal, __ATOMIC_RELAXED) &&
+				     !strcmp(c->hostnqn, hostnqn);
+			pthread_mutex_unlock(&ss->lock);
+		}
+	}
+	return n;
 }
 
 /* ------------------------------------------------------------------------ */

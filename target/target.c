@@ -47,6 +47,26 @@ void rblk_target_opts_init(struct rblk_target_opts *opts)
 	opts->io_unit_size = 131072;
 	opts->poll_mode = RBLK_POLL_ADAPTIVE;
 	opts->kato_check_ms = 100;
+	opts->connect_timeout_ms = RBLK_TGT_CONNECT_TIMEOUT_MS;
+	opts->max_pending_queues = RBLK_TGT_MAX_PENDING;
+	opts->max_pending_per_addr = RBLK_TGT_MAX_PENDING_PER_ADDR;
+	opts->max_ctrls_per_host = RBLK_TGT_MAX_CTRLS_PER_HOST;
+	opts->max_queues = RBLK_TGT_MAX_QUEUES;
+}
+
+/* Admission limits left 0 by an embedder take their defaults. */
+static void admission_defaults(struct rblk_target_opts *o)
+{
+	if (!o->connect_timeout_ms)
+		o->connect_timeout_ms = RBLK_TGT_CONNECT_TIMEOUT_MS;
+	if (!o->max_pending_queues)
+		o->max_pending_queues = RBLK_TGT_MAX_PENDING;
+	if (!o->max_pending_per_addr)
+		o->max_pending_per_addr = RBLK_TGT_MAX_PENDING_PER_ADDR;
+	if (!o->max_ctrls_per_host)
+		o->max_ctrls_per_host = RBLK_TGT_MAX_CTRLS_PER_HOST;
+	if (!o->max_queues)
+		o->max_queues = RBLK_TGT_MAX_QUEUES;
 }
 
 void rblk_subsystem_opts_init(struct rblk_subsystem_opts *opts)
@@ -89,6 +109,7 @@ int rblk_target_create(const struct rblk_target_opts *opts, struct rblk_target *
 	rblk_target_opts_init(&tgt->opts);
 	if (opts)
 		COPY_OPTS(&tgt->opts, opts);
+	admission_defaults(&tgt->opts);
 	ret = rblk_tgt_opts_check(&tgt->opts, NULL, why, sizeof(why));
 	if (ret) {
 		RBLK_ERR("target options: %s", why);

@@ -88,6 +88,24 @@ struct rblk_target_opts {
 	const char *backend;         /* "uring", "aio" or NULL for automatic */
 	uint32_t kato_check_ms;      /* keep-alive check granularity, 1..5000; default 100 */
 	enum rblk_threads threads;   /* who runs the poll loop; default RBLK_THREADS_OWN */
+	/*
+	 * Admission control; 0 takes the default. A connection must send a
+	 * valid Fabrics Connect within connect_timeout_ms of the RDMA CM
+	 * accept, or it is disconnected (100..600000; default 10000). Until
+	 * then it is "pending": at most max_pending_queues of them in all
+	 * (default 256) and max_pending_per_addr from one host address
+	 * (default 32); more are rejected at the CM with "no resources", so
+	 * that one host holding connections open cannot starve the others.
+	 * max_ctrls_per_host bounds the controllers (admin queues) one host NQN
+	 * holds on the target (default 64; a Connect beyond it gets Controller
+	 * Busy); max_queues bounds the connections the target holds in all
+	 * (default 4096). Each refusal is logged with the address or host NQN.
+	 */
+	uint32_t connect_timeout_ms;
+	uint32_t max_pending_queues;
+	uint32_t max_pending_per_addr;
+	uint32_t max_ctrls_per_host;
+	uint32_t max_queues;
 };
 
 void rblk_target_opts_init(struct rblk_target_opts *opts) RBLK_EXPORT;

@@ -105,6 +105,10 @@ static void on_connect_request(struct rblk_transport *t, struct rblk_cm_event *e
 		reject(ev, (uint16_t)ret);
 		return;
 	}
+	if (rblk_rdma_admit(t, rblk_cm_id_peer_addr(ev->id), peer)) {
+		reject(ev, NVME_RDMA_CM_NO_RSC);
+		return;
+	}
 	pg = t->pgs[t->next_pg++ % t->npg];
 	ret = rblk_rdma_queue_alloc(t, pg, ev->id, rl ? rl->l : NULL, &plan, &q);
 	if (ret) {
@@ -341,14 +345,6 @@ out_free:
 /* ------------------------------------------------------------------------ */
 /* Life cycle.                                                               */
 
-void rblk_rdma_transport_queue_gone(struct rblk_transport *t)
-{
-	pthread_mutex_lock(&t->qlock);
-	t->nr_queues--;
-	pthread_cond_broadcast(&t->queues_cv);
-	pthread_mutex_unlock(&t->qlock);
-}
-
 int rblk_transport_create(struct rblk_target *tgt, struct rblk_transport **out)
 {
 	struct rblk_transport *t = calloc(1, sizeof(*t));
@@ -367,6 +363,7 @@ int rblk_transport_create(struct rblk_target *tgt, struct rblk_transport **out)
 	pthread_mutex_init(&t->ctl_lock, NULL);
 	pthread_mutex_init(&t->lock, NULL);
 	pthread_mutex_init(&t->qlock, NULL);
+	TAILQ_INIT(&t->pending);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&t->queues_cv, &ca);

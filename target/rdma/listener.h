@@ -44,15 +44,18 @@ struct rblk_transport {
 	bool embedded;                    /* RBLK_THREADS_EMBEDDER: loop.c, no threads */
 	pthread_t loop_thread;            /* embedded: the thread that started it */
 
-	pthread_mutex_t qlock;            /* nr_queues + queues_cv */
+	pthread_mutex_t qlock;            /* nr_queues, queues_cv, admission (admit.c) */
 	pthread_cond_t queues_cv;
 	unsigned nr_queues;               /* allocated queue objects */
+	unsigned nr_pending;              /* of which without a Connect yet */
+	TAILQ_HEAD(, rblk_rdma_queue) pending;
+	uint64_t admit_refused[RBLK_ADMIT_NR_VERDICTS];   /* per bound, since start */
+	uint64_t admit_quiet[RBLK_ADMIT_NR_VERDICTS];     /* refused, not yet logged */
+	uint64_t admit_logged_ms[RBLK_ADMIT_NR_VERDICTS];
 };
 
 extern const struct rblk_transport_ops rblk_rdma_transport_ops;
 
-/* A queue object went away (rblk_rdma_queue_reap). */
-void rblk_rdma_transport_queue_gone(struct rblk_transport *t);
 /* Handles every pending CM event (the CM thread, or the embedder's loop); how many. */
 unsigned rblk_rdma_cm_drain(struct rblk_transport *t);
 /* On a poll group's thread: start disconnecting each of its queues (arg: the group). */

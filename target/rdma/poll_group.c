@@ -390,7 +390,7 @@ unsigned rblk_poll_group_poll(struct rblk_poll_group *pg)
 				if (!TAILQ_EMPTY(&pg->devs[d]->pending_buf))
 					rblk_rdma_dev_expire_waits(pg->devs[d], now);
 			TAILQ_FOREACH(q, &pg->queues, link) {
-				if (q->state != RBLK_RDMA_Q_LIVE)
+				if (rblk_rdma_admit_tick(q, now) || q->state != RBLK_RDMA_Q_LIVE)
 					continue;
 				rblk_sq_tick(&q->sq, now);
 				rblk_rdma_queue_check_stall(q, now);

@@ -52,8 +52,8 @@ static void q_put(struct rblk_rdma_queue *q)
 	if (atomic_fetch_sub_explicit(&q->refs, 1, memory_order_acq_rel) != 1)
 		return;
 	assert(q->state == RBLK_RDMA_Q_CLOSED);
+	rblk_rdma_admit_release(t, q);
 	free(q);
-	rblk_rdma_transport_queue_gone(t);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -400,9 +400,7 @@ int rblk_rdma_queue_alloc(struct rblk_transport *t, struct rblk_poll_group *pg,
 	q->msg_disconnect.fn = on_disconnect;
 	rblk_addr_str(rblk_cm_id_peer_addr(id), q->peer, sizeof(q->peer));
 	rblk_cm_id_set_context(id, q);
-	pthread_mutex_lock(&t->qlock);
-	t->nr_queues++;
-	pthread_mutex_unlock(&t->qlock);
+	rblk_rdma_admit_add(t, q);
 	*out = q;
 	return 0;
 }
@@ -450,11 +448,17 @@ static void op_complete_io(struct rblk_req *req)
 	rblk_poll_group_complete_io(rblk_rdma_queue_of(req->sq)->pg, req);
 }
 
+static void op_connected(struct rblk_sq *sq)
+{
+	rblk_rdma_admit_connected(rblk_rdma_queue_of(sq));
+}
+
 const struct rblk_transport_ops rblk_rdma_transport_ops = {
 	.queue_response = rblk_rdma_queue_response,
 	.disconnect = op_disconnect,
 	.run_on = op_run_on,
 	.complete_io = op_complete_io,
+	.connected = op_connected,
 };
 
 #define STALL_REPORT_MS 5000

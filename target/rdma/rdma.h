@@ -36,6 +36,7 @@
 #include "protocol/nvme_rdma.h"
 #include "protocol/sgl.h"
 #include "target/core.h"
+#include "target/rdma/admit.h"
 #include "target/rdma/poll_group.h"
 #include "transport/rdma.h"
 
@@ -323,6 +324,12 @@ struct rblk_rdma_queue {
 	uint64_t progress_seen;
 	uint64_t stalled_since_ms;
 	bool stall_reported;
+
+	/* Admission (target/rdma/admit.c): pending until the Connect succeeds. */
+	bool pending;                     /* on t->pending, under t->qlock */
+	uint64_t accepted_ms;
+	struct rblk_rdma_admit_key peer_key;
+	TAILQ_ENTRY(rblk_rdma_queue) pending_link;
 
 	TAILQ_ENTRY(rblk_rdma_queue) link; /* pg->queues */
 	struct rblk_rdma_qstats stats;

@@ -313,6 +313,76 @@ static void test_connect_host_acl(void)
 	teardown();
 }
 
+/* max_ctrls_per_host: the host's next admin Connect gets Controller Busy; others still connect. */
+static void test_connect_ctrls_per_host(void)
+{
+	struct rblk_target_opts o;
+	struct tt_queue *q[3];
+	struct nvme_cqe cqe;
+
+	rblk_target_opts_init(&o);
+	o.max_ctrls_per_host = 2;
+	env = tt_env_create(&o, 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(env);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(tt_add_subsys(env, TT_SUBNQN, "mem:1M", NULL));
+	for (int i = 0; i < 3; i++)
+		q[i] = tt_queue_create(env, 0, 32);
+	CU_ASSERT_EQUAL(tt_connect(q[0], TT_SUBNQN, TT_HOSTNQN, 0, 31, 0xFFFF, 0, 0, &cqe), 0);
+	CU_ASSERT_EQUAL(tt_connect(q[1], TT_SUBNQN, TT_HOSTNQN, 0, 31, 0xFFFF, 0, 0, &cqe), 0);
+	CU_ASSERT_EQUAL(tt_connect(q[2], TT_SUBNQN, TT_HOSTNQN, 0, 31, 0xFFFF, 0, 0, &cqe),
+			NVME_SC_CONNECT_CTRL_BUSY | NVME_SC_DNR);
+	CU_ASSERT_PTR_NULL(q[2]->sq.ctrl);
+	/* Another host is not held back by the first one's share. */
+	CU_ASSERT_EQUAL(tt_connect(q[2], TT_SUBNQN, TT_HOSTNQN2, 0, 31, 0xFFFF, 0, 0, &cqe), 0);
+	/* A controller that went away gives its place back. */
+	tt_queue_destroy(q[0]);
+	q[0] = tt_queue_create(env, 0, 32);
+	CU_ASSERT_EQUAL(tt_connect(q[0], TT_SUBNQN, TT_HOSTNQN, 0, 31, 0xFFFF, 0, 0, &cqe), 0);
+	for (int i = 0; i < 3; i++)
+		tt_queue_destroy(q[i]);
+	tt_env_destroy(env);
+	env = NULL;
+}
+
+/* A host taken off the allow list (a reload) loses its live controllers at once. */
+static void test_revoked_host_loses_ctrls(void)
+{
+	struct rblk_subsystem *ss;
+	struct tt_queue *aq2, *iq;
+	struct nvme_cqe cqe;
+	uint16_t c1;
+
+	setup();
+	ss = rblk_target_find_subsystem(env->tgt, TT_SUBNQN);
+	CU_ASSERT_EQUAL(rblk_subsystem_allow_host(ss, TT_HOSTNQN), 0);
+	CU_ASSERT_EQUAL(rblk_subsystem_allow_host(ss, TT_HOSTNQN2), 0);
+	CU_ASSERT_EQUAL(rblk_subsystem_set_allow_any_host(ss, false), 0);
+	c1 = tt_admin_bringup(aq, TT_SUBNQN, TT_HOSTNQN, 0);
+	CU_ASSERT_NOT_EQUAL_FATAL(c1, 0);
+	iq = tt_queue_create(env, 1, 128);
+	CU_ASSERT_EQUAL(tt_connect(iq, TT_SUBNQN, TT_HOSTNQN, 1, 127, c1, 0, 0, &cqe), 0);
+	aq2 = tt_queue_create(env, 0, 32);
+	CU_ASSERT_NOT_EQUAL_FATAL(tt_admin_bringup(aq2, TT_SUBNQN, TT_HOSTNQN2, 0), 0);
+
+	CU_ASSERT_EQUAL(rblk_subsystem_disallow_host(ss, TT_HOSTNQN), 0);
+	CU_ASSERT_TRUE(aq->sq.ctrl->fatal);
+	CU_ASSERT(atomic_load(&aq->disconnects) > 0);
+	CU_ASSERT(atomic_load(&iq->disconnects) > 0);
+	CU_ASSERT_FALSE(aq2->sq.ctrl->fatal);
+	CU_ASSERT_EQUAL(atomic_load(&aq2->disconnects), 0);
+
+	/* Turning allow-any off with no list entry for the host does the same. */
+	CU_ASSERT_EQUAL(rblk_subsystem_set_allow_any_host(ss, true), 0);
+	CU_ASSERT_FALSE(aq2->sq.ctrl->fatal);
+	CU_ASSERT_EQUAL(rblk_subsystem_disallow_host(ss, TT_HOSTNQN2), 0);
+	CU_ASSERT_FALSE(aq2->sq.ctrl->fatal); /* allow-any still admits it */
+	CU_ASSERT_EQUAL(rblk_subsystem_set_allow_any_host(ss, false), 0);
+	CU_ASSERT_TRUE(aq2->sq.ctrl->fatal);
+	tt_queue_destroy(iq);
+	tt_queue_destroy(aq2);
+	teardown();
+}
+
 static void test_connect_sqsize(void)
 {
 	struct tt_queue *iq;
@@ -714,6 +784,8 @@ static void test_discovery_no_io_queues(void)
 }
 
 static const struct ut_case cases[] = {
+	UT_CASE(test_connect_ctrls_per_host),
+	UT_CASE(test_revoked_host_loses_ctrls),
 	UT_CASE(test_admin_connect_success),
 	UT_CASE(test_second_admin_connect_new_cntlid),
 	UT_CASE(test_connect_sqflow_disabled),
