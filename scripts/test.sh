@@ -8,7 +8,10 @@
 #   4. runs the VM tests (label "vm"): real RDMA through Soft-RoCE in a QEMU VM that
 #      boots Debian's kernel (fetched into a cache outside the repo on first use).
 #
-#   scripts/test.sh [--unit-only] [--no-san] [--no-pkg]
+#   scripts/test.sh [--unit-only] [--no-san] [--no-pkg] [--strict]
+#
+# In CI (CI set) or with --strict, a unit test that reports SKIP (exit 77) fails
+# the run unless tests/skip-allowed.list names it with a reason.
 #
 # Build directories default to ./build and ./build-san; the VM sees the host's
 # filesystem except /tmp, so when the checkout lives under /tmp the build goes to
@@ -18,12 +21,15 @@ set -euo pipefail
 unit_only=0
 san=1
 pkg=1
+strict=0
+[ -n "${CI:-}" ] && strict=1
 for a in "$@"; do
 	case "$a" in
 	--unit-only) unit_only=1 ;;
 	--no-san) san=0 ;;
 	--no-pkg) pkg=0 ;;
-	-h | --help) sed -n '2,16p' "$0"; exit 0 ;;
+	--strict) strict=1 ;;
+	-h | --help) sed -n '2,19p' "$0"; exit 0 ;;
 	*) echo "test.sh: unknown option $a" >&2; exit 2 ;;
 	esac
 done
@@ -52,6 +58,26 @@ step() {
 }
 trap 'step_done; printf "==== total: %d s\n" $SECONDS' EXIT
 
+# Runs a unit-test ctest command; when strict, fails on a skipped test that
+# tests/skip-allowed.list does not name (ctest lists skips as "N - name (Skipped)").
+unit_ctest() {
+	local log rc=0 t bad=""
+	log=$(mktemp)
+	"$@" 2>&1 | tee "$log" || rc=$?
+	if [ "$rc" = 0 ] && [ "$strict" = 1 ]; then
+		for t in $(sed -n 's/^[[:space:]]*[0-9]* - \([^ ]*\) (Skipped)$/\1/p' "$log"); do
+			awk -v t="$t" '$1 == t && NF > 1 { ok = 1 } END { exit !ok }' \
+				"$top/tests/skip-allowed.list" || bad="$bad $t"
+		done
+		if [ -n "$bad" ]; then
+			echo "test.sh: skipped in strict mode (not in tests/skip-allowed.list):$bad" >&2
+			rc=1
+		fi
+	fi
+	rm -f "$log"
+	return "$rc"
+}
+
 step "dependencies"
 "$top/scripts/install-deps.sh"
 
@@ -60,7 +86,7 @@ cmake -S "$top" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRBLK_FIO_PLUGIN=
 cmake --build "$build" -j "$jobs"
 
 step "unit tests"
-ctest --test-dir "$build" -L unit --output-on-failure -j "$jobs"
+unit_ctest ctest --test-dir "$build" -L unit --output-on-failure -j "$jobs"
 
 if [ "$pkg" = 1 ]; then
 	step "Debian packages: build, install, use, purge (scripts/package-test.sh)"
@@ -73,7 +99,7 @@ if [ "$san" = 1 ]; then
 		-DRBLK_SANITIZE=ON -DRBLK_VM_TESTS=OFF >/dev/null
 	cmake --build "$build_san" -j "$jobs"
 	step "unit + fuzz tests under ASan/UBSan"
-	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	unit_ctest env ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 		ctest --test-dir "$build_san" -L unit --output-on-failure -j "$jobs"
 fi
 
