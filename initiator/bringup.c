@@ -17,6 +17,7 @@
 #include "common/log.h"
 #include "initiator/cmd.h"
 #include "initiator/ctrl.h"
+#include "initiator/identify.h"
 #include "protocol/connect.h"
 #include "protocol/names.h"
 #include "protocol/nqn.h"
@@ -159,45 +160,6 @@ static int identify_ctrl(struct rblk_ctrl *c, struct nvme_id_ctrl *id, uint16_t 
 	return 0;
 }
 
-/* What the host cannot work without (the checks of nvme_rdma_setup_ctrl and nvme_init_identify). */
-static int check_identify(struct rblk_ctrl *c, const struct nvme_id_ctrl *id, uint16_t cntlid)
-{
-	uint32_t sgls = rblk_le32(id->sgls);
-	char subnqn[NVMF_NQN_FIELD_LEN];
-
-	if (!(sgls & NVME_CTRL_SGLS_KEYED)) {
-		RBLK_ERR("the controller does not support keyed SGLs (SGLS %#x): mandatory for RDMA",
-			 sgls);
-		return -EPROTONOSUPPORT;
-	}
-	if (rblk_le16(id->icdoff)) {
-		RBLK_ERR("ICDOFF %u is not supported (in-capsule data must start right after the SQE)",
-			 rblk_le16(id->icdoff));
-		return -EPROTONOSUPPORT;
-	}
-	if (rblk_le32(id->iorcsz) > 1) {
-		RBLK_ERR("IORCSZ %u: responses larger than a 16-byte CQE are not supported",
-			 rblk_le32(id->iorcsz));
-		return -EPROTONOSUPPORT;
-	}
-	if (rblk_le16(id->cntlid) != cntlid) {
-		RBLK_ERR("Identify says controller %u, Connect said %u", rblk_le16(id->cntlid),
-			 cntlid);
-		return -EPROTO;
-	}
-	memcpy(subnqn, id->subnqn, sizeof(id->subnqn));
-	subnqn[sizeof(subnqn) - 1] = '\0';
-	if (c->discovery && id->cntrltype != NVME_CTRL_TYPE_DISCOVERY &&
-	    !rblk_nqn_is_discovery(subnqn)) {
-		RBLK_ERR("%s is not a discovery controller", subnqn);
-		return -EPROTO;
-	}
-	if (subnqn[0] && strcmp(subnqn, c->subnqn))
-		RBLK_INFO("the controller calls its subsystem %s (connected as %s)", subnqn,
-			  c->subnqn);
-	return 0;
-}
-
 static int set_num_queues(struct rblk_ctrl *c, uint32_t want, uint32_t *granted,
 			  uint16_t *status)
 {
@@ -330,7 +292,7 @@ int rblk_ctrl_establish(struct rblk_ctrl *c, bool reconnect, uint16_t *status)
 		return -ENOMEM;
 	ret = identify_ctrl(c, c->id, status);
 	if (!ret)
-		ret = check_identify(c, c->id, cntlid);
+		ret = rblk_id_ctrl_check(c->id, cntlid, c->discovery, c->subnqn);
 	if (ret)
 		return ret;
 	if (!c->discovery && c->id->cntrltype == NVME_CTRL_TYPE_DISCOVERY)

@@ -14,6 +14,7 @@
 #include "common/log.h"
 #include "initiator/cmd.h"
 #include "initiator/ctrl.h"
+#include "initiator/identify.h"
 #include "protocol/names.h"
 
 #define LAST_STATUS_SLOTS 8
@@ -49,10 +50,9 @@ uint16_t rblk_ns_last_status(struct rblk_ns *ns)
 int rblk_ns_open(struct rblk_ctrl *c, uint32_t nsid, struct rblk_ns **out)
 {
 	struct nvme_id_ns *id = NULL;
-	const struct nvme_lbaf *lbaf;
+	struct rblk_ns_geom geom;
 	struct rblk_ns *ns = NULL;
 	struct nvme_sqe sqe;
-	unsigned idx;
 	uint16_t st;
 	int ret;
 
@@ -73,18 +73,10 @@ int rblk_ns_open(struct rblk_ctrl *c, uint32_t nsid, struct rblk_ns **out)
 		ret = -EREMOTEIO;
 		goto out_free;
 	}
-	/* An inactive NSID reads as zeros; NCAP 0 means absent (as the Linux host). */
-	if (!id->ncap || !id->nsze) {
-		RBLK_ERR("namespace %u of %s is not active", nsid, c->subnqn);
-		ret = -ENODEV;
-		goto out_free;
-	}
-	idx = nvme_ns_flbas_index(id->flbas);
-	lbaf = &id->lbaf[idx];
-	if (idx > id->nlbaf || rblk_le16(lbaf->ms) || lbaf->ds < 9 || lbaf->ds > 12) {
-		RBLK_ERR("namespace %u: LBA format %u (data 2^%u, metadata %u bytes) is not supported",
-			 nsid, idx, lbaf->ds, rblk_le16(lbaf->ms));
-		ret = -EOPNOTSUPP;
+	ret = rblk_id_ns_geom(id, nsid, &geom);
+	if (ret) {
+		if (ret == -ENODEV)
+			RBLK_ERR("namespace %u of %s is not active", nsid, c->subnqn);
 		goto out_free;
 	}
 	ns = calloc(1, sizeof(*ns));
@@ -94,9 +86,9 @@ int rblk_ns_open(struct rblk_ctrl *c, uint32_t nsid, struct rblk_ns **out)
 	}
 	ns->ctrl = c;
 	ns->nsid = nsid;
-	ns->nsze = rblk_le64(id->nsze);
-	ns->lba_shift = lbaf->ds;
-	ns->read_only = id->nsattr & NVME_NS_NSATTR_WP;
+	ns->nsze = geom.nsze;
+	ns->lba_shift = geom.lba_shift;
+	ns->read_only = geom.read_only;
 	ns->uid = atomic_fetch_add(&ns_uid_next, 1);
 	ns->id = id;
 	pthread_mutex_lock(&c->lock);

@@ -11,7 +11,10 @@
 #      interop core (tests/vm/interop-core.list) on the other (6.1, Debian 12's own),
 #      one VM boot each.
 #
-#   scripts/test.sh [--unit-only] [--no-san] [--no-pkg] [--vm-kernel 6.1|6.12] [--no-core]
+#   scripts/test.sh [--unit-only] [--no-san] [--no-pkg] [--strict] [--vm-kernel 6.1|6.12] [--no-core]
+#
+# In CI (CI set) or with --strict, a unit test that reports SKIP (exit 77) fails
+# the run unless tests/skip-allowed.list names it with a reason.
 #
 # Build directories default to ./build and ./build-san; the VM sees the host's
 # filesystem except /tmp, so when the checkout lives under /tmp the build goes to
@@ -21,6 +24,8 @@ set -euo pipefail
 unit_only=0
 san=1
 pkg=1
+strict=0
+[ -n "${CI:-}" ] && strict=1
 core=1
 full_kernel=6.12
 while [ $# -gt 0 ]; do
@@ -28,13 +33,14 @@ while [ $# -gt 0 ]; do
 	--unit-only) unit_only=1 ;;
 	--no-san) san=0 ;;
 	--no-pkg) pkg=0 ;;
+	--strict) strict=1 ;;
 	--no-core) core=0 ;;
 	--vm-kernel)
 		full_kernel=${2:-}
 		shift
 		case "$full_kernel" in 6.1 | 6.12) ;; *) echo "test.sh: --vm-kernel takes 6.1 or 6.12" >&2; exit 2 ;; esac
 		;;
-	-h | --help) sed -n '2,20p' "$0"; exit 0 ;;
+	-h | --help) sed -n '2,21p' "$0"; exit 0 ;;
 	*) echo "test.sh: unknown option $1" >&2; exit 2 ;;
 	esac
 	shift
@@ -65,6 +71,26 @@ step() {
 }
 trap 'step_done; printf "==== total: %d s\n" $SECONDS' EXIT
 
+# Runs a unit-test ctest command; when strict, fails on a skipped test that
+# tests/skip-allowed.list does not name (ctest lists skips as "N - name (Skipped)").
+unit_ctest() {
+	local log rc=0 t bad=""
+	log=$(mktemp)
+	"$@" 2>&1 | tee "$log" || rc=$?
+	if [ "$rc" = 0 ] && [ "$strict" = 1 ]; then
+		for t in $(sed -n 's/^[[:space:]]*[0-9]* - \([^ ]*\) (Skipped)$/\1/p' "$log"); do
+			awk -v t="$t" '$1 == t && NF > 1 { ok = 1 } END { exit !ok }' \
+				"$top/tests/skip-allowed.list" || bad="$bad $t"
+		done
+		if [ -n "$bad" ]; then
+			echo "test.sh: skipped in strict mode (not in tests/skip-allowed.list):$bad" >&2
+			rc=1
+		fi
+	fi
+	rm -f "$log"
+	return "$rc"
+}
+
 step "dependencies"
 "$top/scripts/install-deps.sh"
 
@@ -73,7 +99,7 @@ cmake -S "$top" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRBLK_FIO_PLUGIN=
 cmake --build "$build" -j "$jobs"
 
 step "unit tests"
-ctest --test-dir "$build" -L unit --output-on-failure -j "$jobs"
+unit_ctest ctest --test-dir "$build" -L unit --output-on-failure -j "$jobs"
 
 if [ "$pkg" = 1 ]; then
 	step "Debian packages: build, install, use, purge (scripts/package-test.sh)"
@@ -86,7 +112,7 @@ if [ "$san" = 1 ]; then
 		-DRBLK_SANITIZE=ON -DRBLK_VM_TESTS=OFF >/dev/null
 	cmake --build "$build_san" -j "$jobs"
 	step "unit + fuzz tests under ASan/UBSan"
-	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	unit_ctest env ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 		ctest --test-dir "$build_san" -L unit --output-on-failure -j "$jobs"
 fi
 

@@ -329,7 +329,7 @@ static void test_tmpfs_write_zeroes_fallback(void)
 	char p2[256];
 
 	if (!ut_dir_exists("/dev/shm")) {
-		printf("\n  no /dev/shm: skipped\n");
+		ut_skip("no writable /dev/shm (tmpfs)");
 		return;
 	}
 	CU_ASSERT_EQUAL_FATAL(ut_mkfile("/dev/shm", 8 << 20, p2), 0);
@@ -352,7 +352,12 @@ static void test_block_device(void)
 	struct rblk_bdev *b;
 
 	if (lfd < 0) {
-		printf("\n  no loop device (%s): skipped\n", strerror(-lfd));
+		char why[128];
+
+		/* Loop devices need root and the loop driver: optional, so a skip. */
+		snprintf(why, sizeof(why), "no loop device (%s): needs root and the loop driver",
+			 strerror(-lfd));
+		ut_skip(why);
 		return;
 	}
 	b = bdev_new(dev, false);

@@ -248,7 +248,7 @@ static void test_tmpfs_file(void)
 	char path[256], *buf;
 
 	if (!ut_dir_exists("/dev/shm")) {
-		printf("\n  no /dev/shm: tmpfs case skipped\n");
+		ut_skip("no writable /dev/shm (tmpfs)");
 		return;
 	}
 	CU_ASSERT_EQUAL_FATAL(ut_mkfile("/dev/shm", 1 << 20, path), 0);
@@ -276,7 +276,12 @@ static void test_block_device(void)
 	int lfd = ut_loop_create(16 << 20, dev, backing);
 
 	if (lfd < 0) {
-		printf("\n  no loop device (%s): block device case skipped\n", strerror(-lfd));
+		char why[128];
+
+		/* Loop devices need root and the loop driver: optional, so a skip. */
+		snprintf(why, sizeof(why), "no loop device (%s): needs root and the loop driver",
+			 strerror(-lfd));
+		ut_skip(why);
 		return;
 	}
 	o.path = dev;
