@@ -27,6 +27,11 @@ enum {
 	OPT_QUEUE_DEPTH,
 	OPT_IN_CAPSULE,
 	OPT_MAX_IO_SIZE,
+	OPT_CONNECT_TIMEOUT,
+	OPT_MAX_PENDING,
+	OPT_MAX_PENDING_PER_ADDR,
+	OPT_MAX_CTRLS_PER_HOST,
+	OPT_MAX_QUEUES,
 	OPT_LOG_LEVEL,
 	OPT_STATS_INTERVAL,
 	OPT_PIDFILE,
@@ -50,6 +55,11 @@ static const struct option long_opts[] = {
 	{ "queue-depth", required_argument, NULL, OPT_QUEUE_DEPTH },
 	{ "in-capsule", required_argument, NULL, OPT_IN_CAPSULE },
 	{ "max-io-size", required_argument, NULL, OPT_MAX_IO_SIZE },
+	{ "connect-timeout", required_argument, NULL, OPT_CONNECT_TIMEOUT },
+	{ "max-pending", required_argument, NULL, OPT_MAX_PENDING },
+	{ "max-pending-per-addr", required_argument, NULL, OPT_MAX_PENDING_PER_ADDR },
+	{ "max-ctrls-per-host", required_argument, NULL, OPT_MAX_CTRLS_PER_HOST },
+	{ "max-queues", required_argument, NULL, OPT_MAX_QUEUES },
 	{ "log-level", required_argument, NULL, OPT_LOG_LEVEL },
 	{ "stats-interval", required_argument, NULL, OPT_STATS_INTERVAL },
 	{ "pidfile", required_argument, NULL, OPT_PIDFILE },
@@ -93,6 +103,14 @@ void rblk_tgt_usage(FILE *out)
 	      "      --queue-depth N      I/O queue entries (default 128)\n"
 	      "      --in-capsule SIZE    in-capsule data bytes (default 8192)\n"
 	      "      --max-io-size SIZE   largest transfer (default 1M)\n"
+	      "Admission control (refusals are logged with the host's address or NQN):\n"
+	      "      --connect-timeout MS a connection without a Fabrics Connect after MS\n"
+	      "                           milliseconds is dropped (default 10000)\n"
+	      "      --max-pending N      connections waiting for their Connect, in all\n"
+	      "                           (default 256)\n"
+	      "      --max-pending-per-addr N  of those, from one host address (default 32)\n"
+	      "      --max-ctrls-per-host N    controllers one host NQN may hold (default 64)\n"
+	      "      --max-queues N       connections the target holds in all (default 4096)\n"
 	      "Process:\n"
 	      "      --log-level LEVEL    err, warn, notice (default), info or debug\n"
 	      "      --stats-interval SEC print statistics as JSON on stdout every SEC seconds\n"
@@ -458,6 +476,22 @@ static int handle(struct pstate *p, int c, const char *arg)
 		/* Power of two, the pool and in-capsule relations: the start-up check. */
 		return set_u32(p, "--max-io-size", arg, 8192, RBLK_TGT_MAX_IO_SIZE, true,
 			       &t->max_io_size);
+	/* Admission control: the library's ranges (target/opts.c), 0 not accepted. */
+	case OPT_CONNECT_TIMEOUT:
+		return set_u32(p, "--connect-timeout", arg, RBLK_TGT_CONNECT_TIMEOUT_MS_MIN,
+			       RBLK_TGT_CONNECT_TIMEOUT_MS_MAX, false, &t->connect_timeout_ms);
+	case OPT_MAX_PENDING:
+		return set_u32(p, "--max-pending", arg, 1, RBLK_TGT_MAX_PENDING_LIMIT, false,
+			       &t->max_pending_queues);
+	case OPT_MAX_PENDING_PER_ADDR:
+		return set_u32(p, "--max-pending-per-addr", arg, 1, RBLK_TGT_MAX_PENDING_LIMIT,
+			       false, &t->max_pending_per_addr);
+	case OPT_MAX_CTRLS_PER_HOST:
+		return set_u32(p, "--max-ctrls-per-host", arg, 1, RBLK_TGT_MAX_CTRLS_PER_HOST_LIMIT,
+			       false, &t->max_ctrls_per_host);
+	case OPT_MAX_QUEUES:
+		return set_u32(p, "--max-queues", arg, 2, RBLK_TGT_MAX_QUEUES_LIMIT, false,
+			       &t->max_queues);
 	case OPT_LOG_LEVEL:
 		if (rblk_log_level_parse(arg, &a->log_level))
 			return usage_err(p, "--log-level %s: not err, warn, notice, info or debug\n", arg);

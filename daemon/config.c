@@ -442,6 +442,11 @@ int rblk_config_merge(struct rblk_config *dst, struct rblk_config *src)
 	OVERRIDE(max_io_size);
 	OVERRIDE(io_unit_size);
 	OVERRIDE(num_shared_buffers);
+	OVERRIDE(connect_timeout_ms);
+	OVERRIDE(max_pending_queues);
+	OVERRIDE(max_pending_per_addr);
+	OVERRIDE(max_ctrls_per_host);
+	OVERRIDE(max_queues);
 #undef OVERRIDE
 	if (s->has_in_capsule_data_size) {
 		d->has_in_capsule_data_size = true;
@@ -478,6 +483,11 @@ void rblk_config_target_opts(const struct rblk_config *cfg, struct rblk_target_o
 	SET(max_io_size);
 	SET(io_unit_size);
 	SET(num_shared_buffers);
+	SET(connect_timeout_ms);
+	SET(max_pending_queues);
+	SET(max_pending_per_addr);
+	SET(max_ctrls_per_host);
+	SET(max_queues);
 #undef SET
 	/* nvmetcli keeps the in-capsule size per port (param.inline_data_size);
 	 * the rblk target has one value, so the largest port setting wins unless

@@ -91,6 +91,12 @@ struct rblk_cfg_tgt {
 	bool has_poll_mode;
 	enum rblk_poll_mode poll_mode;
 	char *backend;
+	/* Admission control (struct rblk_target_opts); restart-only, as the rest. */
+	uint32_t connect_timeout_ms;
+	uint32_t max_pending_queues;
+	uint32_t max_pending_per_addr;
+	uint32_t max_ctrls_per_host;
+	uint32_t max_queues;
 };
 
 struct rblk_config {

@@ -224,6 +224,17 @@ static int diff_target_opts(struct rblk_config_diff *d, const struct rblk_config
 		what = "poll_mode";
 	else if (!str_eq(a.backend, b.backend))
 		what = "backend";
+	/* The library takes the admission limits at create only: restart, as the rest. */
+	else if (a.connect_timeout_ms != b.connect_timeout_ms)
+		what = "connect_timeout_ms";
+	else if (a.max_pending_queues != b.max_pending_queues)
+		what = "max_pending_queues";
+	else if (a.max_pending_per_addr != b.max_pending_per_addr)
+		what = "max_pending_per_addr";
+	else if (a.max_ctrls_per_host != b.max_ctrls_per_host)
+		what = "max_ctrls_per_host";
+	else if (a.max_queues != b.max_queues)
+		what = "max_queues";
 	if (!what)
 		return 0;
 	if (!(op = op_add(d, RBLK_CFG_OP_RESTART_NEEDED, NULL)))

@@ -583,6 +583,17 @@ static int parse_tgt(struct rblk_cj_ctx *c, struct json_object *x, struct rblk_c
 		{ "io_unit_size", offsetof(struct rblk_cfg_tgt, io_unit_size), 4096, RBLK_TGT_MAX_IO_SIZE },
 		{ "num_shared_buffers", offsetof(struct rblk_cfg_tgt, num_shared_buffers), 1,
 		  RBLK_TGT_MAX_SHARED_BUFFERS },
+		/* Admission control: rblk's own names, as struct rblk_target_opts. */
+		{ "connect_timeout_ms", offsetof(struct rblk_cfg_tgt, connect_timeout_ms),
+		  RBLK_TGT_CONNECT_TIMEOUT_MS_MIN, RBLK_TGT_CONNECT_TIMEOUT_MS_MAX },
+		{ "max_pending_queues", offsetof(struct rblk_cfg_tgt, max_pending_queues), 1,
+		  RBLK_TGT_MAX_PENDING_LIMIT },
+		{ "max_pending_per_addr", offsetof(struct rblk_cfg_tgt, max_pending_per_addr), 1,
+		  RBLK_TGT_MAX_PENDING_LIMIT },
+		{ "max_ctrls_per_host", offsetof(struct rblk_cfg_tgt, max_ctrls_per_host), 1,
+		  RBLK_TGT_MAX_CTRLS_PER_HOST_LIMIT },
+		{ "max_queues", offsetof(struct rblk_cfg_tgt, max_queues), 2,
+		  RBLK_TGT_MAX_QUEUES_LIMIT },
 	};
 	char p[128], what[96];
 

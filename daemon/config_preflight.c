@@ -35,6 +35,11 @@ static const struct {
 	{ "io_unit_size", "x-rblk.io_unit_size" },
 	{ "num_shared_buffers", "x-rblk.num_shared_buffers; 0 means --queue-depth units" },
 	{ "poll_mode", "--poll-mode, x-rblk.poll_mode" },
+	{ "connect_timeout_ms", "--connect-timeout, x-rblk.connect_timeout_ms" },
+	{ "max_pending_queues", "--max-pending, x-rblk.max_pending_queues" },
+	{ "max_pending_per_addr", "--max-pending-per-addr, x-rblk.max_pending_per_addr" },
+	{ "max_ctrls_per_host", "--max-ctrls-per-host, x-rblk.max_ctrls_per_host" },
+	{ "max_queues", "--max-queues, x-rblk.max_queues" },
 };
 
 static void check_target_opts(const struct rblk_config *cfg, unsigned *errors)

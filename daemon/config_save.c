@@ -208,16 +208,25 @@ static struct json_object *tgt_json(const struct rblk_cfg_tgt *t)
 		return NULL;
 	/* Sorted by key, as everything else. */
 	if ((t->backend && put_str(x, "backend", t->backend)) ||
+	    (t->connect_timeout_ms &&
+	     put(x, "connect_timeout_ms", json_object_new_int64(t->connect_timeout_ms))) ||
 	    (t->has_in_capsule_data_size &&
 	     put(x, "in_capsule_data_size", json_object_new_int64(t->in_capsule_data_size))) ||
 	    (t->io_unit_size && put(x, "io_unit_size", json_object_new_int64(t->io_unit_size))) ||
 	    (t->max_admin_queue_depth &&
 	     put(x, "max_aq_depth", json_object_new_int64(t->max_admin_queue_depth))) ||
+	    (t->max_ctrls_per_host &&
+	     put(x, "max_ctrls_per_host", json_object_new_int64(t->max_ctrls_per_host))) ||
 	    (t->max_io_queues &&
 	     put(x, "max_io_qpairs_per_ctrlr", json_object_new_int64(t->max_io_queues))) ||
 	    (t->max_io_size && put(x, "max_io_size", json_object_new_int64(t->max_io_size))) ||
+	    (t->max_pending_per_addr &&
+	     put(x, "max_pending_per_addr", json_object_new_int64(t->max_pending_per_addr))) ||
+	    (t->max_pending_queues &&
+	     put(x, "max_pending_queues", json_object_new_int64(t->max_pending_queues))) ||
 	    (t->max_queue_depth &&
 	     put(x, "max_queue_depth", json_object_new_int64(t->max_queue_depth))) ||
+	    (t->max_queues && put(x, "max_queues", json_object_new_int64(t->max_queues))) ||
 	    (t->num_shared_buffers &&
 	     put(x, "num_shared_buffers", json_object_new_int64(t->num_shared_buffers))) ||
 	    (t->num_poll_groups && put(x, "poll_groups", json_object_new_int64(t->num_poll_groups))) ||

@@ -96,6 +96,12 @@ struct rblk_transport;
 #define RBLK_TGT_MAX_PENDING_PER_ADDR 32u
 #define RBLK_TGT_MAX_CTRLS_PER_HOST 64u
 #define RBLK_TGT_MAX_QUEUES 4096u
+/* Their ranges (0 takes the default), shared with rblk-target's flags and keys. */
+#define RBLK_TGT_CONNECT_TIMEOUT_MS_MIN 100u
+#define RBLK_TGT_CONNECT_TIMEOUT_MS_MAX 600000u
+#define RBLK_TGT_MAX_PENDING_LIMIT 65536u       /* max_pending_queues, max_pending_per_addr */
+#define RBLK_TGT_MAX_CTRLS_PER_HOST_LIMIT 0xFFEFu /* the CNTLID space */
+#define RBLK_TGT_MAX_QUEUES_LIMIT (1u << 20)
 
 enum rblk_xfer_dir {
 	RBLK_XFER_NONE = 0,

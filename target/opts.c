@@ -110,15 +110,16 @@ int rblk_tgt_opts_check(const struct rblk_target_opts *o, const char **field, ch
 	RANGE(kato_check_ms, 1, RBLK_TGT_MAX_KATO_CHECK_MS);
 	/* 0 takes the default (rblk_target_create fills it in before this check). */
 	if (o->connect_timeout_ms)
-		RANGE(connect_timeout_ms, 100, 600000);
+		RANGE(connect_timeout_ms, RBLK_TGT_CONNECT_TIMEOUT_MS_MIN,
+		      RBLK_TGT_CONNECT_TIMEOUT_MS_MAX);
 	if (o->max_pending_queues)
-		RANGE(max_pending_queues, 1, 65536);
+		RANGE(max_pending_queues, 1, RBLK_TGT_MAX_PENDING_LIMIT);
 	if (o->max_pending_per_addr)
-		RANGE(max_pending_per_addr, 1, 65536);
+		RANGE(max_pending_per_addr, 1, RBLK_TGT_MAX_PENDING_LIMIT);
 	if (o->max_ctrls_per_host)
-		RANGE(max_ctrls_per_host, 1, 0xFFEF); /* the CNTLID space */
+		RANGE(max_ctrls_per_host, 1, RBLK_TGT_MAX_CTRLS_PER_HOST_LIMIT);
 	if (o->max_queues)
-		RANGE(max_queues, 2, 1u << 20);
+		RANGE(max_queues, 2, RBLK_TGT_MAX_QUEUES_LIMIT);
 	if ((unsigned)o->poll_mode > RBLK_POLL_EVENT)
 		return refuse(field, why, len, "poll_mode", o->poll_mode,
 			      "not adaptive (0), busy (1) or event (2)");

@@ -374,6 +374,40 @@ static void test_xrblk_extensions(void)
 	rblk_config_free(cfg);
 }
 
+/* x-rblk admission-control keys reach struct rblk_target_opts; absent ones keep the defaults. */
+static void test_xrblk_admission(void)
+{
+	struct rblk_config *cfg;
+	struct rblk_target_opts o;
+
+	log_reset();
+	cfg = parse_ok("{\"x-rblk\": {\"connect_timeout_ms\": 2500, \"max_pending_queues\": \"100\","
+		       " \"max_pending_per_addr\": 4, \"max_ctrls_per_host\": 65519,"
+		       " \"max_queues\": 2}}");
+	CU_ASSERT_EQUAL(nr_warn, 0); /* known keys: no "unknown key" warning */
+	CU_ASSERT_EQUAL(cfg->tgt.connect_timeout_ms, 2500);
+	CU_ASSERT_EQUAL(cfg->tgt.max_pending_queues, 100);
+	CU_ASSERT_EQUAL(cfg->tgt.max_pending_per_addr, 4);
+	CU_ASSERT_EQUAL(cfg->tgt.max_ctrls_per_host, 65519);
+	CU_ASSERT_EQUAL(cfg->tgt.max_queues, 2);
+	rblk_config_target_opts(cfg, &o);
+	CU_ASSERT_EQUAL(o.connect_timeout_ms, 2500);
+	CU_ASSERT_EQUAL(o.max_pending_queues, 100);
+	CU_ASSERT_EQUAL(o.max_pending_per_addr, 4);
+	CU_ASSERT_EQUAL(o.max_ctrls_per_host, 65519);
+	CU_ASSERT_EQUAL(o.max_queues, 2);
+	rblk_config_free(cfg);
+
+	cfg = parse_ok("{\"x-rblk\": {\"max_queues\": 1048576, \"connect_timeout_ms\": 600000}}");
+	rblk_config_target_opts(cfg, &o);
+	CU_ASSERT_EQUAL(o.max_queues, 1048576);
+	CU_ASSERT_EQUAL(o.connect_timeout_ms, 600000);
+	CU_ASSERT_EQUAL(o.max_pending_queues, 256); /* rblk_target_opts_init()'s */
+	CU_ASSERT_EQUAL(o.max_pending_per_addr, 32);
+	CU_ASSERT_EQUAL(o.max_ctrls_per_host, 64);
+	rblk_config_free(cfg);
+}
+
 /* ---------------------------------------------------------------- errors */
 
 static void test_error_nsid(void)
@@ -603,6 +637,20 @@ static void test_error_values(void)
 	expect_error("{\"x-rblk\": {\"poll_mode\": \"sometimes\"}}",
 		     "x-rblk.poll_mode: \"sometimes\" is not a poll mode");
 	expect_error("{\"x-rblk\": {\"poll_groups\": 0}}", "x-rblk.poll_groups: 0 is not a valid poll_groups (1..1024)");
+	/* Admission control: the library's ranges; 0 ("the default") is not written. */
+	expect_error("{\"x-rblk\": {\"connect_timeout_ms\": 99}}",
+		     "x-rblk.connect_timeout_ms: 99 is not a valid connect_timeout_ms (100..600000)");
+	expect_error("{\"x-rblk\": {\"connect_timeout_ms\": 600001}}",
+		     "x-rblk.connect_timeout_ms: 600001 is not a valid connect_timeout_ms (100..600000)");
+	expect_error("{\"x-rblk\": {\"max_pending_queues\": 0}}",
+		     "x-rblk.max_pending_queues: 0 is not a valid max_pending_queues (1..65536)");
+	expect_error("{\"x-rblk\": {\"max_pending_per_addr\": 65537}}",
+		     "x-rblk.max_pending_per_addr: 65537 is not a valid max_pending_per_addr (1..65536)");
+	expect_error("{\"x-rblk\": {\"max_ctrls_per_host\": 65520}}",
+		     "x-rblk.max_ctrls_per_host: 65520 is not a valid max_ctrls_per_host (1..65519)");
+	expect_error("{\"x-rblk\": {\"max_queues\": 1}}",
+		     "x-rblk.max_queues: 1 is not a valid max_queues (2..1048576)");
+	expect_error("{\"x-rblk\": {\"max_queues\": \"lots\"}}", "x-rblk.max_queues: \"lots\"");
 	expect_error("{\"subsystems\": {}}", "subsystems: {} is not an array");
 	expect_error_ret("[1, 2]", "test.json: the top level is not a JSON object", -EBADMSG);
 }
@@ -940,6 +988,21 @@ static void test_diff_ports_and_options(void)
 		   "listen on rdma 10.0.0.3:4420");
 	check_diff("{\"hosts\"", "{\"x-rblk\": {\"poll_groups\": 3}, \"hosts\"", "R",
 		   "restart needed: target option poll_groups changed");
+	/* Admission limits: the library takes them at create only, so a restart. */
+	check_diff("{\"hosts\"", "{\"x-rblk\": {\"connect_timeout_ms\": 3000}, \"hosts\"", "R",
+		   "restart needed: target option connect_timeout_ms changed");
+	check_diff("{\"hosts\"", "{\"x-rblk\": {\"max_pending_queues\": 8}, \"hosts\"", "R",
+		   "restart needed: target option max_pending_queues changed");
+	check_diff("{\"hosts\"", "{\"x-rblk\": {\"max_pending_per_addr\": 2}, \"hosts\"", "R",
+		   "restart needed: target option max_pending_per_addr changed");
+	check_diff("{\"hosts\"", "{\"x-rblk\": {\"max_ctrls_per_host\": 4}, \"hosts\"", "R",
+		   "restart needed: target option max_ctrls_per_host changed");
+	check_diff("{\"hosts\"", "{\"x-rblk\": {\"max_queues\": 64}, \"hosts\"", "R",
+		   "restart needed: target option max_queues changed");
+	/* Writing down the default changes nothing the target runs with. */
+	check_diff("{\"hosts\"", "{\"x-rblk\": {\"connect_timeout_ms\": 10000, \"max_queues\": 4096,"
+		   " \"max_pending_queues\": 256, \"max_pending_per_addr\": 32,"
+		   " \"max_ctrls_per_host\": 64}, \"hosts\"", "", NULL);
 }
 
 static void test_diff_from_nothing_is_ordered(void)
@@ -1307,6 +1370,38 @@ static void test_save_format(void)
 	rblk_config_free(cfg);
 }
 
+/* --save writes an admission limit only when it was set, under its key, in key order. */
+static void test_save_admission_when_set(void)
+{
+	struct rblk_config *cfg;
+	char *text = NULL, *a, *b, *c, *d;
+
+	log_reset();
+	cfg = parse_ok("{\"x-rblk\": {\"max_queues\": 99, \"max_queue_depth\": 64}}");
+	CU_ASSERT_EQUAL_FATAL(rblk_config_to_json(cfg, &text), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"max_queues\": 99"));
+	CU_ASSERT_PTR_NULL(strstr(text, "connect_timeout_ms"));
+	CU_ASSERT_PTR_NULL(strstr(text, "max_pending"));
+	CU_ASSERT_PTR_NULL(strstr(text, "max_ctrls_per_host"));
+	free(text);
+	rblk_config_free(cfg);
+
+	cfg = parse_ok("{\"x-rblk\": {\"max_queues\": 99, \"max_queue_depth\": 64,"
+		       " \"max_pending_queues\": 7, \"max_pending_per_addr\": 2,"
+		       " \"connect_timeout_ms\": 100, \"max_ctrls_per_host\": 1}}");
+	CU_ASSERT_EQUAL_FATAL(rblk_config_to_json(cfg, &text), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"connect_timeout_ms\": 100,"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"max_ctrls_per_host\": 1,"));
+	/* Sorted as Python's sort_keys: "_" sorts before letters. */
+	a = strstr(text, "\"max_pending_per_addr\": 2");
+	b = strstr(text, "\"max_pending_queues\": 7");
+	c = strstr(text, "\"max_queue_depth\": 64");
+	d = strstr(text, "\"max_queues\": 99");
+	CU_ASSERT(a && b && c && d && a < b && b < c && c < d);
+	free(text);
+	rblk_config_free(cfg);
+}
+
 static void test_save_load_round_trip(void)
 {
 	struct rblk_config *a, *b;
@@ -1325,7 +1420,9 @@ static void test_save_load_round_trip(void)
 
 	log_reset();
 	a = parse_ok("{\"x-rblk\": {\"poll_groups\": 2, \"poll_mode\": \"event\","
-		     " \"in_capsule_data_size\": 4096},"
+		     " \"in_capsule_data_size\": 4096, \"connect_timeout_ms\": 1500,"
+		     " \"max_pending_queues\": 17, \"max_pending_per_addr\": 3,"
+		     " \"max_ctrls_per_host\": 5, \"max_queues\": 99},"
 		     " \"hosts\": [{\"nqn\": \"" HOST1 "\"}],"
 		     " \"subsystems\": [{\"nqn\": \"" SUB0 "\", \"attr\": {\"serial\": \"S0\","
 		     " \"model\": \"M\"}, \"allowed_hosts\": [\"" HOST1 "\"], \"x-rblk\":"
@@ -1366,6 +1463,11 @@ static void test_save_load_round_trip(void)
 	CU_ASSERT_EQUAL(b->tgt.poll_mode, RBLK_POLL_EVENT);
 	CU_ASSERT_TRUE(b->tgt.has_in_capsule_data_size);
 	CU_ASSERT_EQUAL(b->tgt.in_capsule_data_size, 4096);
+	CU_ASSERT_EQUAL(b->tgt.connect_timeout_ms, 1500);
+	CU_ASSERT_EQUAL(b->tgt.max_pending_queues, 17);
+	CU_ASSERT_EQUAL(b->tgt.max_pending_per_addr, 3);
+	CU_ASSERT_EQUAL(b->tgt.max_ctrls_per_host, 5);
+	CU_ASSERT_EQUAL(b->tgt.max_queues, 99);
 
 	/* Saving over an existing file replaces it. */
 	CU_ASSERT_EQUAL(rblk_config_save(b, file), 0);
@@ -1390,12 +1492,14 @@ static void test_dup_and_merge(void)
 	rblk_config_diff_free(&d);
 	CU_ASSERT_PTR_NOT_EQUAL(a->subsys[0].ns[0].path, b->subsys[0].ns[0].path);
 
-	c = parse_ok("{\"x-rblk\": {\"max_io_size\": 65536}, \"hosts\": [{\"nqn\": \"" HOST1 "\"}],"
+	c = parse_ok("{\"x-rblk\": {\"max_io_size\": 65536, \"max_ctrls_per_host\": 3},"
+		     " \"hosts\": [{\"nqn\": \"" HOST1 "\"}],"
 		     " \"subsystems\": [{\"nqn\": \"" SUB1 "\", \"allowed_hosts\": [\"" HOST1 "\"]}]}");
 	CU_ASSERT_EQUAL_FATAL(rblk_config_merge(b, c), 0);
 	CU_ASSERT_EQUAL(b->nr_subsys, 2);
 	CU_ASSERT_EQUAL(b->nr_hosts, 2); /* HOST1 not repeated */
 	CU_ASSERT_EQUAL(b->tgt.max_io_size, 65536);
+	CU_ASSERT_EQUAL(b->tgt.max_ctrls_per_host, 3);
 	CU_ASSERT_EQUAL(rblk_config_validate(b, RBLK_CFG_STRICT, NULL), 0);
 	rblk_config_free(a);
 	rblk_config_free(b);
@@ -1410,6 +1514,7 @@ static const struct ut_case cases[] = {
 	UT_CASE(test_ipv6_and_treq),
 	UT_CASE(test_apply_treq_keeps_sqflow),
 	UT_CASE(test_xrblk_extensions),
+	UT_CASE(test_xrblk_admission),
 	UT_CASE(test_error_nsid),
 	UT_CASE(test_error_duplicate_nsid),
 	UT_CASE(test_error_missing_path),
@@ -1443,6 +1548,7 @@ static const struct ut_case cases[] = {
 	UT_CASE(test_flags_link_everything),
 	UT_CASE(test_shipped_examples),
 	UT_CASE(test_save_format),
+	UT_CASE(test_save_admission_when_set),
 	UT_CASE(test_save_load_round_trip),
 	UT_CASE(test_dup_and_merge),
 	UT_END,

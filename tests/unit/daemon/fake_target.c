@@ -93,6 +93,12 @@ void rblk_target_opts_init(struct rblk_target_opts *o)
 	o->max_io_size = 131072;
 	o->io_unit_size = 131072;
 	o->kato_check_ms = 100;
+	/* As the library: the admission defaults are filled in, not left 0. */
+	o->connect_timeout_ms = 10000;
+	o->max_pending_queues = 256;
+	o->max_pending_per_addr = 32;
+	o->max_ctrls_per_host = 64;
+	o->max_queues = 4096;
 }
 
 void rblk_subsystem_opts_init(struct rblk_subsystem_opts *o)

@@ -254,6 +254,54 @@ static void test_target_options(void)
 	CU_ASSERT_TRUE(args.version);
 }
 
+/* The admission-control flags: into the config, and from there into the target's options. */
+static void test_admission_flags(void)
+{
+	struct rblk_target_opts o;
+	struct rblk_config *file, *flags;
+	struct rblk_cfg_tgt *t;
+
+	CU_ASSERT_EQUAL_FATAL(parse("--config", "c.json", "--connect-timeout", "2500",
+				    "--max-pending", "100", "--max-pending-per-addr", "4",
+				    "--max-ctrls-per-host", "65519", "--max-queues", "1048576",
+				    NULL), 0);
+	CU_ASSERT_STRING_EQUAL(errbuf, "");
+	t = &args.flags->tgt;
+	CU_ASSERT_EQUAL(t->connect_timeout_ms, 2500);
+	CU_ASSERT_EQUAL(t->max_pending_queues, 100);
+	CU_ASSERT_EQUAL(t->max_pending_per_addr, 4);
+	CU_ASSERT_EQUAL(t->max_ctrls_per_host, 65519);
+	CU_ASSERT_EQUAL(t->max_queues, 1048576);
+	/* As the daemon does: the flags merged over a file's x-rblk. */
+	CU_ASSERT_EQUAL_FATAL(rblk_config_parse("{\"x-rblk\": {\"max_queues\": 64,"
+						" \"max_pending_queues\": 9, \"connect_timeout_ms\": 700}}",
+						"c.json", RBLK_CFG_STRICT, &file, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(rblk_config_dup(args.flags, &flags), 0);
+	CU_ASSERT_EQUAL_FATAL(rblk_config_merge(file, flags), 0);
+	rblk_config_target_opts(file, &o);
+	CU_ASSERT_EQUAL(o.connect_timeout_ms, 2500);
+	CU_ASSERT_EQUAL(o.max_pending_queues, 100);
+	CU_ASSERT_EQUAL(o.max_pending_per_addr, 4);
+	CU_ASSERT_EQUAL(o.max_ctrls_per_host, 65519);
+	CU_ASSERT_EQUAL(o.max_queues, 1048576);
+	rblk_config_free(file);
+	/* The lower ends; a flag not given leaves the file's value. */
+	CU_ASSERT_EQUAL_FATAL(parse("--config", "c.json", "--connect-timeout", "100",
+				    "--max-pending", "1", "--max-pending-per-addr", "65536",
+				    "--max-queues", "2", NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(rblk_config_parse("{\"x-rblk\": {\"max_ctrls_per_host\": 7}}",
+						"c.json", RBLK_CFG_STRICT, &file, NULL), 0);
+	CU_ASSERT_EQUAL_FATAL(rblk_config_dup(args.flags, &flags), 0);
+	CU_ASSERT_EQUAL_FATAL(rblk_config_merge(file, flags), 0);
+	rblk_config_target_opts(file, &o);
+	CU_ASSERT_EQUAL(o.connect_timeout_ms, 100);
+	CU_ASSERT_EQUAL(o.max_pending_queues, 1);
+	CU_ASSERT_EQUAL(o.max_pending_per_addr, 65536);
+	CU_ASSERT_EQUAL(o.max_ctrls_per_host, 7);
+	CU_ASSERT_EQUAL(o.max_queues, 2);
+	rblk_config_free(file);
+}
+
 static void test_sizes(void)
 {
 	uint32_t v;
@@ -305,6 +353,18 @@ static void test_usage_errors(void)
 		{ { "--queue-depth", "65536" }, "--queue-depth 65536: not a number in 2..65535" },
 		{ { "--in-capsule", "2M" }, "--in-capsule 2M: not a size in 0..1048576 bytes" },
 		{ { "--max-io-size", "1k" }, "--max-io-size 1k: not a size in 8192..16777216 bytes" },
+		{ { "--connect-timeout", "99" }, "--connect-timeout 99: not a number in 100..600000" },
+		{ { "--connect-timeout", "600001" }, "--connect-timeout 600001: not a number in 100..600000" },
+		{ { "--connect-timeout", "10s" }, "--connect-timeout 10s: not a number in 100..600000" },
+		{ { "--max-pending", "0" }, "--max-pending 0: not a number in 1..65536" },
+		{ { "--max-pending", "65537" }, "--max-pending 65537: not a number in 1..65536" },
+		{ { "--max-pending-per-addr", "0" }, "--max-pending-per-addr 0: not a number in 1..65536" },
+		{ { "--max-pending-per-addr", "-1" }, "--max-pending-per-addr -1: not a number in 1..65536" },
+		{ { "--max-ctrls-per-host", "0" }, "--max-ctrls-per-host 0: not a number in 1..65519" },
+		{ { "--max-ctrls-per-host", "65520" }, "--max-ctrls-per-host 65520: not a number in 1..65519" },
+		{ { "--max-queues", "1" }, "--max-queues 1: not a number in 2..1048576" },
+		{ { "--max-queues", "1048577" }, "--max-queues 1048577: not a number in 2..1048576" },
+		{ { "--max-queues" }, "--max-queues: needs a value" },
 		{ { "--log-level", "loud" }, "--log-level loud: not err, warn, notice, info or debug" },
 		{ { "--stats-interval", "0" }, "--stats-interval 0: not a number in 1..86400" },
 		{ { "--frobnicate" }, "--frobnicate: unknown option" },
@@ -351,6 +411,11 @@ static void test_usage_text(void)
 	fclose(f);
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "--config FILE"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "Examples:"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "--connect-timeout MS"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "--max-pending N"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "--max-pending-per-addr N"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "--max-ctrls-per-host N"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "--max-queues N"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "nvme connect -t rdma -a 10.99.0.1 -s 4420 -n"));
 	free(buf);
 }
@@ -368,6 +433,7 @@ static const struct ut_case cases[] = {
 	UT_CASE(test_ns_options),
 	UT_CASE(test_listen_forms),
 	UT_CASE(test_target_options),
+	UT_CASE(test_admission_flags),
 	UT_CASE(test_sizes),
 	UT_CASE(test_usage_errors),
 	UT_CASE(test_flag_clash_with_validation),

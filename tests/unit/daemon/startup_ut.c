@@ -104,6 +104,34 @@ static void test_small_pool_refused(void)
 	CU_ASSERT(logged("must be 8..1048576 units"));
 }
 
+/*
+ * The admission flags at their extremes pass the library's own check; a
+ * value past it (as a config built in code could hold) names flag and key.
+ */
+static void test_admission_limits_checked(void)
+{
+	struct rblk_config *cfg;
+	unsigned errors = 0;
+	int ret = prepare(&cfg, "--listen", "10.99.0.1", "--subsystem", SUB0, "--ns", img,
+			  "--allow-any-host", "--connect-timeout", "600000", "--max-pending", "1",
+			  "--max-pending-per-addr", "65536", "--max-ctrls-per-host", "65519",
+			  "--max-queues", "2", NULL);
+
+	CU_ASSERT_EQUAL_FATAL(ret, 0);
+	CU_ASSERT_EQUAL(cfg->tgt.max_queues, 2);
+	cfg->tgt.max_ctrls_per_host = 65520;
+	logbuf[0] = '\0';
+	CU_ASSERT_EQUAL(rblk_config_preflight(cfg, RBLK_CFG_STRICT, NULL, &errors), -EINVAL);
+	CU_ASSERT_EQUAL(errors, 1);
+	CU_ASSERT(logged("target option (--max-ctrls-per-host, x-rblk.max_ctrls_per_host): "
+			 "max_ctrls_per_host 65520: must be in 1..65519"));
+	cfg->tgt.max_ctrls_per_host = 0;
+	cfg->tgt.connect_timeout_ms = 99;
+	CU_ASSERT_EQUAL(rblk_config_preflight(cfg, RBLK_CFG_STRICT, NULL, NULL), -EINVAL);
+	CU_ASSERT(logged("(--connect-timeout, x-rblk.connect_timeout_ms): connect_timeout_ms 99"));
+	rblk_config_free(cfg);
+}
+
 static void test_missing_ns_path_refused(void)
 {
 	struct rblk_config *cfg;
@@ -184,6 +212,7 @@ static const struct ut_case cases[] = {
 	UT_CASE(test_empty_config_refused),
 	UT_CASE(test_in_capsule_3_refused),
 	UT_CASE(test_small_pool_refused),
+	UT_CASE(test_admission_limits_checked),
 	UT_CASE(test_missing_ns_path_refused),
 	UT_CASE(test_valid_config_accepted),
 	UT_CASE(test_exit_codes),
