@@ -220,6 +220,13 @@ int rblk_config_save(const struct rblk_config *cfg, const char *path);
 
 /* ---- diff and apply (config_diff.c) ---- */
 enum rblk_cfg_op_type {
+	/*
+	 * ss (new, also in the old config), host: a subsystem that stays gets
+	 * its new hosts first. Allowing a host never narrows access, and done
+	 * after ANY_HOST_OFF it would come too late: turning allow-any off
+	 * disconnects every host not on the list at that moment.
+	 */
+	RBLK_CFG_OP_ALLOW_HOST_KEPT,
 	RBLK_CFG_OP_ANY_HOST_OFF,   /* ss (new) */
 	RBLK_CFG_OP_DISALLOW_HOST,  /* ss (old), host */
 	RBLK_CFG_OP_UNLINK,         /* ss (old), port (old): its hosts there are disconnected */

@@ -7,7 +7,9 @@
  * reach them as namespace-changed AENs through the target API.
  *
  * Operations are ordered so that access only narrows before anything is
- * removed and only widens after everything is added: allow_any_host off,
+ * removed and only widens after everything is added: hosts allowed on
+ * subsystems that stay (first: turning allow_any_host off disconnects every
+ * host not on the list at that moment), allow_any_host off,
  * hosts disallowed, port links removed, namespaces removed, subsystems
  * removed, subsystems added, namespaces added, hosts allowed, allow_any_host
  * on, listeners, port links added. A changed namespace (another path,
@@ -156,7 +158,7 @@ static int diff_subsys(struct rblk_config_diff *d, const struct rblk_cfg_subsys 
 	for (size_t i = 0; i < n->nr_hosts; i++) {
 		if (has_str(o->hosts, o->nr_hosts, n->hosts[i]))
 			continue;
-		if (!(op = op_add(d, RBLK_CFG_OP_ALLOW_HOST, n)))
+		if (!(op = op_add(d, RBLK_CFG_OP_ALLOW_HOST_KEPT, n)))
 			return -ENOMEM;
 		op->host = n->hosts[i];
 	}
@@ -347,7 +349,7 @@ static int sort_ops(struct rblk_config_diff *d)
 	sorted = malloc(d->nr * sizeof(*sorted));
 	if (!sorted)
 		return -ENOMEM;
-	for (int t = RBLK_CFG_OP_ANY_HOST_OFF; t <= RBLK_CFG_OP_RESTART_NEEDED; t++)
+	for (int t = RBLK_CFG_OP_ALLOW_HOST_KEPT; t <= RBLK_CFG_OP_RESTART_NEEDED; t++)
 		for (size_t i = 0; i < d->nr; i++)
 			if ((int)d->ops[i].type == t)
 				sorted[k++] = d->ops[i];
@@ -417,6 +419,7 @@ void rblk_cfg_op_describe(const struct rblk_cfg_op *op, char *buf, size_t len)
 	case RBLK_CFG_OP_DISALLOW_HOST:
 		snprintf(buf, len, "%s: disallow host %s", nqn, op->host);
 		break;
+	case RBLK_CFG_OP_ALLOW_HOST_KEPT:
 	case RBLK_CFG_OP_ALLOW_HOST:
 		snprintf(buf, len, "%s: allow host %s", nqn, op->host);
 		break;
@@ -527,6 +530,7 @@ static int apply_op(struct rblk_target *tgt, const struct rblk_cfg_op *op)
 		return rblk_subsystem_set_allow_any_host(ss, true);
 	case RBLK_CFG_OP_DISALLOW_HOST:
 		return rblk_subsystem_disallow_host(ss, op->host);
+	case RBLK_CFG_OP_ALLOW_HOST_KEPT:
 	case RBLK_CFG_OP_ALLOW_HOST:
 		return rblk_subsystem_allow_host(ss, op->host);
 	case RBLK_CFG_OP_DEL_NS:

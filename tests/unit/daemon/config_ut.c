@@ -826,7 +826,8 @@ static char descs[4096];
 /* Diffs base_json against @new_json: op types as letters in @out, descriptions in descs. */
 static void diff_types(const char *new_json, char *out, size_t len)
 {
-	static const char letters[] = "oxunsSNHAlkR";
+	/* ALLOW_HOST_KEPT and ALLOW_HOST are both "H": a host allowed. */
+	static const char letters[] = "HoxunsSNHAlkR";
 	struct rblk_config *a, *b;
 	struct rblk_config_diff d;
 	size_t i;
@@ -907,13 +908,37 @@ static void test_diff_namespaces(void)
 
 static void test_diff_hosts(void)
 {
-	check_diff("\"allowed_hosts\": [\"" HOST1 "\"]", "\"allowed_hosts\": [\"" HOST2 "\"]", "xH",
+	/* The new host first: allowing never narrows access, disallowing may. */
+	check_diff("\"allowed_hosts\": [\"" HOST1 "\"]", "\"allowed_hosts\": [\"" HOST2 "\"]", "Hx",
 		   SUB0 ": disallow host " HOST1);
+
 	check_diff("\"S0\"},   \"allowed_hosts\": [\"" HOST1 "\"]",
 		   "\"S0\", \"allow_any_host\": true}, \"allowed_hosts\": []", "xA",
 		   SUB0 ": allow_any_host on");
 	check_diff("\"allowed_hosts\": [\"" HOST1 "\"]",
 		   "\"allowed_hosts\": [\"" HOST1 "\", \"" HOST2 "\"]", "H", SUB0 ": allow host " HOST2);
+}
+
+/*
+ * allow_any_host on -> a list: the listed host is allowed before allow-any
+ * goes off, so its live controllers are never revoked in between.
+ */
+static void test_diff_any_host_to_list(void)
+{
+	char *any = edit("\"S0\"},   \"allowed_hosts\": [\"" HOST1 "\"]",
+			 "\"S0\", \"allow_any_host\": true}, \"allowed_hosts\": []");
+	struct rblk_config *a = parse_ok(any), *b = parse_ok(base_json);
+	struct rblk_config_diff d;
+
+	CU_ASSERT_EQUAL_FATAL(rblk_config_diff(a, b, &d), 0);
+	CU_ASSERT_EQUAL_FATAL(d.nr, 2);
+	CU_ASSERT_EQUAL(d.ops[0].type, RBLK_CFG_OP_ALLOW_HOST_KEPT);
+	CU_ASSERT_STRING_EQUAL(d.ops[0].host, HOST1);
+	CU_ASSERT_EQUAL(d.ops[1].type, RBLK_CFG_OP_ANY_HOST_OFF);
+	rblk_config_diff_free(&d);
+	rblk_config_free(a);
+	rblk_config_free(b);
+	free(any);
 }
 
 static void test_diff_subsystems(void)
@@ -1535,6 +1560,7 @@ static const struct ut_case cases[] = {
 	UT_CASE(test_diff_unchanged),
 	UT_CASE(test_diff_namespaces),
 	UT_CASE(test_diff_hosts),
+	UT_CASE(test_diff_any_host_to_list),
 	UT_CASE(test_diff_subsystems),
 	UT_CASE(test_diff_port_links),
 	UT_CASE(test_diff_removed_subsystem),
