@@ -373,7 +373,7 @@ int rblk_ublk_parse_device(const char *s, int *id)
 		return -EINVAL;
 	errno = 0;
 	v = strtol(p + 5, &end, 10);
-	if (errno || *end || v < 0 || v > 1000000)
+	if (errno || *end || v < 0 || v >= 1 << 20)	/* the kernel numbers devices in 20 bits */
 		return -EINVAL;
 	*id = (int)v;
 	return 0;
