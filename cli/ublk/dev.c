@@ -420,9 +420,10 @@ static int delete_stale(struct rblk_ublk_ctrl *ctl, const struct ublksrv_ctrl_de
 	/* STOP_DEV first: a no-op when the kernel already removed the disk */
 	rblk_ublk_ctrl_stop(ctl, info->dev_id);
 	ret = rblk_ublk_ctrl_del(ctl, info->dev_id);
+	/* a warning, so that the user sees where the device went */
 	if (!ret)
-		RBLK_NOTICE("ublk: deleted device %u, left behind by rblk attach (pid %u) which is gone",
-			    info->dev_id, (unsigned)owner_of(info));
+		RBLK_WARN("ublk: deleted device %u, left behind by rblk attach (pid %u) which is gone",
+			  info->dev_id, (unsigned)owner_of(info));
 	return ret == -ENODEV ? 0 : ret;
 }
 

@@ -7,6 +7,8 @@
 # a bound with errors (no hung task, nothing "blocked for more than" in dmesg) and
 # /dev/ublkbN must go; the stale device (/dev/ublkcN stays) is deleted by the next
 # attach (rblk-target round) or by `rblk detach` (nvmet round), and attaching works again.
+# With rblk-target also: a write-protected namespace is a read-only device, and with the
+# target gone beyond --ctrl-loss-tmo I/O fails instead of hanging.
 # Skips on kernels without ublk (Debian 12's 6.1): RBLK_VM_KERNEL=6.12 runs it.
 # vm-timeout: 1800
 set -u
@@ -119,21 +121,42 @@ round() {
 }
 
 truncate -s 256M "$T_WORK/disk.img"
+truncate -s 16M "$T_WORK/ro.img"
 
 # ---- rblk-target
-bg_start target "$TGT" --listen $VM_ADDR0 --subsystem $NQN --ns "$T_WORK/disk.img" --allow-any-host
+bg_start target "$TGT" --listen $VM_ADDR0 --subsystem $NQN --ns "$T_WORK/disk.img" \
+	--ns "$T_WORK/ro.img,ro" --allow-any-host
 wait_for_line 60 "$T_WORK/target.log" 'ready' "$BG_PID" || fail "rblk-target did not start"
 round rblk
 stale=$idx
 # the next attach deletes the stale device first: ask for its index to prove it
 attach_bg attach3 --index "$stale"
 [ "$dev" = /dev/ublkb$stale ] || fail "the new attach got $dev, not /dev/ublkb$stale"
-grep -q "deleted device $stale" attach3.log || log "note: attach3 did not say it deleted device $stale"
+grep -q "deleted device $stale" attach3.log || fail "attach3 did not say it deleted the stale device $stale"
 dd if="$dev" of=/dev/null bs=1M count=16 iflag=direct status=none || fail "reading $dev after the stale cleanup failed"
 bg_stop attach3 60 || fail "attach3 did not exit 0 on SIGTERM"
 [ -e /dev/ublkc$stale ] && fail "/dev/ublkc$stale still exists after SIGTERM"
 log "rblk: a new attach deleted the stale device $stale and served it again; SIGTERM detached it"
+
+# a write-protected namespace is a read-only device
+attach_bg attach -N 2
+[ "$(blockdev --getro "$dev")" = 1 ] || fail "$dev (namespace 2, write-protected) is not read-only"
+dd if="$dev" of=/dev/null bs=1M count=1 iflag=direct status=none || fail "reading read-only $dev failed"
+dd if=/dev/zero of="$dev" bs=4k count=1 oflag=direct status=none 2>/dev/null && fail "writing read-only $dev worked"
+bg_stop attach 60 || fail "attach of namespace 2 did not stop cleanly on SIGTERM"
+log "rblk: namespace 2 (write-protected) attached read-only"
+
+# the target stays away beyond --ctrl-loss-tmo: I/O fails with EIO, nothing hangs
+attach_bg attach -c 1 -l 5
 bg_stop target || fail "rblk-target did not stop cleanly"
+timeout 120 dd if="$dev" of=/dev/null bs=4k skip=12345 count=1 iflag=direct status=none
+rc=$?
+[ $rc = 124 ] && fail "I/O on $dev hung after ctrl-loss-tmo"
+[ $rc = 0 ] && fail "I/O on $dev succeeded with the target gone"
+timeout 60 "$RBLK" detach "$dev" || fail "detach after the controller was lost failed"
+bg_wait attach 60 || log "note: attach exited $? after the controller was lost"
+[ -e "$dev" ] && fail "$dev still exists after detach"
+log "rblk: after ctrl-loss-tmo the read failed (dd exit $rc), no hang; detach worked"
 
 # ---- the kernel target, same port
 nvmet_setup_rdma_port 1 $VM_ADDR0 4420
