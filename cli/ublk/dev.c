@@ -345,6 +345,16 @@ unsigned rblk_ublk_dev_nr_queues(const struct rblk_ublk_dev *d)
 
 int rblk_ublk_dev_stop(struct rblk_ublk_dev *d)
 {
+	uint64_t one = 1;
+
+	/*
+	 * STOP_DEV waits for the requests in flight; with the target away
+	 * they could wait for ctrl_loss_tmo. The stop fd bounds that: the
+	 * threads fail what is left after 10 s.
+	 */
+	if (write(d->stop_fd, &one, sizeof(one)) < 0) {
+		/* cannot fail on an eventfd we made */
+	}
 	return rblk_ublk_ctrl_stop(d->ctl, d->info.dev_id);
 }
 

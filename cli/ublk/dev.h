@@ -45,8 +45,9 @@ int rblk_ublk_dev_start(const struct rblk_ublk_dev_opts *o, struct rblk_ublk_dev
 int rblk_ublk_dev_id(const struct rblk_ublk_dev *d);
 unsigned rblk_ublk_dev_nr_queues(const struct rblk_ublk_dev *d);
 /*
- * STOP_DEV: removes /dev/ublkbN once the requests in flight are answered;
- * the serving threads then see every tag aborted and end. 0 or -errno.
+ * STOP_DEV: removes /dev/ublkbN once the requests in flight are answered
+ * (those still with the target after 10 s fail with -EIO); the serving
+ * threads then see every tag aborted and end. 0 or -errno.
  */
 int rblk_ublk_dev_stop(struct rblk_ublk_dev *d);
 /*

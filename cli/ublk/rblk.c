@@ -243,9 +243,11 @@ static int serve_loop(struct backend *b, const struct rblk_ublk_serve_opts *o)
 		if (rblk_ublk_queue_done(b->q))
 			return 0;
 		if (stop_at && now_s() - stop_at > DRAIN_TIMEOUT_S) {
-			RBLK_WARN("ublk: queue %u: the kernel still holds tags %d s after stop; leaving them",
-				  o->q_id, DRAIN_TIMEOUT_S);
+			RBLK_WARN("ublk: queue %u: %u requests still with the target %d s after stop; failing them",
+				  o->q_id, rblk_ublk_queue_in_backend(b->q), DRAIN_TIMEOUT_S);
+			/* answered, so that STOP_DEV (which waits for them) can finish */
 			fail_all(b);
+			rblk_ublk_queue_flush(b->q);
 			return 0;
 		}
 		if (n + m > 0)

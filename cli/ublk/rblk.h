@@ -56,8 +56,9 @@ struct rblk_ublk_serve_opts {
 /*
  * Serves queue q_id on the calling thread until the kernel aborts every tag
  * (STOP_DEV, or the device's removal: returns 0), until @stop_fd becomes
- * readable and 10 s pass without the aborts (returns 0), or a fatal error
- * (-errno). @stats (may be NULL) gets the queue's counts.
+ * readable and 10 s pass without the aborts (requests still with the
+ * target then fail with -EIO; returns 0), or a fatal error (-errno).
+ * @stats (may be NULL) gets the queue's counts.
  */
 int rblk_ublk_serve(const struct rblk_ublk_serve_opts *o, struct rblk_ublk_queue_stats *stats);
 
