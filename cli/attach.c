@@ -1,8 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * `rblk attach` and `rblk detach`: a remote namespace as /dev/nbdN.
+ * `rblk attach` and `rblk detach`: a remote namespace as /dev/ublkbN (the
+ * kernel's ublk driver, cli/ublk/) or /dev/nbdN (NBD, cli/nbd/).
  *
- * attach connects the controller, makes one socket pair per --connections,
+ * The driver: --ublk or --nbd, else ublk when /dev/ublk-control exists or
+ * `modprobe ublk_drv` makes it exist. With ublk, attach makes one ublk
+ * queue per --connections, each served by a thread with its own queue pair
+ * and io_uring (cli/ublk/dev.c); SIGINT/SIGTERM send STOP_DEV, and so does
+ * `rblk detach /dev/ublkbN` from elsewhere; the threads end when the kernel
+ * aborts their tags, and the device is deleted (DEL_DEV) on the way out.
+ *
+ * With NBD, attach connects the controller, makes one socket pair per --connections,
  * starts one serving thread per pair (each with its own queue pair, see
  * cli/nbd/rblk.c), and hands the other ends to the kernel with NBD_CMD_CONNECT
  * over netlink (cli/nbd/netlink.c). It then waits: SIGINT/SIGTERM disconnect the
@@ -30,6 +38,7 @@
 #include "cli/output.h"
 #include "cli/nbd/netlink.h"
 #include "cli/nbd/rblk.h"
+#include "cli/ublk/dev.h"
 #include "protocol/nvme.h"
 
 #define MAX_CONNECTIONS 64
@@ -43,52 +52,70 @@ struct conn_thread {
 	bool started;
 };
 
+enum attach_driver {
+	DRIVER_AUTO = 0,	/* ublk if the kernel has it, else NBD */
+	DRIVER_NBD,
+	DRIVER_UBLK,
+};
+
 struct attach_args {
 	long connections, queue_depth, index;
 	double timeout, dead_conn_timeout;
 	bool read_only, daemon;
+	enum attach_driver driver;
 };
+
+static const char *driver_str(enum attach_driver d)
+{
+	return d == DRIVER_UBLK ? "ublk" : d == DRIVER_NBD ? "nbd" : "auto";
+}
 
 static void attach_usage(FILE *f)
 {
-	fprintf(f, "Usage: rblk attach -t rdma -a ADDR [-s PORT] -n SUBNQN [-N NSID] [--connections=N]\n"
-		   "                   [--queue-depth=N] [--index=N] [--read-only] [--timeout=SEC]\n"
-		   "                   [--daemon] [-o json]\n\n"
-		   "Makes the namespace a local block device, /dev/nbdN, through the kernel's NBD\n"
-		   "driver configured over netlink (needs root and the nbd module). Prints the\n"
-		   "device, then serves it until SIGINT/SIGTERM or `rblk detach /dev/nbdN`, which\n"
-		   "disconnect cleanly. While the library reconnects to a lost target, I/O waits;\n"
-		   "after --ctrl-loss-tmo it fails with EIO.\n\n");
+	fprintf(f, "Usage: rblk attach -t rdma -a ADDR [-s PORT] -n SUBNQN [-N NSID] [--ublk|--nbd]\n"
+		   "                   [--connections=N] [--queue-depth=N] [--index=N] [--read-only]\n"
+		   "                   [--timeout=SEC] [--daemon] [-o json]\n\n"
+		   "Makes the namespace a local block device (needs root): /dev/ublkbN through the\n"
+		   "kernel's ublk driver (Linux 6.0+, CONFIG_BLK_DEV_UBLK) when the kernel has it,\n"
+		   "else /dev/nbdN through the NBD driver configured over netlink. Prints the\n"
+		   "device, then serves it until SIGINT/SIGTERM or `rblk detach DEVICE`, which\n"
+		   "detach cleanly. While the library reconnects to a lost target, I/O waits;\n"
+		   "after --ctrl-loss-tmo it fails with EIO. If the attach process is killed, a\n"
+		   "ublk device goes away at once and its I/O fails (nothing hangs).\n\n");
 	fputs(rblk_cli_conn_help, f);
 	fprintf(f, "Device:\n"
 		   "  -N, --nsid=NSID               namespace (default: the only one)\n"
-		   "      --connections=N           sockets, each with its own thread and I/O queue (default 1)\n"
-		   "      --queue-depth=N           requests in flight per connection (default 32)\n"
-		   "      --index=N                 use /dev/nbdN (default: the first free one)\n"
+		   "      --ublk                    use ublk (/dev/ublkbN); fail if the kernel lacks it\n"
+		   "      --nbd                     use NBD (/dev/nbdN)\n"
+		   "      --connections=N           ublk queues, or NBD sockets; each has its own thread and\n"
+		   "                                I/O queue (default 1; ublk: at most one per CPU)\n"
+		   "      --queue-depth=N           requests in flight per queue/connection (default 32)\n"
+		   "      --index=N                 use /dev/ublkbN or /dev/nbdN (default: a free one)\n"
 		   "      --read-only               export read-only (always so for a write-protected namespace)\n"
-		   "      --timeout=SEC             kernel request timeout (default: none, requests wait)\n"
-		   "      --dead-conn-timeout=SEC   how long the kernel waits for a dead connection\n"
+		   "      --timeout=SEC             NBD: kernel request timeout (default: none, requests wait)\n"
+		   "      --dead-conn-timeout=SEC   NBD: how long the kernel waits for a dead connection\n"
 		   "      --daemon                  detach from the terminal once the device is up\n");
 	fputs(rblk_cli_common_help, f);
 	fputc('\n', f);
 	rblk_cli_print_exit_codes(f);
 	fprintf(f, "\nExamples:\n"
-		   "  modprobe nbd\n"
 		   "  rblk attach -t rdma -a 192.0.2.10 -n nqn.2024-01.io.example:disk0 -N 1 --daemon\n"
 		   "  rblk attach -a 192.0.2.10 -n NQN --connections 4 -o json --daemon | jq -r .device\n"
-		   "  rblk detach /dev/nbd0\n");
+		   "  modprobe nbd && rblk attach -a 192.0.2.10 -n NQN --nbd --daemon\n"
+		   "  rblk detach /dev/ublkb0\n");
 }
 
 static void detach_usage(FILE *f)
 {
-	fprintf(f, "Usage: rblk detach /dev/nbdN [-o json]\n\n"
-		   "Disconnects an NBD device (NBD_CMD_DISCONNECT over netlink); the `rblk attach`\n"
-		   "serving it finishes the requests in flight and exits. Waits until the device\n"
-		   "is free (10 s at most).\n\n");
+	fprintf(f, "Usage: rblk detach /dev/ublkbN|/dev/nbdN [-o json]\n\n"
+		   "Stops a ublk device (STOP_DEV on /dev/ublk-control) or disconnects an NBD device\n"
+		   "(NBD_CMD_DISCONNECT over netlink); the `rblk attach` serving it finishes the\n"
+		   "requests in flight and exits. Waits until the device is gone (10 s at most).\n"
+		   "A ublk device whose `rblk attach` was killed is deleted here.\n\n");
 	fputs(rblk_cli_common_help, f);
 	fputc('\n', f);
 	rblk_cli_print_exit_codes(f);
-	fprintf(f, "\nExamples:\n  rblk detach /dev/nbd0\n");
+	fprintf(f, "\nExamples:\n  rblk detach /dev/ublkb0\n  rblk detach ublkb1\n  rblk detach /dev/nbd0\n");
 }
 
 static void *conn_main(void *arg)
@@ -148,13 +175,17 @@ static int daemonize(int *report_fd)
 	return 0;
 }
 
-static void print_attached(enum cli_fmt fmt, const char *dev, int index, const struct rblk_connect_opts *o,
-			   uint32_t nsid, uint64_t size, uint32_t lbs, unsigned nconn, bool ro)
+static void print_attached(enum cli_fmt fmt, const char *dev, enum attach_driver drv, int index,
+			   const struct rblk_connect_opts *o, uint32_t nsid, uint64_t size, uint32_t lbs,
+			   unsigned nconn, bool ro)
 {
+	const char *unit = drv == DRIVER_UBLK ? "queue" : "connection";
+
 	if (fmt == CLI_FMT_JSON) {
 		struct json_object *j = json_object_new_object();
 
 		json_object_object_add(j, "device", json_object_new_string(dev));
+		json_object_object_add(j, "driver", json_object_new_string(driver_str(drv)));
 		json_object_object_add(j, "index", json_object_new_int(index));
 		json_object_object_add(j, "subnqn", json_object_new_string(o->subnqn));
 		json_object_object_add(j, "traddr", json_object_new_string(o->traddr));
@@ -169,9 +200,9 @@ static void print_attached(enum cli_fmt fmt, const char *dev, int index, const s
 		char sz[32];
 
 		fprintf(rblk_cli_out, "%s\n", dev);
-		fprintf(rblk_cli_errf, "attached %s namespace %u (%s, %u-byte blocks%s) as %s with %u connection%s\n",
+		fprintf(rblk_cli_errf, "attached %s namespace %u (%s, %u-byte blocks%s) as %s (%s) with %u %s%s\n",
 			o->subnqn, nsid, rblk_cli_fmt_iec(size, sz, sizeof(sz)), lbs, ro ? ", read-only" : "",
-			dev, nconn, nconn > 1 ? "s" : "");
+			dev, driver_str(drv), nconn, unit, nconn > 1 ? "s" : "");
 	}
 	fflush(rblk_cli_out);
 }
@@ -190,6 +221,8 @@ static int parse_attach(int argc, char **argv, struct attach_args *a, struct cli
 		{ "timeout", required_argument, NULL, 5 },
 		{ "dead-conn-timeout", required_argument, NULL, 6 },
 		{ "daemon", no_argument, NULL, 7 },
+		{ "ublk", no_argument, NULL, 8 },
+		{ "nbd", no_argument, NULL, 9 },
 		{ NULL, 0, NULL, 0 },
 	};
 	int opt, ret;
@@ -231,6 +264,12 @@ static int parse_attach(int argc, char **argv, struct attach_args *a, struct cli
 			break;
 		case 7:
 			a->daemon = true;
+			break;
+		case 8:
+		case 9:
+			if (a->driver != DRIVER_AUTO && a->driver != (opt == 8 ? DRIVER_UBLK : DRIVER_NBD))
+				return rblk_cli_usage_err("--ublk and --nbd exclude each other");
+			a->driver = opt == 8 ? DRIVER_UBLK : DRIVER_NBD;
 			break;
 		default:
 			ret = rblk_cli_conn_opt(c, opt, optarg);
@@ -287,8 +326,10 @@ struct attach {
 	unsigned nconn;			/* serving threads started */
 	struct conn_thread threads[MAX_CONNECTIONS];
 	int ours[MAX_CONNECTIONS], theirs[MAX_CONNECTIONS];
-	int index;			/* /dev/nbdN once the kernel took the sockets, else -1 */
+	int index;			/* /dev/nbdN or /dev/ublkbN once the kernel has it, else -1 */
 	char dev[32];
+	struct rblk_ublk_dev *ublk;	/* the ublk device, started */
+	struct rblk_ublk_queue_stats qstats[MAX_CONNECTIONS];
 };
 
 static void attach_init(struct attach *s)
@@ -314,7 +355,8 @@ static int check_namespace(struct attach *s)
 	s->size = rblk_ns_num_blocks(s->ns) * s->lbs;
 	s->ro = s->a.read_only || rblk_ns_read_only(s->ns);
 	if (s->lbs < 512 || s->lbs > 4096 || (s->lbs & (s->lbs - 1))) {
-		rblk_cli_err("the namespace's block size %u cannot be an NBD block size (512..4096)", s->lbs);
+		rblk_cli_err("the namespace's block size %u cannot be a %s block size (512..4096)", s->lbs,
+			     s->a.driver == DRIVER_UBLK ? "ublk" : "NBD");
 		return CLI_EXIT_FAILURE;
 	}
 	nq = rblk_ctrl_num_io_queues(s->ctrl);
@@ -435,12 +477,14 @@ static void announce(struct attach *s)
 	int null;
 
 	if (s->report < 0) {
-		print_attached(s->fmt, s->dev, s->index, &s->opts, s->nsid, s->size, s->lbs, s->nconn, s->ro);
+		print_attached(s->fmt, s->dev, s->a.driver, s->index, &s->opts, s->nsid, s->size, s->lbs, s->nconn,
+			       s->ro);
 		return;
 	}
 	null = open("/dev/null", O_RDWR | O_CLOEXEC);
 	/* the parent prints; the daemon keeps only stderr for its logs */
-	print_attached(s->fmt, s->dev, s->index, &s->opts, s->nsid, s->size, s->lbs, s->nconn, s->ro);
+	print_attached(s->fmt, s->dev, s->a.driver, s->index, &s->opts, s->nsid, s->size, s->lbs, s->nconn,
+		       s->ro);
 	tell_parent(s->report, CLI_EXIT_OK, s->dev);
 	s->report = -1;
 	if (null >= 0) {
@@ -511,6 +555,100 @@ static int stop_serving(struct attach *s, int ret)
 	return ret;
 }
 
+/*
+ * --ublk / --nbd / neither: settles s->a.driver before anything else
+ * happens (modprobe may run). 0 or an exit code.
+ */
+static int choose_driver(struct attach_args *a)
+{
+	if (a->driver == DRIVER_NBD)
+		return 0;
+	if (rblk_ublk_available()) {
+		a->driver = DRIVER_UBLK;
+		if (a->timeout || a->dead_conn_timeout)
+			rblk_cli_err("note: --timeout and --dead-conn-timeout are NBD's; ublk requests wait");
+		return 0;
+	}
+	if (a->driver == DRIVER_UBLK) {
+		rblk_cli_err("ublk is not available on this kernel (needs CONFIG_BLK_DEV_UBLK); use --nbd");
+		return CLI_EXIT_FAILURE;
+	}
+	a->driver = DRIVER_NBD;
+	return 0;
+}
+
+/* ublk: the device added, its queues served, started; sets s->index, s->dev, s->nconn. 0 or an exit code. */
+static int ublk_start(struct attach *s)
+{
+	struct rblk_ublk_dev_opts o = {
+		.ctrl = s->ctrl,
+		.ns = s->ns,
+		.index = (int)s->a.index,
+		.nr_queues = (unsigned)s->a.connections,
+		.depth = (unsigned)s->a.queue_depth,
+		.read_only = s->ro,
+		.done_fd = s->done_fd,
+	};
+	char why[256];
+	int ret;
+
+	ret = rblk_ublk_dev_start(&o, &s->ublk, why, sizeof(why));
+	if (ret) {
+		rblk_cli_err("cannot attach: %s%s", why,
+			     ret == -EPERM || ret == -EACCES ? " (attaching needs root: CAP_SYS_ADMIN)" :
+			     ret == -EEXIST ? " (that device index is in use)" : "");
+		return CLI_EXIT_FAILURE;
+	}
+	s->index = rblk_ublk_dev_id(s->ublk);
+	s->nconn = rblk_ublk_dev_nr_queues(s->ublk);
+	if (s->nconn < (unsigned)s->a.connections)
+		rblk_cli_err("note: the kernel made %u queues of the %ld asked (one per CPU at most)", s->nconn,
+			     s->a.connections);
+	snprintf(s->dev, sizeof(s->dev), "/dev/ublkb%d", s->index);
+	return 0;
+}
+
+/*
+ * ublk: serves until a signal or until a queue thread ends (`rblk detach`
+ * stopped the device, or an error); then STOP_DEV, which waits for the
+ * requests in flight and is a no-op on a device already stopped.
+ */
+static void ublk_serve_until_end(struct attach *s)
+{
+	int ret;
+
+	wait_for_end(s->sfd, s->done_fd);
+	ret = rblk_ublk_dev_stop(s->ublk);
+	if (ret && ret != -ENODEV)
+		rblk_cli_err("ublk STOP_DEV of %s failed: %s", s->dev, strerror(-ret));
+}
+
+/* ublk: joins the queue threads, deletes the device, reports each queue. Returns @ret or an exit code. */
+static int ublk_stop_serving(struct attach *s, int ret)
+{
+	int tret;
+
+	if (!s->ublk)
+		return ret;
+	tret = rblk_ublk_dev_destroy(s->ublk, s->qstats);
+	s->ublk = NULL;
+	if (tret && !ret) {
+		rblk_cli_err("a queue ended with an error: %s", strerror(-tret));
+		ret = CLI_EXIT_FAILURE;
+	}
+	for (unsigned i = 0; i < s->nconn; i++) {
+		const struct rblk_ublk_queue_stats *q = &s->qstats[i];
+		uint64_t n = 0;
+
+		for (unsigned op = 0; op < sizeof(q->requests) / sizeof(q->requests[0]); op++)
+			n += q->requests[op];
+		fprintf(rblk_cli_errf, "queue %u: %" PRIu64 " requests, %" PRIu64 " bytes read, %" PRIu64
+			" written, %" PRIu64 " errors\n", i, n, q->bytes_read, q->bytes_written, q->errors);
+	}
+	fprintf(rblk_cli_errf, "detached %s\n", s->dev);
+	return ret;
+}
+
 int rblk_cli_attach(int argc, char **argv)
 {
 	struct attach s;
@@ -523,6 +661,8 @@ int rblk_cli_attach(int argc, char **argv)
 		goto out;
 	}
 	ret = rblk_cli_conn_finish(&s.c, NULL, &s.opts);
+	if (!ret)
+		ret = choose_driver(&s.a);
 	if (ret)
 		goto out;
 	if (s.a.daemon) {
@@ -547,6 +687,15 @@ int rblk_cli_attach(int argc, char **argv)
 	if (ret)
 		goto out_signals;
 
+	if (s.a.driver == DRIVER_UBLK) {
+		ret = ublk_start(&s);
+		if (!ret) {
+			announce(&s);
+			ublk_serve_until_end(&s);
+		}
+		ret = ublk_stop_serving(&s, ret);
+		goto out_signals;
+	}
 	ret = start_threads(&s);
 	if (!ret)
 		ret = nbd_connect(&s);
@@ -577,6 +726,28 @@ static bool nbd_connected(int index)
 	return !stat(path, &st);
 }
 
+static int detach_ublk(int index, enum cli_fmt fmt)
+{
+	char why[256] = "";
+	int ret = rblk_ublk_detach(index, 10, why, sizeof(why));
+
+	if (ret == -ENODEV) {
+		rblk_cli_err("/dev/ublkb%d does not exist", index);
+		return CLI_EXIT_NOT_FOUND;
+	}
+	if (ret) {
+		rblk_cli_err("cannot detach /dev/ublkb%d: %s%s", index, why,
+			     ret == -EPERM || ret == -EACCES ? " (needs root: CAP_SYS_ADMIN)" : "");
+		return CLI_EXIT_FAILURE;
+	}
+	if (fmt == CLI_FMT_JSON)
+		fprintf(rblk_cli_out, "{\n  \"device\": \"/dev/ublkb%d\",\n  \"driver\": \"ublk\",\n"
+				      "  \"detached\": true\n}\n", index);
+	else
+		fprintf(rblk_cli_errf, "detached /dev/ublkb%d\n", index);
+	return CLI_EXIT_OK;
+}
+
 int rblk_cli_detach(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -600,10 +771,12 @@ int rblk_cli_detach(int argc, char **argv)
 			return ret;
 	}
 	if (optind + 1 != argc)
-		return rblk_cli_usage_err(optind >= argc ? "which device? (rblk detach /dev/nbdN)" :
+		return rblk_cli_usage_err(optind >= argc ? "which device? (rblk detach /dev/ublkbN or /dev/nbdN)" :
 							   "one device at a time");
+	if (!rblk_ublk_parse_device(argv[optind], &index))
+		return detach_ublk(index, fmt);
 	if (rblk_nbd_parse_device(argv[optind], &index))
-		return rblk_cli_usage_err("'%s' is not an NBD device (/dev/nbdN)", argv[optind]);
+		return rblk_cli_usage_err("'%s' is not a ublk or NBD device (/dev/ublkbN, /dev/nbdN)", argv[optind]);
 	snprintf(path, sizeof(path), "/sys/block/nbd%d", index);
 	if (stat(path, &st)) {
 		rblk_cli_err("/dev/nbd%d does not exist (is the nbd module loaded?)", index);
@@ -626,7 +799,8 @@ int rblk_cli_detach(int argc, char **argv)
 		return CLI_EXIT_FAILURE;
 	}
 	if (fmt == CLI_FMT_JSON)
-		fprintf(rblk_cli_out, "{\n  \"device\": \"/dev/nbd%d\",\n  \"detached\": true\n}\n", index);
+		fprintf(rblk_cli_out, "{\n  \"device\": \"/dev/nbd%d\",\n  \"driver\": \"nbd\",\n"
+				      "  \"detached\": true\n}\n", index);
 	else
 		fprintf(rblk_cli_errf, "detached /dev/nbd%d\n", index);
 	return CLI_EXIT_OK;

@@ -24,7 +24,7 @@ enum cli_exit {
 	CLI_EXIT_USAGE = 2,		/* bad command line, unaligned or out-of-range request */
 	CLI_EXIT_REFUSED = 3,		/* the target answered with an NVMe error status */
 	CLI_EXIT_UNREACHABLE = 4,	/* no route, no RDMA device, nobody listening, timeout */
-	CLI_EXIT_NOT_FOUND = 5,		/* unknown subsystem NQN, inactive namespace, no such NBD device */
+	CLI_EXIT_NOT_FOUND = 5,		/* unknown subsystem NQN, inactive namespace, no such ublk or NBD device */
 	CLI_EXIT_CHECK = 6,		/* a check failed: verify mismatch, --compare, doctor FAIL */
 };
 

@@ -327,7 +327,7 @@ _vm_alive() {
 
 # vm_cleanup: undo what a test left behind, in an order that lets each step work:
 # unmount, disconnect the kernel host (before its target goes away), disconnect NBD,
-# kill leftover processes, tear down the kernel target, detach loop devices, unload
+# kill leftover processes, delete ublk devices left by them, tear down the kernel target, detach loop devices, unload
 # modules the test loaded, restore rxe0/rxe1. Without a saved state (RBLK_VM_STATE) it
 # does what needs none of it. Safe to call twice; says what it did.
 vm_cleanup() {
@@ -369,6 +369,14 @@ vm_cleanup() {
 			[ -n "$left" ] && { echo "vm_cleanup: SIGKILL$left"; kill -KILL $left 2>/dev/null; sleep 0.5; }
 		fi
 	fi
+
+	# ublk devices whose rblk attach was killed above: /dev/ublkcN stays until DEL_DEV,
+	# which `rblk detach` sends for a device whose server is dead (and ublk_drv can unload)
+	for p in /dev/ublkc*; do
+		[ -e "$p" ] && [ -x "$RBLK_BUILD/cli/rblk" ] || continue
+		echo "vm_cleanup: deleting ublk device ${p#/dev/ublkc}"
+		timeout 30 "$RBLK_BUILD/cli/rblk" detach "ublkb${p#/dev/ublkc}" >/dev/null 2>&1
+	done
 
 	if [ -d $NVMET_CFS ] && [ -n "$(ls -A $NVMET_CFS/ports $NVMET_CFS/subsystems $NVMET_CFS/hosts 2>/dev/null)" ]; then
 		echo "vm_cleanup: removing the kernel target's configuration"

@@ -163,6 +163,11 @@ expect 0 "gen-hostnqn" gen-hostnqn && has out.txt '^nqn\.2014-08\.org\.nvmexpres
 expect 2 "detach junk" detach /dev/sda
 expect 2 "detach nothing" detach
 expect 5 "detach missing device" detach /dev/nbd4095
+expect 5 "detach missing ublk device" detach /dev/ublkb99999
+expect 2 "detach a ublk character device" detach /dev/ublkc0
+expect 2 "attach --ublk --nbd" attach $T --ublk --nbd && has err.txt 'exclude each other' "--ublk --nbd message"
+expect 0 "attach --help names both drivers" attach --help && has out.txt -- '--ublk' "--ublk in help" &&
+	has out.txt -- '--nbd' "--nbd in help"
 
 echo "$((n - fails)) of $n checks passed"
 [ $fails -eq 0 ]

@@ -1,5 +1,5 @@
 #!/bin/bash
-# 28-cli-attach: `rblk attach` makes an rblk-target namespace /dev/nbdN (NBD over netlink,
+# 28-cli-attach: `rblk attach --nbd` makes an rblk-target namespace /dev/nbdN (NBD over netlink,
 # two connections, from 10.99.0.2): mkfs.ext4, mount, write files, unmount, fsck clean,
 # mount again and verify every file; data written through the device is what `rblk read`
 # reads from the target; `rblk detach` ends it and the attach process exits 0. Then an
@@ -39,9 +39,10 @@ else
 fi
 
 # ---- foreground attach, ext4, detach
-bg_start attach "$RBLK" attach $C -N 1 --connections 2 -o json
+bg_start attach "$RBLK" attach $C --nbd -N 1 --connections 2 -o json
 wait_for_line 120 "$T_WORK/attach.log" '"device"' "$BG_PID" || fail "attach printed no device"
 dev=$(grep -o '"/dev/nbd[0-9]*"' attach.log | tr -d '"')
+grep -q '"driver": "nbd"' attach.log || fail "the attach JSON does not say driver nbd"
 [ -b "$dev" ] || fail "$dev is not a block device"
 idx=${dev#/dev/nbd}
 [ "$(blockdev --getsize64 "$dev")" = $((256 << 20)) ] || fail "$dev has the wrong size"
@@ -79,7 +80,7 @@ cmp pat.bin got.bin || fail "rblk reads something else than was written through 
 log "detached; what went through $dev is on the target"
 
 # ---- --daemon, ended by SIGTERM
-timeout 120 "$RBLK" attach $C -N 1 --daemon > daemon.txt || fail "attach --daemon failed"
+timeout 120 "$RBLK" attach $C --nbd -N 1 --daemon > daemon.txt || fail "attach --daemon failed"
 dev=$(head -1 daemon.txt)
 idx=${dev#/dev/nbd}
 [ -b "$dev" ] || fail "attach --daemon printed '$dev'"
@@ -97,7 +98,7 @@ if [ "${RBLK_CLI_TARGET:-rblk}" = kernel ]; then
 fi
 
 # ---- the target goes away and comes back: I/O waits, then completes
-bg_start attach "$RBLK" attach $C -N 1 -c 1 -l 120
+bg_start attach "$RBLK" attach $C --nbd -N 1 -c 1 -l 120
 wait_for_line 120 "$T_WORK/attach.log" '^/dev/nbd' "$BG_PID" || fail "attach printed no device"
 dev=$(grep -m1 '^/dev/nbd' attach.log)
 head -c $((1 << 20)) /dev/urandom > pat2.bin
@@ -119,7 +120,7 @@ bg_wait attach 60 || fail "attach did not exit 0"
 log "reconnect: a read issued while the target was away completed after it returned"
 
 # ---- the target stays away beyond --ctrl-loss-tmo: I/O fails with EIO, no hang
-bg_start attach "$RBLK" attach $C -N 1 -c 1 -l 5
+bg_start attach "$RBLK" attach $C --nbd -N 1 -c 1 -l 5
 wait_for_line 120 "$T_WORK/attach.log" '^/dev/nbd' "$BG_PID" || fail "attach printed no device"
 dev=$(grep -m1 '^/dev/nbd' attach.log)
 bg_stop target || fail "rblk-target did not stop"
@@ -133,7 +134,7 @@ bg_stop attach 60
 start_target
 
 # ---- a write-protected namespace is a read-only device
-bg_start attach "$RBLK" attach $C -N 2
+bg_start attach "$RBLK" attach $C --nbd -N 2
 wait_for_line 120 "$T_WORK/attach.log" '^/dev/nbd' "$BG_PID" || fail "attach of ns 2 printed no device"
 dev=$(grep -m1 '^/dev/nbd' attach.log)
 [ "$(blockdev --getro "$dev")" = 1 ] || fail "$dev is not read-only"
