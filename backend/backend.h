@@ -45,7 +45,9 @@ struct rblk_bdev_caps {
 	bool can_flush;        /* Flush is accepted (a no-op when !write_cache) */
 	bool can_write_zeroes; /* always true: emulated by writing zeroes if need be */
 	bool can_discard;      /* discard really deallocates (else it is a no-op) */
-	bool discard_zeroes;   /* discarded blocks read back as zeroes */
+	/* Discarded blocks read back as zeroes: where the discard turns out
+	 * unsupported, the engine writes the zeroes instead. */
+	bool discard_zeroes;
 	bool write_cache;      /* volatile cache present: Flush matters (NVMe VWC) */
 };
 

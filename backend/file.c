@@ -397,6 +397,7 @@ void rblk_file_note_no_zero_range(struct rblk_bdev *bdev, int err)
 void rblk_file_note_no_discard(struct rblk_bdev *bdev, int err)
 {
 	if (!__atomic_exchange_n(&bdev->discard_unsupported, 1, __ATOMIC_RELAXED))
-		RBLK_INFO("backend: %s: discard not supported (%s): treated as a no-op",
-			  bdev->path, strerror(-err));
+		RBLK_INFO("backend: %s: discard not supported (%s): %s", bdev->path,
+			  strerror(-err),
+			  bdev->caps.discard_zeroes ? "writing zeroes instead" : "treated as a no-op");
 }
