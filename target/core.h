@@ -453,7 +453,8 @@ struct rblk_tgt_ctrl {
 	uint32_t csts;
 	uint32_t kato_ms;                /* 0 = no keep-alive timer */
 	bool fatal;                      /* KATO expired / admin queue lost */
-	bool clean_shutdown;             /* CC.SHN seen: not an unsafe shutdown */
+	bool clean_shutdown;             /* CC.SHN completed, every namespace synced */
+	uint32_t shn_gen;                /* CC.SHN writes: which shutdown a flush serves */
 	uint32_t aec;                    /* Async Event Configuration (feature 0Bh) */
 	uint32_t aen_masked;             /* AEC bits reported, waiting for the log read */
 	uint32_t nr_io_queues;           /* granted by Set Features 07h (or the maximum) */
