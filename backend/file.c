@@ -285,6 +285,14 @@ static void set_caps(struct rblk_bdev *bdev, const struct rblk_bdev_opts *opts, 
 	bdev->caps.can_write_zeroes = true;
 	if (bdev->is_blockdev) {
 		blockdev_caps(bdev, st->st_rdev);
+		/*
+		 * A write-through device is durable at completion only under
+		 * O_DIRECT: opened buffered (O_DIRECT refused), the page cache is
+		 * a volatile cache the host must be told about, or it never
+		 * sends Flush.
+		 */
+		if (!bdev->direct)
+			bdev->caps.write_cache = true;
 	} else {
 		/* Page cache, or the disk's cache under O_DIRECT: flush matters. */
 		bdev->caps.write_cache = true;
