@@ -222,6 +222,14 @@ void rblk_bdev_put(struct rblk_bdev *bdev)
 	free(bdev);
 }
 
+int rblk_bdev_sync(struct rblk_bdev *bdev)
+{
+	/* mem and null: the RAM is all there is; nothing would survive anyway. */
+	if (bdev->ops->kind != RBLK_BACKEND_FILE || bdev->fd < 0)
+		return 0;
+	return rblk_file_datasync(bdev);
+}
+
 void rblk_bdev_close(struct rblk_bdev *bdev)
 {
 	int refs;

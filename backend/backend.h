@@ -45,7 +45,9 @@ struct rblk_bdev_caps {
 	bool can_flush;        /* Flush is accepted (a no-op when !write_cache) */
 	bool can_write_zeroes; /* always true: emulated by writing zeroes if need be */
 	bool can_discard;      /* discard really deallocates (else it is a no-op) */
-	bool discard_zeroes;   /* discarded blocks read back as zeroes */
+	/* Discarded blocks read back as zeroes: where the discard turns out
+	 * unsupported, the engine writes the zeroes instead. */
+	bool discard_zeroes;
 	bool write_cache;      /* volatile cache present: Flush matters (NVMe VWC) */
 };
 
@@ -106,6 +108,13 @@ static inline uint32_t rblk_bdev_block_size(const struct rblk_bdev *bdev)
 
 /* Opens a backing store. 0 or -errno (-ENOENT, -EACCES, -EROFS, -EINVAL, ...). */
 int rblk_bdev_open(const struct rblk_bdev_opts *opts, struct rblk_bdev **out);
+/*
+ * Makes every completed write durable (fdatasync of the file or device),
+ * synchronously: for setup and teardown threads, never a reactor's, since it
+ * can take seconds on a large page cache. Any thread, concurrently with I/O.
+ * 0 (also for mem and null, which hold nothing durable) or -errno.
+ */
+int rblk_bdev_sync(struct rblk_bdev *bdev);
 /* Closes it; no queue may have I/O on it. Queues should unregister it first;
  * if one has not, the object (and its id) lives on until that queue lets go. */
 void rblk_bdev_close(struct rblk_bdev *bdev);

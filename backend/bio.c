@@ -3,11 +3,11 @@
  * The bio stage machine shared by the kernel engines (uring, aio): which
  * system operation a bio needs first, what a result means, and what to issue
  * next. Keeping this in one place means both engines turn short transfers,
- * unsupported fallocate modes and the FUA tail of write zeroes into the same
- * outcomes, and the logic can be tested without a kernel.
+ * unsupported fallocate modes, discards that promised zeroes and the FUA tail
+ * of write zeroes into the same outcomes, and the logic can be tested without a kernel.
  *
  * Also owns the process-wide zero buffer used when a file system cannot
- * fallocate(ZERO_RANGE).
+ * fallocate(ZERO_RANGE) or punch a hole it promised reads as zeroes.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -38,6 +38,23 @@ static bool finish(struct rblk_bio *bio, int res)
 	return false;
 }
 
+/*
+ * A discard the file or device cannot do. Deallocate itself is advisory (the
+ * host may not rely on it freeing anything), but when the namespace says
+ * deallocated blocks read as zeroes (caps.discard_zeroes, which the target
+ * turns into Identify Namespace DLFEAT "read zeroes") the host may rely on
+ * that instead of writing zeroes itself: then the promise is kept by writing
+ * them. Without the promise (block devices) doing nothing is a legal answer.
+ */
+static bool discard_fallback(struct rblk_bio *bio)
+{
+	if (!bio->bdev->caps.discard_zeroes)
+		return finish(bio, 0);
+	bio->priv.stage = RBLK_STAGE_ZERO_WRITE;
+	bio->priv.done = 0;
+	return true;
+}
+
 bool rblk_bio_start(struct rblk_bio *bio)
 {
 	bio->res = 0;
@@ -58,7 +75,7 @@ bool rblk_bio_start(struct rblk_bio *bio)
 		break;
 	case RBLK_BIO_DISCARD:
 		if (rblk_bdev_flag(&bio->bdev->discard_unsupported))
-			return finish(bio, 0);
+			return discard_fallback(bio);
 		bio->priv.stage = bio->bdev->is_blockdev ? RBLK_STAGE_BLK_DISCARD :
 							   RBLK_STAGE_PUNCH;
 		break;
@@ -118,14 +135,10 @@ bool rblk_bio_step(struct rblk_bio *bio, int res)
 		return advance(bio, res);
 	case RBLK_STAGE_PUNCH:
 	case RBLK_STAGE_BLK_DISCARD:
-		/*
-		 * Deallocate is advisory in NVMe (the host may not rely on it
-		 * freeing anything), so "not supported here" is a successful no-op;
-		 * caps.can_discard tells the target whether to advertise it.
-		 */
+		/* caps.can_discard told the target whether to advertise it. */
 		if (res == -EOPNOTSUPP) {
 			rblk_file_note_no_discard(bio->bdev, res);
-			return finish(bio, 0);
+			return discard_fallback(bio);
 		}
 		return finish(bio, res < 0 ? res : 0);
 	case RBLK_STAGE_SYNC:

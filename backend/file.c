@@ -285,6 +285,14 @@ static void set_caps(struct rblk_bdev *bdev, const struct rblk_bdev_opts *opts, 
 	bdev->caps.can_write_zeroes = true;
 	if (bdev->is_blockdev) {
 		blockdev_caps(bdev, st->st_rdev);
+		/*
+		 * A write-through device is durable at completion only under
+		 * O_DIRECT: opened buffered (O_DIRECT refused), the page cache is
+		 * a volatile cache the host must be told about, or it never
+		 * sends Flush.
+		 */
+		if (!bdev->direct)
+			bdev->caps.write_cache = true;
 	} else {
 		/* Page cache, or the disk's cache under O_DIRECT: flush matters. */
 		bdev->caps.write_cache = true;
@@ -397,6 +405,7 @@ void rblk_file_note_no_zero_range(struct rblk_bdev *bdev, int err)
 void rblk_file_note_no_discard(struct rblk_bdev *bdev, int err)
 {
 	if (!__atomic_exchange_n(&bdev->discard_unsupported, 1, __ATOMIC_RELAXED))
-		RBLK_INFO("backend: %s: discard not supported (%s): treated as a no-op",
-			  bdev->path, strerror(-err));
+		RBLK_INFO("backend: %s: discard not supported (%s): %s", bdev->path,
+			  strerror(-err),
+			  bdev->caps.discard_zeroes ? "writing zeroes instead" : "treated as a no-op");
 }

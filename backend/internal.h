@@ -97,7 +97,7 @@ void rblk_bqueue_complete_later(struct rblk_bqueue *q, struct rblk_bio *bio);
 /*
  * The bio stage machine shared by the kernel engines. rblk_bio_start() picks
  * the first stage (false: nothing to do, bio->res set, e.g. a discard the
- * bdev is known not to support); after each kernel (or synchronous) result the engine calls
+ * bdev is known not to support and that promised no zeroes); after each kernel (or synchronous) result the engine calls
  * rblk_bio_step(): it returns true when more work is needed (priv.stage and
  * priv.done say what to issue next), false when the bio is finished (bio->res
  * set). Short transfers continue where they stopped; no progress is -EIO.

@@ -134,6 +134,13 @@ static const struct rblk_provider_ops bdev_ops = {
 	.close = bdev_close,
 };
 
+int rblk_bdev_provider_sync(const struct rblk_provider *p)
+{
+	if (p->ops != &bdev_ops)
+		return -EOPNOTSUPP;
+	return rblk_bdev_sync(p->ctx);
+}
+
 int rblk_bdev_provider_open(struct rblk_target *tgt, const struct rblk_ns_opts *opts,
 			    struct rblk_provider *out)
 {

@@ -397,6 +397,8 @@ struct rblk_tgt_ns_stats {
 	_Atomic uint64_t errors;
 	_Atomic uint64_t media_errors;
 	_Atomic uint64_t busy_ns;        /* sum of I/O service times */
+	_Atomic uint64_t syncs;          /* rblk_tgt_ns_sync(): shutdowns and closes */
+	_Atomic uint64_t sync_errors;    /* ... that failed */
 };
 
 struct rblk_subsystem {
@@ -457,7 +459,8 @@ struct rblk_tgt_ctrl {
 	uint32_t csts;
 	uint32_t kato_ms;                /* 0 = no keep-alive timer */
 	bool fatal;                      /* KATO expired / admin queue lost */
-	bool clean_shutdown;             /* CC.SHN seen: not an unsafe shutdown */
+	bool clean_shutdown;             /* CC.SHN completed, every namespace synced */
+	uint32_t shn_gen;                /* CC.SHN writes: which shutdown a flush serves */
 	uint32_t aec;                    /* Async Event Configuration (feature 0Bh) */
 	uint32_t aen_masked;             /* AEC bits reported, waiting for the log read */
 	uint32_t nr_io_queues;           /* granted by Set Features 07h (or the maximum) */
@@ -579,6 +582,15 @@ int rblk_tgt_ns_create(struct rblk_subsystem *ss, const struct rblk_ns_opts *opt
 		   struct rblk_tgt_ns **out);
 /* Closes the backing store; refs must have drained. */
 void rblk_tgt_ns_destroy(struct rblk_tgt_ns *ns);
+/*
+ * Makes the writes the namespace completed durable, synchronously (not on a
+ * poll-group thread): a datasync of a built-in file or block device opened
+ * writable (mem:/null: succeed at once). Nothing for read-only namespaces,
+ * nor for an embedder's provider (its FLUSH and close() are the embedder's).
+ * @why ("shutdown", "close") names the occasion in the error log line.
+ * Counted in stats.syncs / stats.sync_errors. 0 or -errno.
+ */
+int rblk_tgt_ns_sync(struct rblk_tgt_ns *ns, const char *why);
 static inline void rblk_tgt_ns_get(struct rblk_tgt_ns *ns)
 {
 	atomic_fetch_add_explicit(&ns->refs, 1, memory_order_relaxed);
@@ -601,6 +613,12 @@ int rblk_tgt_ns_path_check(const char *path, bool read_only, uint32_t block_size
 /* bdev_provider.c: the built-in backends (a file, block device, mem:, null:) as a provider. */
 int rblk_bdev_provider_open(struct rblk_target *tgt, const struct rblk_ns_opts *opts,
 			    struct rblk_provider *out);
+/*
+ * rblk_bdev_sync() of a built-in backend's provider: 0 or -errno, and
+ * -EOPNOTSUPP for an embedder's provider (whose submit() is only called on
+ * poll-group threads: the target cannot flush it from elsewhere).
+ */
+int rblk_bdev_provider_sync(const struct rblk_provider *p);
 /* Stable identifiers: a hash of (subsystem NQN, nsid) or of the NQN. */
 void rblk_gen_uuid(const char *nqn, uint32_t nsid, uint8_t uuid[16]);
 void rblk_gen_nguid(const char *nqn, uint32_t nsid, uint8_t nguid[16]);

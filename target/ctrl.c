@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Controllers (dynamic model: one per admin Connect): lifetime and
- * references, the queues bound to them, CC/CSTS (enable, shutdown), the
+ * references, the queues bound to them, CC/CSTS (enable, and shutdown with
+ * its flush of every namespace on a worker thread), the
  * keep-alive timer, asynchronous events (AER slots, pending events, AEN
  * masking until the log page is read), the changed namespace list and the
  * error log. Also the transport's queue hooks rblk_sq_init/teardown/destroy/
  * tick, since a queue's life is mostly its controller's business.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,6 +132,106 @@ bool rblk_tgt_ctrl_ready(struct rblk_tgt_ctrl *ctrl)
 }
 
 /*
+ * Shutdown (CC.SHN). The host takes SHST = complete to mean its writes are
+ * durable and may power the machine off next: buffered files (tmpfs, no
+ * O_DIRECT) and volatile device caches still hold them, so every namespace
+ * of the subsystem is synced first. fdatasync can take seconds, far too
+ * long for a poll-group thread that serves other hosts, so it runs on a
+ * short-lived detached thread. That thread holds a controller reference:
+ * the controller stays, and with it the subsystem (rblk_subsys_destroy()
+ * waits for its controllers); each namespace is held by a reference while
+ * synced (rblk_subsys_remove_ns() waits for those). The Linux host polls
+ * CSTS until SHST = 10b, up to its shutdown timeout.
+ */
+
+/* Syncs every namespace of ss; returns how many failed (each logged by ns.c). */
+static unsigned sync_namespaces(struct rblk_subsystem *ss)
+{
+	uint32_t nsids[64], after = 0;
+	unsigned n, failed = 0;
+
+	while ((n = rblk_subsys_active_list(ss, after, nsids, 64)) != 0) {
+		for (unsigned i = 0; i < n; i++) {
+			struct rblk_tgt_ns *ns = rblk_subsys_get_ns(ss, nsids[i]);
+
+			if (!ns)
+				continue; /* removed meanwhile: its close synced it */
+			failed += rblk_tgt_ns_sync(ns, "shutdown") != 0;
+			rblk_tgt_ns_put(ns);
+		}
+		after = nsids[n - 1];
+	}
+	return failed;
+}
+
+/* ctrl->lock held: the flush for shutdown number gen is over. */
+static void shutdown_done_locked(struct rblk_tgt_ctrl *ctrl, uint32_t gen, unsigned failed)
+{
+	uint32_t csts = ctrl->csts;
+
+	/* The host cleared SHN (or shut down again) meanwhile: not ours to end. */
+	if (gen != ctrl->shn_gen || NVME_CSTS_SHST(csts) != NVME_CSTS_SHST_OCCUR)
+		return;
+	if (failed)
+		RBLK_ERR("ctrl %u on %s (%s): shutdown: %u namespace(s) could not be synced; "
+			 "reporting it complete, counted as an unsafe shutdown", ctrl->cntlid,
+			 ctrl->ss->nqn, ctrl->hostnqn, failed);
+	/*
+	 * Complete even so: the host can do nothing better with a shutdown
+	 * that never ends than time out. SMART says what happened.
+	 */
+	ctrl->clean_shutdown = !failed;
+	csts &= ~NVME_CSTS_SHST_MASK;
+	csts |= NVME_CSTS_SHST_CMPLT << NVME_CSTS_SHST_SHIFT;
+	csts_store(ctrl, csts);
+}
+
+static void *shutdown_thread(void *arg)
+{
+	struct rblk_tgt_ctrl *ctrl = arg;
+	unsigned failed;
+	uint32_t gen;
+
+	/* Read now: a later SHN is covered too, since the syncs start after it. */
+	pthread_mutex_lock(&ctrl->lock);
+	gen = ctrl->shn_gen;
+	pthread_mutex_unlock(&ctrl->lock);
+	failed = sync_namespaces(ctrl->ss);
+	pthread_mutex_lock(&ctrl->lock);
+	shutdown_done_locked(ctrl, gen, failed);
+	pthread_mutex_unlock(&ctrl->lock);
+	rblk_tgt_ctrl_put(ctrl);
+	return NULL;
+}
+
+/* ctrl->lock held, CSTS.SHST just set to 01b (processing). */
+static void shutdown_start_locked(struct rblk_tgt_ctrl *ctrl)
+{
+	pthread_attr_t attr;
+	pthread_t th;
+	int ret;
+
+	ctrl->shn_gen++;
+	rblk_tgt_ctrl_get(ctrl);
+	ret = pthread_attr_init(&attr);
+	if (!ret) {
+		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+		ret = pthread_create(&th, &attr, shutdown_thread, ctrl);
+		pthread_attr_destroy(&attr);
+	}
+	if (!ret)
+		return;
+	/*
+	 * No thread: sync here, stalling this poll group once, rather than
+	 * report a shutdown complete whose writes may still be volatile.
+	 */
+	RBLK_WARN("ctrl %u: no thread for the shutdown flush (%s): syncing inline",
+		  ctrl->cntlid, strerror(ret));
+	atomic_fetch_sub(&ctrl->refs, 1); /* never the last: the admin queue holds one */
+	shutdown_done_locked(ctrl, ctrl->shn_gen, sync_namespaces(ctrl->ss));
+}
+
+/*
  * Transitions as nvmet_update_cc(), so both Linux 6.1.y enable sequences
  * work: one write with EN = 1, or a write with EN = 0, reads, then EN = 1.
  */
@@ -155,11 +257,19 @@ void rblk_tgt_ctrl_update_cc_locked(struct rblk_tgt_ctrl *ctrl, uint32_t cc)
 		ctrl->cc = 0;
 	}
 	if (NVME_CC_SHN(cc) && !NVME_CC_SHN(old)) {
-		/* Nothing is cached here: shutdown completes at once. */
 		csts &= ~(NVME_CSTS_RDY | NVME_CSTS_SHST_MASK);
-		csts |= NVME_CSTS_SHST_CMPLT << NVME_CSTS_SHST_SHIFT;
 		ctrl->cc = 0;
-		ctrl->clean_shutdown = true;
+		if (rblk_tgt_ctrl_is_disc(ctrl)) {
+			/* No namespaces, nothing to make durable. */
+			csts |= NVME_CSTS_SHST_CMPLT << NVME_CSTS_SHST_SHIFT;
+			ctrl->clean_shutdown = true;
+			csts_store(ctrl, csts);
+			return;
+		}
+		csts |= NVME_CSTS_SHST_OCCUR << NVME_CSTS_SHST_SHIFT;
+		csts_store(ctrl, csts);
+		shutdown_start_locked(ctrl);
+		return;
 	}
 	if (!NVME_CC_SHN(cc) && NVME_CC_SHN(old))
 		csts &= ~NVME_CSTS_SHST_MASK;

@@ -25,6 +25,8 @@ void rblk_tgt_ns_stats_add(struct rblk_tgt_ns_stats *dst, struct rblk_tgt_ns_sta
 	rblk_stat_add(&dst->errors, rblk_stat_get(&src->errors));
 	rblk_stat_add(&dst->media_errors, rblk_stat_get(&src->media_errors));
 	rblk_stat_add(&dst->busy_ns, rblk_stat_get(&src->busy_ns));
+	rblk_stat_add(&dst->syncs, rblk_stat_get(&src->syncs));
+	rblk_stat_add(&dst->sync_errors, rblk_stat_get(&src->sync_errors));
 }
 
 void rblk_provider_init(struct rblk_provider *p)
@@ -142,6 +144,27 @@ out_free_path:
 out_free:
 	free(ns);
 	return ret;
+}
+
+int rblk_tgt_ns_sync(struct rblk_tgt_ns *ns, const char *why)
+{
+	int ret;
+
+	/* Nothing was written through us. */
+	if (ns->read_only)
+		return 0;
+	ret = rblk_bdev_provider_sync(&ns->prov);
+	if (ret == -EOPNOTSUPP)
+		return 0;
+	if (ret) {
+		rblk_stat_add(&ns->stats.sync_errors, 1);
+		RBLK_ERR("subsystem %s: namespace %u (%s): datasync at %s failed: %s: "
+			 "completed writes may not be durable", ns->ss->nqn, ns->nsid, ns->path,
+			 why, strerror(-ret));
+		return ret;
+	}
+	rblk_stat_add(&ns->stats.syncs, 1);
+	return 0;
 }
 
 void rblk_tgt_ns_destroy(struct rblk_tgt_ns *ns)

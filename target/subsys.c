@@ -472,6 +472,13 @@ int rblk_subsys_remove_ns(struct rblk_subsystem *ss, uint32_t nsid)
 				  ss->nqn, nsid, atomic_load(&ns->refs));
 		rblk_transport_idle_wait(ss->tgt->transport, 100);
 	}
+	/*
+	 * Nothing is in flight now: make what the host was told is written
+	 * durable before the file closes (removal, subsystem or target destroy,
+	 * which is rblk-target's SIGTERM path). Buffered files would otherwise
+	 * leave it to writeback, and a crash after exit could lose it.
+	 */
+	rblk_tgt_ns_sync(ns, "close");
 	pthread_mutex_lock(&ss->lock);
 	rblk_tgt_ns_stats_add(&ss->retired, &ns->stats);
 	pthread_mutex_unlock(&ss->lock);

@@ -695,6 +695,8 @@ static struct json_object *ns_json(struct rblk_tgt_ns *ns)
 	add_u64(o, "other_cmds", rblk_stat_get(&st->other_cmds));
 	add_u64(o, "errors", rblk_stat_get(&st->errors));
 	add_u64(o, "media_errors", rblk_stat_get(&st->media_errors));
+	add_u64(o, "syncs", rblk_stat_get(&st->syncs));
+	add_u64(o, "sync_errors", rblk_stat_get(&st->sync_errors));
 	add_u64(o, "busy_ns", rblk_stat_get(&st->busy_ns));
 	return o;
 }

@@ -92,8 +92,9 @@ struct rblk_provider_ops {
 	int (*submit)(void *ctx, struct rblk_provider_io *io);
 	/*
 	 * Optional. The namespace was removed (or the target destroyed) and no
-	 * io of it is outstanding: release ctx. Called from the thread that
-	 * removed it.
+	 * io of it is outstanding: make completed writes durable if
+	 * volatile_cache, then release ctx. Called from the thread that
+	 * removed it, which may block here.
 	 */
 	void (*close)(void *ctx);
 };
@@ -110,7 +111,10 @@ struct rblk_provider {
 	 * and sends FLUSH, which reaches submit(); with the host's cache turned
 	 * off every write carries RBLK_PROVIDER_FUA. false: completed writes are
 	 * durable and FLUSH completes without reaching the provider (a host may
-	 * still set FUA on a write).
+	 * still set FUA on a write). A host's controller shutdown (CC.SHN)
+	 * syncs the built-in backends but does not reach a provider (submit()
+	 * belongs to the poll-group threads): a provider with a volatile
+	 * cache has the host's FLUSH commands, and flushes in close().
 	 */
 	bool volatile_cache;
 	/*

@@ -10,7 +10,8 @@
  *   3  the record's SQE and data, raw, on I/O queue 1
  * After each accepted CC write, CC and CSTS are read back: RDY only with
  * CC.EN, never RDY with CFS; EN written 0 clears RDY; a new shutdown
- * request reports shutdown complete and not ready; EN 0 -> 1 without
+ * request reports not ready, and shutdown processing or complete, then
+ * complete once the namespaces are synced; EN 0 -> 1 without
  * shutdown ends in RDY or CFS. An I/O queue connects only to a ready
  * controller.
  */
@@ -41,9 +42,14 @@ static void cc_write(struct tgt_env *t, uint32_t cc)
 	if (!(cc & NVME_CC_EN))
 		FUZZ_CHECK(!(csts & NVME_CSTS_RDY));
 	if (NVME_CC_SHN(cc) && !NVME_CC_SHN(old_cc)) {
+		uint64_t v;
+
 		FUZZ_CHECK(!(csts & NVME_CSTS_RDY));
-		FUZZ_CHECK(((csts & NVME_CSTS_SHST_MASK) >> NVME_CSTS_SHST_SHIFT) ==
-			   NVME_CSTS_SHST_CMPLT);
+		/* Processing while the namespaces are synced, then complete. */
+		FUZZ_CHECK(NVME_CSTS_SHST(csts) == NVME_CSTS_SHST_OCCUR ||
+			   NVME_CSTS_SHST(csts) == NVME_CSTS_SHST_CMPLT);
+		FUZZ_CHECK(tt_wait_shutdown(t->aq, &v) == 0);
+		FUZZ_CHECK(NVME_CSTS_SHST(v) == NVME_CSTS_SHST_CMPLT && !(v & NVME_CSTS_RDY));
 	} else if ((cc & NVME_CC_EN) && !(old_cc & NVME_CC_EN)) {
 		FUZZ_CHECK(!!(csts & NVME_CSTS_RDY) != !!(csts & NVME_CSTS_CFS));
 	}

@@ -54,11 +54,18 @@ static void test_first_stage_per_op(void)
 	bdev.is_blockdev = true;
 	CU_ASSERT_TRUE(rblk_bio_start(&bio));
 	CU_ASSERT_EQUAL(bio.priv.stage, RBLK_STAGE_BLK_DISCARD);
-	/* Known unsupported: done at once, successfully. */
+	/* Known unsupported, no zeroes promised: done at once, successfully. */
 	bdev.discard_unsupported = 1;
 	bio.res = -1;
 	CU_ASSERT_FALSE(rblk_bio_start(&bio));
 	CU_ASSERT_EQUAL(bio.res, 0);
+	/* Known unsupported with zeroes promised: straight to writing them. */
+	bdev.caps.discard_zeroes = true;
+	bdev.is_blockdev = false;
+	bio.priv.done = 77;
+	CU_ASSERT_TRUE(rblk_bio_start(&bio));
+	CU_ASSERT_EQUAL(bio.priv.stage, RBLK_STAGE_ZERO_WRITE);
+	CU_ASSERT_EQUAL(bio.priv.done, 0);
 }
 
 static void test_full_transfer_finishes(void)
@@ -175,15 +182,78 @@ static void test_fua_zero_range_ends_with_sync(void)
 	CU_ASSERT_FALSE(rblk_bio_step(&bio, 0));
 }
 
-static void test_discard_unsupported_is_a_noop(void)
+static void test_discard_unsupported_without_zeroes_is_a_noop(void)
 {
+	/* A block device: discard promises nothing about what reads return. */
 	setup(RBLK_BIO_DISCARD, 4096, true);
-	rblk_bio_start(&bio);
+	bdev.is_blockdev = true;
+	CU_ASSERT_TRUE(rblk_bio_start(&bio));
+	CU_ASSERT_EQUAL(bio.priv.stage, RBLK_STAGE_BLK_DISCARD);
 	CU_ASSERT_FALSE(rblk_bio_step(&bio, -EOPNOTSUPP));
 	CU_ASSERT_EQUAL(bio.res, 0);
 	CU_ASSERT_EQUAL(bdev.discard_unsupported, 1);
 	setup(RBLK_BIO_DISCARD, 4096, true);
 	rblk_bio_start(&bio);
+	CU_ASSERT_FALSE(rblk_bio_step(&bio, -EIO));
+	CU_ASSERT_EQUAL(bio.res, -EIO);
+}
+
+static void test_discard_unsupported_with_zeroes_writes_them(void)
+{
+	/* A file whose namespace says deallocated blocks read as zeroes. */
+	setup(RBLK_BIO_DISCARD, RBLK_ZERO_BUF_SIZE + 8192, true);
+	bdev.caps.discard_zeroes = true;
+	CU_ASSERT_TRUE(rblk_bio_start(&bio));
+	CU_ASSERT_EQUAL(bio.priv.stage, RBLK_STAGE_PUNCH);
+	CU_ASSERT_TRUE(rblk_bio_step(&bio, -EOPNOTSUPP));
+	CU_ASSERT_EQUAL(bio.priv.stage, RBLK_STAGE_ZERO_WRITE);
+	CU_ASSERT_EQUAL(bio.priv.done, 0);
+	CU_ASSERT_EQUAL(bdev.discard_unsupported, 1);
+	CU_ASSERT_EQUAL(rblk_bio_zero_chunk(&bio), RBLK_ZERO_BUF_SIZE);
+	CU_ASSERT_TRUE(rblk_bio_step(&bio, RBLK_ZERO_BUF_SIZE));
+	CU_ASSERT_EQUAL(rblk_bio_zero_chunk(&bio), 8192);
+	CU_ASSERT_FALSE(rblk_bio_step(&bio, 8192));
+	CU_ASSERT_EQUAL(bio.res, 0);
+
+	/* A write that fails is the discard's answer, never success. */
+	setup(RBLK_BIO_DISCARD, 8192, true);
+	bdev.caps.discard_zeroes = true;
+	bdev.discard_unsupported = 1;
+	CU_ASSERT_TRUE(rblk_bio_start(&bio));
+	CU_ASSERT_FALSE(rblk_bio_step(&bio, -ENOSPC));
+	CU_ASSERT_EQUAL(bio.res, -ENOSPC);
+	/* As is one that makes no progress. */
+	CU_ASSERT_TRUE(rblk_bio_start(&bio));
+	CU_ASSERT_FALSE(rblk_bio_step(&bio, 0));
+	CU_ASSERT_EQUAL(bio.res, -EIO);
+}
+
+/* Every way Write Zeroes can fail reaches the caller as an error. */
+static void test_write_zeroes_failures_are_reported(void)
+{
+	/* fallocate/BLKZEROOUT failing for another reason than EOPNOTSUPP. */
+	setup(RBLK_BIO_WRITE_ZEROES, 8192, true);
+	rblk_bio_start(&bio);
+	CU_ASSERT_FALSE(rblk_bio_step(&bio, -EIO));
+	CU_ASSERT_EQUAL(bio.res, -EIO);
+	/* The fallback writes: an error, no progress, or a partial block. */
+	setup(RBLK_BIO_WRITE_ZEROES, 8192, true);
+	bdev.zero_range_unsupported = 1;
+	rblk_bio_start(&bio);
+	CU_ASSERT_FALSE(rblk_bio_step(&bio, -EDQUOT));
+	CU_ASSERT_EQUAL(bio.res, -EDQUOT);
+	rblk_bio_start(&bio);
+	CU_ASSERT_FALSE(rblk_bio_step(&bio, 0));
+	CU_ASSERT_EQUAL(bio.res, -EIO);
+	rblk_bio_start(&bio);
+	CU_ASSERT_FALSE(rblk_bio_step(&bio, 100));
+	CU_ASSERT_EQUAL(bio.res, -EIO);
+	/* The FUA datasync after a zero range. */
+	setup(RBLK_BIO_WRITE_ZEROES, 8192, true);
+	bio.flags = RBLK_BIO_FUA;
+	rblk_bio_start(&bio);
+	CU_ASSERT_TRUE(rblk_bio_step(&bio, 0));
+	CU_ASSERT_EQUAL(bio.priv.stage, RBLK_STAGE_SYNC);
 	CU_ASSERT_FALSE(rblk_bio_step(&bio, -EIO));
 	CU_ASSERT_EQUAL(bio.res, -EIO);
 }
@@ -216,7 +286,9 @@ static const struct ut_case cases[] = {
 	UT_CASE(test_kernel_errors_pass_unchanged),
 	UT_CASE(test_zero_range_unsupported_falls_back_to_writes),
 	UT_CASE(test_fua_zero_range_ends_with_sync),
-	UT_CASE(test_discard_unsupported_is_a_noop),
+	UT_CASE(test_discard_unsupported_without_zeroes_is_a_noop),
+	UT_CASE(test_discard_unsupported_with_zeroes_writes_them),
+	UT_CASE(test_write_zeroes_failures_are_reported),
 	UT_CASE(test_op_names),
 	UT_CASE(test_zero_buffer_is_zero_and_aligned),
 	UT_END,

@@ -4,7 +4,8 @@
  * file through the io_uring and libaio engines. Write then read back (one and
  * several buffers), FUA, Flush, Write Zeroes, Dataset Management, range and
  * protection errors, the parking queue when the backend queue is full,
- * namespace removal with I/O in flight, and backend errors -> NVMe status.
+ * namespace removal with I/O in flight, backend errors -> NVMe status, and
+ * the datasyncs of close and of CC.SHN.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -454,6 +455,59 @@ static void test_remove_ns_with_io_in_flight(void)
 	free(w);
 }
 
+/*
+ * Closing a namespace (removal; subsystem and target destroy, rblk-target's
+ * SIGTERM path, go the same way) syncs a file opened writable, once.
+ */
+static void test_close_syncs_writable_file(void)
+{
+	uint8_t *w = pattern(4096, 6);
+
+	engine = "aio";
+	CU_ASSERT_TRUE_FATAL(setup(0, 0, false)); /* libaio is always there */
+	CU_ASSERT_EQUAL(tt_rw(iq, NVME_IO_WRITE, 1, 0, 8, 0, w, 4096), 0);
+	CU_ASSERT_EQUAL(atomic_load(&ss->ns[0]->stats.syncs), 0);
+	CU_ASSERT_EQUAL(rblk_subsystem_remove_namespace(ss, 1), 0);
+	CU_ASSERT_EQUAL(atomic_load(&ss->retired.syncs), 1);
+	CU_ASSERT_EQUAL(atomic_load(&ss->retired.sync_errors), 0);
+	teardown();
+
+	/* Read-only: nothing was written through us, nothing to sync. */
+	CU_ASSERT_TRUE_FATAL(setup(0, 0, true));
+	CU_ASSERT_EQUAL(rblk_subsystem_remove_namespace(ss, 1), 0);
+	CU_ASSERT_EQUAL(atomic_load(&ss->retired.syncs), 0);
+	teardown();
+	free(w);
+}
+
+/* CC.SHN: SHST is 01b or 10b at once, and 10b only after the file was synced. */
+static void test_shutdown_syncs_namespaces(void)
+{
+	uint8_t *w = pattern(4096, 7);
+	uint64_t v;
+
+	engine = "aio";
+	CU_ASSERT_TRUE_FATAL(setup(0, 0, false)); /* libaio is always there */
+	CU_ASSERT_EQUAL(tt_rw(iq, NVME_IO_WRITE, 1, 0, 8, 0, w, 4096), 0);
+	CU_ASSERT_EQUAL(atomic_load(&ss->ns[0]->stats.syncs), 0);
+	CU_ASSERT_EQUAL(tt_prop_set(aq, NVME_REG_CC, 0x00464001), 0);
+	CU_ASSERT_EQUAL(tt_prop_get(aq, NVME_REG_CSTS, false, &v), 0);
+	CU_ASSERT_EQUAL(v & NVME_CSTS_RDY, 0);
+	CU_ASSERT_TRUE(NVME_CSTS_SHST(v) == NVME_CSTS_SHST_OCCUR ||
+		       NVME_CSTS_SHST(v) == NVME_CSTS_SHST_CMPLT);
+	CU_ASSERT_EQUAL(tt_wait_shutdown(aq, &v), 0);
+	CU_ASSERT_EQUAL(v, NVME_CSTS_SHST_CMPLT << NVME_CSTS_SHST_SHIFT);
+	CU_ASSERT_EQUAL(atomic_load(&ss->ns[0]->stats.syncs), 1);
+	CU_ASSERT_EQUAL(atomic_load(&ss->ns[0]->stats.sync_errors), 0);
+	/* A completed shutdown is a safe one. */
+	tt_queue_destroy(iq);
+	tt_queue_destroy(aq);
+	iq = aq = NULL;
+	CU_ASSERT_EQUAL(atomic_load(&ss->unsafe_shutdowns), 0);
+	teardown();
+	free(w);
+}
+
 /* A backing file cut short under the namespace: reads fail -EIO -> Unrecovered Read Error. */
 static void test_media_error(void)
 {
@@ -488,6 +542,8 @@ static const struct ut_case cases[] = {
 	UT_CASE(test_parking_queue),
 	UT_CASE(test_remove_ns_with_io_in_flight),
 	UT_CASE(test_media_error),
+	UT_CASE(test_close_syncs_writable_file),
+	UT_CASE(test_shutdown_syncs_namespaces),
 	UT_END,
 };
 

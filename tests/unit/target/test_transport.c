@@ -437,6 +437,19 @@ uint16_t tt_prop_set(struct tt_queue *q, uint32_t ofst, uint64_t val)
 	return tt_cmd(q, (struct nvme_sqe *)&c, NULL, 0, NULL, NULL, 0);
 }
 
+uint16_t tt_wait_shutdown(struct tt_queue *q, uint64_t *csts)
+{
+	/* As the host: poll CSTS, here for at most 10 s (a datasync of a temp file). */
+	for (int i = 0; i < 10000; i++) {
+		uint16_t status = tt_prop_get(q, NVME_REG_CSTS, false, csts);
+
+		if (status || NVME_CSTS_SHST(*csts) != NVME_CSTS_SHST_OCCUR)
+			return status;
+		usleep(1000);
+	}
+	return 0;
+}
+
 uint16_t tt_admin_bringup(struct tt_queue *q, const char *subnqn, const char *hostnqn,
 			  uint32_t kato)
 {

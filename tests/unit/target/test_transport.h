@@ -120,6 +120,11 @@ uint16_t tt_connect(struct tt_queue *q, const char *subnqn, const char *hostnqn,
 		    struct nvme_cqe *cqe);
 uint16_t tt_prop_get(struct tt_queue *q, uint32_t ofst, bool eight, uint64_t *val);
 uint16_t tt_prop_set(struct tt_queue *q, uint32_t ofst, uint64_t val);
+/*
+ * After CC.SHN: reads CSTS (into *csts) until SHST is no longer 01b
+ * (processing), for at most 10 s. The Property Get status.
+ */
+uint16_t tt_wait_shutdown(struct tt_queue *q, uint64_t *csts);
 /* Connect qid 0 + enable (6.1.192 sequence); returns the cntlid or 0 on failure. */
 uint16_t tt_admin_bringup(struct tt_queue *q, const char *subnqn, const char *hostnqn,
 			  uint32_t kato);
