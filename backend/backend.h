@@ -98,6 +98,12 @@ struct rblk_bdev {
 	unsigned id;            /* small process-unique number: fixed-file slot */
 	int zero_range_unsupported;
 	int discard_unsupported;
+	/*
+	 * Fault injection for the crash-consistency test only (environment
+	 * RBLK_FAULT_FLUSH_NOOP=1 at open): Flush completes without syncing, so
+	 * the test can show that it catches a target that loses flushed data.
+	 */
+	bool fault_flush_noop;
 	int refs;               /* 1 while open, +1 per queue holding a fixed-file slot */
 };
 

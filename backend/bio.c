@@ -65,6 +65,8 @@ bool rblk_bio_start(struct rblk_bio *bio)
 		bio->priv.stage = RBLK_STAGE_RW;
 		break;
 	case RBLK_BIO_FLUSH:
+		if (bio->bdev->fault_flush_noop)
+			return finish(bio, 0);
 		bio->priv.stage = RBLK_STAGE_SYNC;
 		break;
 	case RBLK_BIO_WRITE_ZEROES:

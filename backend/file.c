@@ -283,6 +283,11 @@ static void set_caps(struct rblk_bdev *bdev, const struct rblk_bdev_opts *opts, 
 {
 	bdev->caps.can_flush = true;
 	bdev->caps.can_write_zeroes = true;
+	if (getenv("RBLK_FAULT_FLUSH_NOOP") && !strcmp(getenv("RBLK_FAULT_FLUSH_NOOP"), "1")) {
+		bdev->fault_flush_noop = true;
+		RBLK_WARN("backend: %s: RBLK_FAULT_FLUSH_NOOP=1: Flush completes WITHOUT syncing "
+			  "(fault injection for tests: flushed data is NOT durable)", opts->path);
+	}
 	if (bdev->is_blockdev) {
 		blockdev_caps(bdev, st->st_rdev);
 		/*

@@ -14,7 +14,7 @@ PKGS=(
 	# the VM: QEMU, a static busybox for the initramfs, kmod for depmod/modprobe
 	qemu-system-x86 busybox-static kmod iproute2 cpio xz-utils
 	# tests inside the VM
-	nvme-cli fio e2fsprogs util-linux nbd-client jq
+	nvme-cli fio e2fsprogs util-linux nbd-client jq dmsetup python3
 	# developer checks
 	valgrind
 )
