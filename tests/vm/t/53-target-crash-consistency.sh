@@ -90,6 +90,9 @@ round() {
 	LOGD=$(losetup -f --show "$T_WORK/log.img") || fail "losetup log"
 	dmsetup create $LW --table "0 $(blockdev --getsz "$DATA") log-writes $DATA $LOGD" ||
 		fail "dmsetup create log-writes"
+	# No udev in the VM: make the /dev/mapper node ourselves.
+	dmsetup mknodes $LW || fail "dmsetup mknodes"
+	[ -b /dev/mapper/$LW ] || fail "/dev/mapper/$LW did not appear"
 	bg_start target env "$@" "$TGT" --listen $VM_ADDR0 --subsystem $NQN \
 		--ns /dev/mapper/$LW --allow-any-host --log-level info
 	wait_for_line 60 "$T_WORK/target.log" 'notice: ready' "$BG_PID" || fail "the target did not start"
