@@ -366,6 +366,7 @@ int rblk_poll(struct rblk_qpair *qp, unsigned max)
 	struct rblk_ctrl *c;
 	struct rblk_io *io, *list;
 	uint64_t drain;
+	unsigned owned;
 	int count = 0, ret = 0, st;
 
 	if (!qp)
@@ -390,6 +391,7 @@ int rblk_poll(struct rblk_qpair *qp, unsigned max)
 	qp->inflight -= qp->ndone;
 	qp->done_head = qp->done_tail = NULL;
 	qp->ndone = 0;
+	owned = qp->inflight;
 	pthread_mutex_unlock(&qp->hq.lock);
 
 	/* Callbacks run unlocked: they may submit again on this qpair. */
@@ -404,6 +406,13 @@ int rblk_poll(struct rblk_qpair *qp, unsigned max)
 		return count;
 	if (ret)
 		return ret;
+	/*
+	 * The controller is marked lost before its queued requests are failed
+	 * (rblk_ctrl_fail_io()): while any is still ours the caller must keep
+	 * polling for its callback, not reuse its rblk_io.
+	 */
+	if (owned)
+		return 0;
 	st = atomic_load(&c->state);
 	return st == RBLK_CTRL_LOST || st == RBLK_CTRL_DELETING ? -ENOTCONN : 0;
 }

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "common/log.h"
+#include "cli/io_park.h"
 #include "cli/nbd/rblk.h"
 #include "protocol/nvme_status.h"
 
@@ -21,10 +22,8 @@
 #define DRAIN_TIMEOUT_S 10
 
 struct io_slot {
-	struct rblk_io io;
+	struct rblk_park_slot ps;	/* first: the io and its state */
 	struct rblk_nbd_req *req;
-	struct io_slot *next_parked;
-	bool busy;
 };
 
 struct backend {
@@ -35,7 +34,7 @@ struct backend {
 	uint32_t lbs;
 	struct io_slot *ios;
 	unsigned nr;
-	struct io_slot *parked_head, *parked_tail;
+	struct rblk_park park;
 	struct {
 		void *p;
 		bool heap;
@@ -62,51 +61,31 @@ uint32_t rblk_nbd_status_error(uint16_t status)
 	}
 }
 
-static void park(struct backend *b, struct io_slot *s)
-{
-	s->next_parked = NULL;
-	if (b->parked_tail)
-		b->parked_tail->next_parked = s;
-	else
-		b->parked_head = s;
-	b->parked_tail = s;
-}
-
 static void io_done(struct rblk_io *io, uint16_t status, int err, void *arg)
 {
 	struct backend *b = arg;
-	struct io_slot *s = (struct io_slot *)io;	/* io is the first member */
+	struct io_slot *s = (struct io_slot *)io;	/* io leads the slot */
 	uint32_t e = status ? rblk_nbd_status_error(status) : rblk_nbd_error(err);
 
 	if (status || err)
 		RBLK_DEBUG("nbd: %s of %u bytes at %llu failed: status %#x, %s",
 			   rblk_nbd_cmd_str(s->req->r.type), s->req->r.length,
 			   (unsigned long long)s->req->r.offset, status, err ? strerror(-err) : "-");
-	s->busy = false;
 	rblk_nbd_conn_complete(b->conn, s->req, e);
-}
-
-/* 0 = submitted or parked, else the NBD error. */
-static uint32_t start(struct backend *b, struct io_slot *s)
-{
-	int ret = rblk_submit(b->qp, &s->io, io_done, b);
-
-	if (ret == -EAGAIN) {
-		park(b, s);	/* the queue is full: again after the next poll */
-		return 0;
-	}
-	if (ret)
-		return rblk_nbd_error(ret);
-	return 0;
 }
 
 static uint32_t submit(void *ctx, struct rblk_nbd_req *req)
 {
 	struct backend *b = ctx;
 	struct io_slot *s = &b->ios[req->index];
-	struct rblk_io *io = &s->io;
-	uint32_t e;
+	struct rblk_io *io = &s->ps.io;
+	int ret;
 
+	if (s->ps.state != RBLK_PARK_FREE) {
+		/* The library still holds this slot's io: never overwrite it. */
+		RBLK_ERR("nbd: slot %u is %s, not free", req->index, rblk_park_state_str(s->ps.state));
+		return RBLK_NBD_EIO;
+	}
 	memset(io, 0, sizeof(*io));
 	s->req = req;
 	io->ns = b->ns;
@@ -137,11 +116,8 @@ static uint32_t submit(void *ctx, struct rblk_nbd_req *req)
 	default:
 		return RBLK_NBD_EINVAL;
 	}
-	s->busy = true;
-	e = start(b, s);
-	if (e)
-		s->busy = false;
-	return e;
+	ret = rblk_park_start(&b->park, &s->ps);
+	return ret ? rblk_nbd_error(ret) : RBLK_NBD_OK;
 }
 
 static void flush(void *ctx)
@@ -191,44 +167,6 @@ static const struct rblk_nbd_backend ops = {
 	.buf_free = buf_free,
 };
 
-/* Completions, then parked requests again; count of completions or -errno. */
-static int poll_backend(struct backend *b)
-{
-	int n = rblk_poll(b->qp, b->nr);
-
-	if (n < 0)
-		return n;
-	while (b->parked_head) {
-		struct io_slot *s = b->parked_head;
-		int ret;
-
-		ret = rblk_submit(b->qp, &s->io, io_done, b);
-		if (ret == -EAGAIN)
-			break;
-		b->parked_head = s->next_parked;
-		if (!b->parked_head)
-			b->parked_tail = NULL;
-		if (ret) {
-			s->busy = false;
-			rblk_nbd_conn_complete(b->conn, s->req, rblk_nbd_error(ret));
-			n++;
-		}
-	}
-	return n;
-}
-
-/* The queue pair failed for good: answer everything still with us. */
-static void fail_all(struct backend *b)
-{
-	b->parked_head = b->parked_tail = NULL;
-	for (unsigned i = 0; i < b->nr; i++) {
-		if (!b->ios[i].busy)
-			continue;
-		b->ios[i].busy = false;
-		rblk_nbd_conn_complete(b->conn, b->ios[i].req, RBLK_NBD_EIO);
-	}
-}
-
 static double now_s(void)
 {
 	struct timespec ts;
@@ -260,11 +198,12 @@ static int serve_loop(struct backend *b, const struct rblk_nbd_serve_opts *o)
 				break;
 			}
 		}
-		n = poll_backend(b);
+		n = rblk_park_poll(&b->park, b->nr);
 		if (n < 0) {
-			RBLK_ERR("nbd: polling the queue pair failed: %s", strerror(-n));
-			fail_all(b);
-			n = 1;
+			/* -ENOTCONN: lost, and the library holds none of our requests */
+			if (n != -ENOTCONN)
+				RBLK_ERR("nbd: polling the queue pair failed: %s", strerror(-n));
+			n = (int)rblk_park_fail_parked(&b->park, n);
 		}
 		if (stop_at) {
 			if (!rblk_nbd_conn_inflight(b->conn))
@@ -272,7 +211,7 @@ static int serve_loop(struct backend *b, const struct rblk_nbd_serve_opts *o)
 			if (now_s() - stop_at > DRAIN_TIMEOUT_S) {
 				RBLK_WARN("nbd: %u requests still with the target after %d s; giving up on them",
 					  rblk_nbd_conn_inflight(b->conn), DRAIN_TIMEOUT_S);
-				fail_all(b);
+				rblk_park_abandon(&b->park, -EIO);
 				break;
 			}
 		}
@@ -281,7 +220,7 @@ static int serve_loop(struct backend *b, const struct rblk_nbd_serve_opts *o)
 		if (stop_at)
 			p[0].events = 0;
 		/* a short timeout while requests are parked or draining, else a long one */
-		if (poll(p, o->stop_fd >= 0 ? 3 : 2, b->parked_head || stop_at ? 10 : 1000) < 0 &&
+		if (poll(p, o->stop_fd >= 0 ? 3 : 2, rblk_park_waiting(&b->park) || stop_at ? 10 : 1000) < 0 &&
 		    errno != EINTR)
 			return -errno;
 		if (o->stop_fd >= 0 && (p[2].revents & POLLIN) && !stop_at)
@@ -318,6 +257,7 @@ int rblk_nbd_serve(const struct rblk_nbd_serve_opts *o, struct rblk_nbd_conn_sta
 		RBLK_ERR("nbd: cannot get an I/O queue: %s", strerror(-ret));
 		goto out_free;
 	}
+	rblk_park_init(&b.park, b.qp, b.ios, sizeof(*b.ios), b.nr, io_done, &b);
 	co.ctx = &b;
 	ret = rblk_nbd_conn_create(&co, &b.conn);
 	if (ret) {

@@ -13,18 +13,17 @@
 #include <unistd.h>
 
 #include "common/log.h"
+#include "cli/io_park.h"
 #include "cli/ublk/rblk.h"
 #include "protocol/nvme_status.h"
 
 #define DRAIN_TIMEOUT_S 10
 
 struct io_slot {
-	struct rblk_io io;		/* first: the completion finds the slot from it */
+	struct rblk_park_slot ps;	/* first: the io and its state */
 	struct backend *b;
 	unsigned tag;
 	int32_t bytes;			/* the answer on success */
-	struct io_slot *next_parked;
-	bool busy;
 };
 
 struct backend {
@@ -35,7 +34,7 @@ struct backend {
 	uint32_t lbs, buf_bytes;
 	struct io_slot *ios;
 	unsigned nr;
-	struct io_slot *parked_head, *parked_tail;
+	struct rblk_park park;
 	uint8_t *bufs;
 	bool bufs_heap;
 };
@@ -119,32 +118,16 @@ int rblk_ublk_io_from_desc(const struct ublksrv_io_desc *iod, struct rblk_ns *ns
 	}
 }
 
-static void park(struct backend *b, struct io_slot *s)
-{
-	s->next_parked = NULL;
-	if (b->parked_tail)
-		b->parked_tail->next_parked = s;
-	else
-		b->parked_head = s;
-	b->parked_tail = s;
-}
-
-static void finish(struct backend *b, struct io_slot *s, int32_t result)
-{
-	s->busy = false;
-	rblk_ublk_queue_complete(b->q, s->tag, result);
-}
-
 static void io_done(struct rblk_io *io, uint16_t status, int err, void *arg)
 {
 	struct backend *b = arg;
-	struct io_slot *s = (struct io_slot *)io;	/* io is the first member */
+	struct io_slot *s = (struct io_slot *)io;	/* io leads the slot */
 	int e = rblk_ublk_io_errno(status, err);
 
 	if (e)
 		RBLK_DEBUG("ublk: tag %u: op %d of %u blocks at %llu failed: status %#x, %s", s->tag, io->op,
 			   io->nlb, (unsigned long long)io->lba, status, err ? strerror(-err) : "-");
-	finish(b, s, e ? e : s->bytes);
+	rblk_ublk_queue_complete(b->q, s->tag, e ? e : s->bytes);
 }
 
 static int submit(void *ctx, unsigned tag, const struct ublksrv_io_desc *iod, void *buf)
@@ -153,58 +136,21 @@ static int submit(void *ctx, unsigned tag, const struct ublksrv_io_desc *iod, vo
 	struct io_slot *s = &b->ios[tag];
 	int ret;
 
-	ret = rblk_ublk_io_from_desc(iod, b->ns, b->lbs, buf, b->buf_bytes, &s->io, &s->bytes);
+	if (s->ps.state != RBLK_PARK_FREE) {
+		/* The library still holds this tag's io: never overwrite it. */
+		RBLK_ERR("ublk: tag %u is %s, not free", tag, rblk_park_state_str(s->ps.state));
+		return -EIO;
+	}
+	ret = rblk_ublk_io_from_desc(iod, b->ns, b->lbs, buf, b->buf_bytes, &s->ps.io, &s->bytes);
 	if (ret)
 		return ret;
-	s->busy = true;
-	ret = rblk_submit(b->qp, &s->io, io_done, b);
-	if (ret == -EAGAIN) {
-		park(b, s);	/* the queue pair is full: again after the next poll */
-		return 0;
-	}
-	if (ret) {
-		s->busy = false;
-		return rblk_ublk_io_errno(0, ret);
-	}
-	return 0;
+	ret = rblk_park_start(&b->park, &s->ps);
+	return ret ? rblk_ublk_io_errno(0, ret) : 0;
 }
 
 static const struct rblk_ublk_queue_ops ops = {
 	.submit = submit,
 };
-
-/* Completions, then parked requests again; count of completions or -errno. */
-static int poll_backend(struct backend *b)
-{
-	int n = rblk_poll(b->qp, b->nr);
-
-	if (n < 0)
-		return n;
-	while (b->parked_head) {
-		struct io_slot *s = b->parked_head;
-		int ret = rblk_submit(b->qp, &s->io, io_done, b);
-
-		if (ret == -EAGAIN)
-			break;
-		b->parked_head = s->next_parked;
-		if (!b->parked_head)
-			b->parked_tail = NULL;
-		if (ret) {
-			finish(b, s, rblk_ublk_io_errno(0, ret));
-			n++;
-		}
-	}
-	return n;
-}
-
-/* The queue pair failed for good: answer everything still with us. */
-static void fail_all(struct backend *b)
-{
-	b->parked_head = b->parked_tail = NULL;
-	for (unsigned i = 0; i < b->nr; i++)
-		if (b->ios[i].busy)
-			finish(b, &b->ios[i], -EIO);
-}
 
 static double now_s(void)
 {
@@ -229,11 +175,13 @@ static int serve_loop(struct backend *b, const struct rblk_ublk_serve_opts *o)
 		n = rblk_ublk_queue_process(b->q);
 		if (n < 0)
 			return n;
-		m = poll_backend(b);
+		m = rblk_park_poll(&b->park, b->nr);
 		if (m < 0) {
-			RBLK_ERR("ublk: queue %u: polling the queue pair failed: %s", o->q_id, strerror(-m));
-			fail_all(b);
-			m = 1;
+			/* -ENOTCONN: lost, and the library holds none of our requests */
+			if (m != -ENOTCONN)
+				RBLK_ERR("ublk: queue %u: polling the queue pair failed: %s", o->q_id,
+					 strerror(-m));
+			m = (int)rblk_park_fail_parked(&b->park, m);
 		}
 		ret = rblk_ublk_queue_flush(b->q);
 		if (ret) {
@@ -246,14 +194,14 @@ static int serve_loop(struct backend *b, const struct rblk_ublk_serve_opts *o)
 			RBLK_WARN("ublk: queue %u: %u requests still with the target %d s after stop; failing them",
 				  o->q_id, rblk_ublk_queue_in_backend(b->q), DRAIN_TIMEOUT_S);
 			/* answered, so that STOP_DEV (which waits for them) can finish */
-			fail_all(b);
+			rblk_park_abandon(&b->park, -EIO);
 			rblk_ublk_queue_flush(b->q);
 			return 0;
 		}
 		if (n + m > 0)
 			continue;
 		/* a short timeout while requests are parked or the end is near, else a long one */
-		if (poll(p, o->stop_fd >= 0 ? 3 : 2, b->parked_head || stop_at ? 10 : 1000) < 0 &&
+		if (poll(p, o->stop_fd >= 0 ? 3 : 2, rblk_park_waiting(&b->park) || stop_at ? 10 : 1000) < 0 &&
 		    errno != EINTR)
 			return -errno;
 		if (o->stop_fd >= 0 && (p[2].revents & POLLIN) && !stop_at)
@@ -318,6 +266,7 @@ int rblk_ublk_serve(const struct rblk_ublk_serve_opts *o, struct rblk_ublk_queue
 		RBLK_ERR("ublk: queue %u: cannot get an I/O queue: %s", o->q_id, strerror(-ret));
 		goto out_bufs;
 	}
+	rblk_park_init(&b.park, b.qp, b.ios, sizeof(*b.ios), b.nr, io_done, &b);
 	qo.bufs = b.bufs;
 	ret = rblk_ublk_queue_create(&qo, &b.q);
 	if (ret) {

@@ -548,6 +548,31 @@ static void test_submit_validation(void)
 	env_fini();
 }
 
+/*
+ * The controller thread marks the controller lost, then fails what is
+ * queued. A poll in between must not say "lost, nothing left": the caller
+ * would reuse an rblk_io the library still holds (the NBD attach crash).
+ */
+static void test_poll_lost_with_requests_owned(void)
+{
+	struct rblk_io io = { .op = RBLK_OP_FLUSH, .ns = &NS };
+	struct done d = { 0 };
+
+	env_init(8, 128u << 10, 8192);
+	atomic_store(&C.state, RBLK_CTRL_RECONNECTING);
+	CU_ASSERT_EQUAL(rblk_submit(&Q, &io, cb, &d), 0);
+	CU_ASSERT_EQUAL(rblk_qpair_inflight(&Q), 1);
+	atomic_store(&C.state, RBLK_CTRL_LOST);
+	CU_ASSERT_EQUAL(rblk_poll(&Q, 0), 0);
+	CU_ASSERT_EQUAL(d.calls, 0);
+	rblk_hq_teardown(&Q.hq, false);
+	CU_ASSERT_EQUAL(rblk_poll(&Q, 0), 1);
+	CU_ASSERT_EQUAL(d.calls, 1);
+	CU_ASSERT_EQUAL(d.err, -ENOTCONN);
+	CU_ASSERT_EQUAL(rblk_poll(&Q, 0), -ENOTCONN);
+	env_fini();
+}
+
 static void test_mem_lookup(void)
 {
 	uint32_t l, r;
@@ -591,6 +616,7 @@ static const struct ut_case cases[] = {
 	UT_CASE(test_bogus_and_stale_completions),
 	UT_CASE(test_teardown_requeues),
 	UT_CASE(test_submit_validation),
+	UT_CASE(test_poll_lost_with_requests_owned),
 	UT_CASE(test_mem_lookup),
 	UT_CASE(test_record),
 	UT_END,
