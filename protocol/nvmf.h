@@ -102,12 +102,13 @@ _Static_assert(offsetof(struct nvmf_connect_data, subnqn) == 256, "connect data 
 _Static_assert(offsetof(struct nvmf_connect_data, hostnqn) == 512, "connect data hostnqn");
 
 /*
- * Connect response DW0. Success: CNTLID in 15:0, AUTHREQ in 17:16 (must be 0
+ * Connect response DW0. Success: CNTLID in 15:0, AUTHREQ bits ATR (17) and
+ * ASCR (18) as the Linux host and target place them (both 0
  * without authentication). Invalid Parameters: IPO in 15:0, IATTR in 23:16
  * (1 = IPO is an offset into the Connect data, 0 = into the SQE).
  */
-#define NVMF_CONNECT_AUTHREQ_ASCR (1u << 16)
-#define NVMF_CONNECT_AUTHREQ_ATR (1u << 17)
+#define NVMF_CONNECT_AUTHREQ_ASCR (1u << 18) /* secure channel concatenation (TLS) */
+#define NVMF_CONNECT_AUTHREQ_ATR (1u << 17) /* authentication required */
 #define NVMF_IATTR_SQE 0
 #define NVMF_IATTR_DATA 1
 
