@@ -79,6 +79,14 @@ void rblk_admin_identify_ctrl(struct rblk_req *req)
 		      : NVME_CTRL_LPA_SMART_PER_NS | NVME_CTRL_LPA_CMD_EFFECTS | NVME_CTRL_LPA_EXT_DATA;
 	id->elpe = RBLK_ERR_LOG_ENTRIES - 1;
 	id->kas = rblk_cpu_to_le16(RBLK_KAS);
+	/*
+	 * RTD3 Entry Latency: how long a shutdown may take. The Linux host waits
+	 * max(its shutdown_timeout module parameter, 5 s by default, and this),
+	 * capped at 60 s, for SHST = complete; our shutdown syncs every namespace
+	 * (fdatasync of buffered files), which can take longer than 5 s.
+	 */
+	if (!disc)
+		id->rtd3e = rblk_cpu_to_le32(RBLK_RTD3E_US);
 	id->sqes = NVME_CTRL_SQES_64;
 	id->cqes = NVME_CTRL_CQES_16;
 	id->maxcmd = rblk_cpu_to_le16((uint16_t)o->max_queue_depth);

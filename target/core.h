@@ -80,6 +80,7 @@ struct rblk_transport;
 #define RBLK_AERL 3                /* 0-based: 4 outstanding AERs per controller */
 #define RBLK_ERR_LOG_ENTRIES 64    /* error log ring (ELPE = 63) */
 #define RBLK_KAS 10                /* Identify KAS, 100 ms units */
+#define RBLK_RTD3E_US 30000000u    /* Identify RTD3E: shutdown (namespace syncs) within 30 s */
 #define RBLK_DISC_KATO_MS 120000   /* discovery controller with KATO 0 (nvmet) */
 #define RBLK_MAX_AEN_PENDING 8     /* queued events waiting for an AER */
 #define RBLK_NS_MAX_DEFAULT 1024   /* rblk_subsystem_opts.max_namespaces 0 */

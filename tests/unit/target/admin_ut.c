@@ -73,6 +73,7 @@ static void test_identify_ctrl(void)
 	CU_ASSERT_EQUAL(id.msdbd, 1);
 	CU_ASSERT_EQUAL(id.fcatt, 0);
 	CU_ASSERT_EQUAL(rblk_le16(id.kas), 10);
+	CU_ASSERT_EQUAL(rblk_le32(id.rtd3e), 30000000);	/* 30 s for the shutdown syncs */
 	CU_ASSERT_EQUAL(rblk_le16(id.maxcmd), 128);
 	CU_ASSERT_EQUAL(id.mdts, 8); /* 1 MiB = 2^8 x 4 KiB, as nvmet-rdma */
 	CU_ASSERT_EQUAL(rblk_le32(id.nn), 1024);
