@@ -46,8 +46,8 @@ size_t rblk_fuzz_seed(unsigned idx, uint8_t *buf, size_t max)
 	static const char *const s[] = {
 		"DHHC-1:00:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh+KfiaR:",
 		"DHHC-1:01:V4shFVbSVJ1Y0iUI8MqeO9blSTOF2ncl5cEXwInSIheA6adbWSv81r61+dtAWyjr/8PwyQ==:",
-		"DHHC-1:03:6dk6acszdWmoB5aGpu53PvBSgvmOOVosrY2hrY5A3qwn7RPVNE"
-		"AHcPWvGfIPTJ70rAWuUCxJwLLu/YZiT39CiJc0Ojc=:",
+		("DHHC-1:03:6dk6acszdWmoB5aGpu53PvBSgvmOOVosrY2hrY5A3qwn7RPVNE"
+		 "AHcPWvGfIPTJ70rAWuUCxJwLLu/YZiT39CiJc0Ojc=:"),
 		"DHHC-1:02:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh+KfiaR",
 	};
 	size_t len;
