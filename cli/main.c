@@ -246,6 +246,8 @@ static const struct verb verbs[] = {
 	{ "detach", rblk_cli_detach, "detach an attached /dev/ublkbN or /dev/nbdN" },
 	{ "doctor", rblk_cli_doctor, "check this host's RDMA setup (devices, ports, memlock, ...)" },
 	{ "gen-hostnqn", rblk_cli_gen_hostnqn, "generate a host NQN (as nvme gen-hostnqn)" },
+	{ "gen-dhchap-key", rblk_cli_gen_dhchap_key,
+	  "generate an in-band authentication secret (as nvme gen-dhchap-key)" },
 	{ "version", rblk_cli_version, "print the version" },
 };
 
@@ -258,7 +260,7 @@ static void usage(FILE *f)
 		   "benchmark and attach remote namespaces. Flags follow nvme-cli; every verb\n"
 		   "takes -o json (results on stdout, messages on stderr).\n\nVerbs:\n");
 	for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
-		fprintf(f, "  %-12s %s\n", verbs[i].name, verbs[i].summary);
+		fprintf(f, "  %-14s %s\n", verbs[i].name, verbs[i].summary);
 	fprintf(f, "\nGlobal options (before the verb):\n"
 		   "  --log-level=LEVEL   err, warn (default), notice, info, debug; also RBLK_LOG_LEVEL\n\n");
 	rblk_cli_print_exit_codes(f);
