@@ -37,7 +37,7 @@ static uint8_t buf[RBLK_AUTH_RECV_LEN];
 
 static int setup(void)
 {
-	uint8_t k[48];
+	uint8_t k[64];
 
 	for (unsigned i = 0; i < sizeof(k); i++)
 		k[i] = (uint8_t)(3 * i + 1);
