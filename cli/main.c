@@ -63,7 +63,7 @@ const char *rblk_cli_exit_str(int code)
 	case CLI_EXIT_OK: return "success";
 	case CLI_EXIT_FAILURE: return "failure (I/O error, local error)";
 	case CLI_EXIT_USAGE: return "bad command line, or an unaligned or out-of-range request";
-	case CLI_EXIT_REFUSED: return "the target refused: it answered with an NVMe error status";
+	case CLI_EXIT_REFUSED: return "the target refused: an NVMe error status, or authentication failed";
 	case CLI_EXIT_UNREACHABLE: return "target unreachable: no route, no RDMA device, nobody listening, timeout";
 	case CLI_EXIT_NOT_FOUND: return "not found: unknown subsystem NQN, inactive namespace, no such NBD device";
 	case CLI_EXIT_CHECK: return "a check failed: data mismatch, bench --compare regression, doctor FAIL";
@@ -132,6 +132,9 @@ int rblk_cli_exit_code(enum cli_op op, int err, uint16_t status)
 		return CLI_EXIT_NOT_FOUND;
 	if (op == CLI_OP_CONNECT && (err_unreachable(err) || err == -ENODEV))
 		return CLI_EXIT_UNREACHABLE;
+	/* Authentication required, refused, or the controller failed ours: a refusal. */
+	if (op == CLI_OP_CONNECT && err == -EACCES)
+		return CLI_EXIT_REFUSED;
 	if (op == CLI_OP_CONNECT && err == -EINVAL)
 		return CLI_EXIT_USAGE;
 	if (op == CLI_OP_CONNECT && err == -ENOENT)
@@ -165,7 +168,11 @@ int rblk_cli_report(enum cli_op op, int err, uint16_t status, const char *what, 
 			rblk_cli_err("hint: `rblk list` shows the active namespaces");
 		break;
 	case CLI_EXIT_REFUSED:
-		if ((status & NVME_STATUS_CODE_MASK) == NVME_SC_CONNECT_INVALID_HOST)
+		if (op == CLI_OP_CONNECT && err == -EACCES)
+			rblk_cli_err("hint: in-band authentication failed: give the subsystem's "
+				     "DH-HMAC-CHAP key for this host NQN with -S/--dhchap-secret (and "
+				     "-C/--dhchap-ctrl-secret for the controller's); -v shows why");
+		else if ((status & NVME_STATUS_CODE_MASK) == NVME_SC_CONNECT_INVALID_HOST)
 			rblk_cli_err("hint: the subsystem does not allow this host NQN (-q, "
 				     "/etc/nvme/hostnqn); add it to the subsystem's allowed hosts");
 		break;

@@ -105,6 +105,30 @@ expect 0 "list" list $T && has out.txt '^3 +FAKE0001' "list row"
 expect 0 "list -o json" list $T -o json &&
 	jqtest '(.Devices | length) == 3 and .Devices[1].SectorSize == 4096 and .Devices[0].PhysicalSize == 1048576' "list JSON"
 
+# ---- in-band authentication: -S / -C (the fake's :auth subsystem wants S1, and S2 as controller key)
+S1='DHHC-1:00:AQIDBAUGBwgJCgsMDQ4PEBESExQVFhcYGRobHB0eHyAl7OaH:'
+S2='DHHC-1:02:ZWZnaGlqa2xtbm9wcXJzdHV2d3h5ent8fX5/gIGCg4SFhoeIiYqLjI2Oj5CRkpOUeJdF8g==:'
+A="-t rdma -a 192.0.2.1 -n nqn.2024-01.io.rblk:auth"
+expect 0 "auth: host secret" id-ctrl $A -S "$S1"
+expect 0 "auth: bidirectional, long options" id-ctrl $A --dhchap-secret="$S1" --dhchap-ctrl-secret "$S2"
+expect 0 "auth: discover takes -S too" discover -a 192.0.2.1 -S "$S1"
+expect 3 "auth: no secret" id-ctrl $A && has err.txt 'Permission denied' "auth refusal errno" &&
+	has err.txt 'hint: in-band authentication failed.*--dhchap-secret' "auth refusal hint"
+expect 3 "auth: wrong host secret" id-ctrl $A -S "$S2"
+expect 3 "auth: wrong controller secret" id-ctrl $A -S "$S1" -C "$S1"
+expect 2 "auth: not DHHC-1" id-ctrl $A -S 'DHHC-1:00:c2VjcmV0LXRleHQ=:' &&
+	has err.txt 'invalid value for -S \(--dhchap-secret\): not a DHHC-1 secret' "bad secret message"
+n=$((n + 1))
+grep -q 'c2VjcmV0' err.txt && { echo "FAIL: the bad secret is echoed"; fails=$((fails + 1)); }
+expect 2 "auth: bad CRC" id-ctrl $A -S "${S1/AQID/AQIE}" && has err.txt 'not a DHHC-1 secret' "bad CRC message"
+expect 2 "auth: bad controller secret" id-ctrl $A -S "$S1" -C nope &&
+	has err.txt 'invalid value for -C \(--dhchap-ctrl-secret\)' "bad -C message"
+expect 2 "auth: controller secret alone" id-ctrl $A -C "$S2" &&
+	has err.txt '--dhchap-ctrl-secret needs --dhchap-secret' "-C without -S message"
+expect 2 "auth: missing value" id-ctrl $A -S && has err.txt "option '-S' needs a value" "-S missing value"
+expect 0 "id-ctrl --help lists -S" id-ctrl --help && has out.txt '-S, --dhchap-secret=SECRET' "help -S" &&
+	has out.txt '-C, --dhchap-ctrl-secret=SECRET' "help -C"
+
 # ---- read / write
 head -c 1048576 /dev/urandom > in.bin
 expect 0 "write whole namespace, verify" write $T -N 1 -d in.bin --verify --qd 4 &&
