@@ -57,6 +57,7 @@
 #include "common/clock.h"
 #include "protocol/nvme.h"
 #include "protocol/nvmf.h"
+#include "target/auth.h"
 
 struct rblk_target;
 struct rblk_subsystem;
@@ -401,6 +402,12 @@ struct rblk_tgt_ns_stats {
 	_Atomic uint64_t sync_errors;    /* ... that failed */
 };
 
+/* An allowed host of a subsystem. */
+struct rblk_tgt_host {
+	char *nqn;
+	struct rblk_tgt_auth_cfg *auth;  /* DH-HMAC-CHAP, NULL: none (target/auth.h) */
+};
+
 struct rblk_subsystem {
 	struct rblk_target *tgt;
 	struct rblk_subsystem *next;     /* tgt->subsys, under tgt->lock */
@@ -412,7 +419,7 @@ struct rblk_subsystem {
 
 	pthread_mutex_t lock;            /* hosts, controllers */
 	bool allow_any_host;
-	char **hosts;
+	struct rblk_tgt_host *hosts;
 	unsigned nr_hosts;
 	struct rblk_tgt_ctrl *ctrls;         /* list by ->next */
 	unsigned nr_ctrls;
@@ -451,6 +458,11 @@ struct rblk_tgt_ctrl {
 	char hostnqn[NVMF_NQN_FIELD_LEN];
 	uint8_t hostid[16];
 	struct rblk_listener *listener;  /* the admin queue's port (NULL unknown); set under tgt->lock */
+	/*
+	 * DH-HMAC-CHAP keys of the host (NULL: no authentication), snapshot at
+	 * the admin Connect, read-only after: a change fails the controller.
+	 */
+	struct rblk_tgt_auth_keys *auth;
 	_Atomic int refs;                /* one per bound sq, plus transient */
 	uint64_t created_ms;
 
@@ -554,6 +566,19 @@ int rblk_subsys_add_host(struct rblk_subsystem *ss, const char *hostnqn);
  */
 int rblk_subsys_remove_host(struct rblk_subsystem *ss, const char *hostnqn);
 void rblk_subsys_set_allow_any(struct rblk_subsystem *ss, bool allow);
+/*
+ * Sets (cfg) or removes (NULL) an allowed host's DH-HMAC-CHAP configuration,
+ * taking cfg over in every case. The host's controllers fail unless the
+ * configuration is unchanged. -ENOENT when hostnqn is not an allowed host.
+ */
+int rblk_subsys_set_host_auth(struct rblk_subsystem *ss, const char *hostnqn,
+			      struct rblk_tgt_auth_cfg *cfg);
+/*
+ * For a new controller of hostnqn: the keys its queues authenticate with, or
+ * *out NULL when the host has none. 0 or -errno.
+ */
+int rblk_subsys_host_keys(struct rblk_subsystem *ss, const char *hostnqn,
+			  struct rblk_tgt_auth_keys **out);
 /* tgt->lock held: the controllers @hostnqn holds on every subsystem. */
 unsigned rblk_tgt_host_ctrls_locked(struct rblk_target *tgt, const char *hostnqn);
 /* New controller bound to ss with a free cntlid: 0, -EBUSY (cntlids exhausted), -ENODEV (removing). */

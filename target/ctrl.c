@@ -105,6 +105,7 @@ void rblk_tgt_ctrl_put(struct rblk_tgt_ctrl *ctrl)
 	RBLK_INFO("ctrl %u on %s destroyed%s", ctrl->cntlid, ss->nqn,
 		  ctrl->clean_shutdown ? "" : " (no shutdown)");
 	rblk_subsys_remove_ctrl(ss, ctrl);
+	rblk_tgt_auth_keys_free(ctrl->auth);
 	pthread_mutex_destroy(&ctrl->lock);
 	free(ctrl->sqs);
 	free(ctrl);
