@@ -29,7 +29,12 @@
 
 #include "auth/auth.h"
 
+struct rblk_req;
+struct rblk_sq;
 struct rblk_host_auth;
+
+/* Largest Authentication Send the target takes (a Reply is 16 + 2 x 64 + 1024). */
+#define RBLK_TGT_AUTH_SEND_MAX 4096u
 
 /* ------------------------------------------------------------------------ */
 /* Configuration (auth_keys.c).                                              */
@@ -69,5 +74,65 @@ struct rblk_tgt_auth_keys {
 int rblk_tgt_auth_keys_create(const struct rblk_tgt_auth_cfg *cfg, const char *hostnqn,
 			      const char *subnqn, struct rblk_tgt_auth_keys **out);
 void rblk_tgt_auth_keys_free(struct rblk_tgt_auth_keys *keys);
+
+/* ------------------------------------------------------------------------ */
+/* The protocol (auth.c).                                                    */
+
+/*
+ * Where a queue's transaction stands. Each state names what the controller
+ * waits for; the transitions are auth.c's enter() and nowhere else.
+ */
+enum rblk_tgt_auth_state {
+	RBLK_TGT_AUTH_NEGOTIATE = 0, /* waits for AUTH_Negotiate (from Connect on) */
+	RBLK_TGT_AUTH_CHALLENGE,     /* Challenge ready: waits for the Receive that reads it */
+	RBLK_TGT_AUTH_REPLY,         /* Challenge read: waits for the host's Reply */
+	RBLK_TGT_AUTH_SUCCESS1,      /* host verified: waits for the Receive of Success1 */
+	RBLK_TGT_AUTH_SUCCESS2,      /* bidirectional: waits for the host's Success2 */
+	RBLK_TGT_AUTH_DONE,          /* authenticated; a Negotiate starts re-authentication */
+	RBLK_TGT_AUTH_FAILURE1,      /* refused: waits for the Receive of Failure1 */
+	RBLK_TGT_AUTH_FAILED,        /* over: the controller was failed */
+};
+
+const char *rblk_tgt_auth_state_str(enum rblk_tgt_auth_state s);
+
+/*
+ * A queue's authentication, embedded in struct rblk_sq, touched only on the
+ * sq's thread. All zero (rblk_sq_init) is "NEGOTIATE, not authenticated".
+ */
+struct rblk_tgt_auth_q {
+	enum rblk_tgt_auth_state state;
+	/*
+	 * Whether commands other than authentication may run. Not the state:
+	 * a re-authentication runs on a queue that stays usable meanwhile
+	 * (nvmet keeps sq->authenticated too), and any failure clears it.
+	 */
+	bool authenticated;
+	uint8_t reason;                   /* FAILURE1/FAILED: the reason explanation */
+	uint16_t t_id;                    /* the transaction's id, echoed in every message */
+	enum rblk_auth_hash hash;         /* chosen at Negotiate */
+	enum rblk_auth_dhgroup dhgroup;
+	uint8_t hl;                       /* the hash's length */
+	bool bidirectional;               /* the host asked for our response */
+	uint32_t s1;                      /* our sequence number */
+	uint64_t deadline_ms;             /* an unfinished transaction fails then */
+	uint8_t c1[RBLK_AUTH_MAX_HASH_LEN];   /* our challenge */
+	uint8_t resp[RBLK_AUTH_MAX_HASH_LEN]; /* our response to the host's challenge */
+	struct rblk_auth_dh *dh;          /* our ephemeral key pair (DH groups) */
+};
+
+/*
+ * The queue joined a controller (Connect; the caller holds ctrl->lock):
+ * a fresh transaction with the target's connect_timeout_ms to finish it.
+ */
+void rblk_tgt_auth_sq_start(struct rblk_sq *sq, uint64_t now_ms);
+/* Frees what a transaction holds, wiped (rblk_sq_destroy). */
+void rblk_tgt_auth_sq_release(struct rblk_sq *sq);
+/* Whether sq may run commands other than authentication (Connect done). */
+bool rblk_tgt_auth_sq_open(const struct rblk_sq *sq);
+/* Authentication Send / Receive execute handlers (fabrics.c parses them). */
+void rblk_tgt_auth_send(struct rblk_req *req);
+void rblk_tgt_auth_receive(struct rblk_req *req);
+/* Periodic (rblk_sq_tick): a transaction past its deadline fails the controller. */
+void rblk_tgt_auth_tick(struct rblk_sq *sq, uint64_t now_ms);
 
 #endif

@@ -208,6 +208,7 @@ struct rblk_sq {
 	uint16_t sqhd;
 	bool sqhd_disabled;              /* Connect CATTR bit 2 */
 	_Atomic uint64_t last_cmd_ms;    /* traffic-based keep-alive (TBKAS) */
+	struct rblk_tgt_auth_q auth;     /* DH-HMAC-CHAP when ctrl->auth (target/auth.h) */
 	struct rblk_sq_stats stats;
 };
 
@@ -225,7 +226,9 @@ void rblk_sq_teardown(struct rblk_sq *sq);
 void rblk_sq_destroy(struct rblk_sq *sq);
 /*
  * Periodic hook (every opts.kato_check_ms) for each queue of a poll group.
- * On an admin queue it enforces the controller's keep-alive timeout: on
+ * On every queue it fails the controller when the queue's authentication
+ * is unfinished past its deadline (target/auth.h). On an admin queue it
+ * enforces the controller's keep-alive timeout: on
  * expiry CSTS.CFS is set and every queue of that controller is disconnected.
  */
 void rblk_sq_tick(struct rblk_sq *sq, uint64_t now_ms); /* now_ms: rblk_clock_ms() */
@@ -377,6 +380,7 @@ struct rblk_target {
 	unsigned nr_listeners;
 	uint16_t next_portid;
 	_Atomic uint64_t genctr;         /* discovery log generation counter */
+	_Atomic uint32_t auth_seqnum;    /* last DH-HMAC-CHAP sequence number (0: none yet) */
 	struct rblk_transport *transport;
 	int stop_fd;                     /* eventfd: rblk_target_stop() -> run() */
 	_Atomic bool stop_requested;
@@ -676,6 +680,8 @@ bool rblk_tgt_ctrl_log_error(struct rblk_tgt_ctrl *ctrl, const struct rblk_req *
 /* fabrics.c / admin.c / io.c / discovery.c: parse step per command set. */
 uint16_t rblk_fabrics_parse_connect(struct rblk_req *req);
 uint16_t rblk_fabrics_parse_admin(struct rblk_req *req);
+/* Authentication Send / Receive, on any queue of a controller. */
+uint16_t rblk_fabrics_parse_auth(struct rblk_req *req);
 uint16_t rblk_admin_parse(struct rblk_req *req);
 uint16_t rblk_io_parse(struct rblk_req *req);
 uint16_t rblk_disc_parse(struct rblk_req *req);
