@@ -152,6 +152,7 @@ int rblk_cfg_subsys_add_ns(struct rblk_cfg_subsys *ss, const char *where, struct
 	}
 	ns->where = w;
 	ns->enable = true;
+	ns->ana_grpid = 1; /* nvmet's default group */
 	*out = ns;
 	return 0;
 }
@@ -284,6 +285,8 @@ static int subsys_copy(struct rblk_cfg_subsys *d, const struct rblk_cfg_subsys *
 	memset(d, 0, sizeof(*d));
 	d->allow_any_host = s->allow_any_host;
 	d->max_namespaces = s->max_namespaces;
+	d->cntlid_min = s->cntlid_min;
+	d->cntlid_max = s->cntlid_max;
 	if (str_dup(&d->where, s->where) || str_dup(&d->nqn, s->nqn) ||
 	    str_dup(&d->serial, s->serial) || str_dup(&d->model, s->model) ||
 	    strv_dup(&d->hosts, &d->nr_hosts, s->hosts, s->nr_hosts))

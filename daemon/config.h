@@ -10,6 +10,8 @@
  *   config_save.c   model -> JSON in nvmetcli's style, atomic file write
  *   config_diff.c   old model x new model -> ordered change list; applying a
  *                   change list to a running target through <rblk/target.h>
+ *   config_mpath.c  the multipath keys (ANA groups, namespaces' ANA group,
+ *                   controller ID ranges): parse, save, diff and apply
  *
  * Everything except the apply step is pure (no target, no I/O besides reading
  * and writing the file), so it is unit-testable anywhere. Messages go through
@@ -50,6 +52,7 @@ struct rblk_cfg_ns {
 	bool read_only;      /* x-rblk.read_only */
 	char *backend;       /* x-rblk.backend: "uring", "aio" or NULL (the target's) */
 	uint32_t block_size; /* x-rblk.block_size; 0 = detect */
+	uint32_t ana_grpid;  /* ana_grpid (or nvmetcli's ana.grpid); 1 unless set */
 };
 
 struct rblk_cfg_subsys {
@@ -59,10 +62,18 @@ struct rblk_cfg_subsys {
 	char *model;             /* attr.model; NULL = the target's default */
 	bool allow_any_host;     /* attr.allow_any_host */
 	uint32_t max_namespaces; /* x-rblk.max_namespaces; 0 = the target's default */
+	uint16_t cntlid_min;     /* attr.cntlid_min; 0 = 1 */
+	uint16_t cntlid_max;     /* attr.cntlid_max; 0 = 65519 */
 	char **hosts;            /* allowed_hosts */
 	size_t nr_hosts;
 	struct rblk_cfg_ns *ns;
 	size_t nr_ns;
+};
+
+/* One ANA group of a port (ana_groups[]); not set: the library's default. */
+struct rblk_cfg_ana {
+	bool set;
+	enum rblk_ana_state state;
 };
 
 struct rblk_cfg_port {
@@ -75,6 +86,7 @@ struct rblk_cfg_port {
 	int32_t inline_data_size; /* param.inline_data_size; -1 = not set */
 	char **subsys;           /* port -> subsystem links: what hosts reach through it */
 	size_t nr_subsys;
+	struct rblk_cfg_ana ana[RBLK_ANA_MAX_GROUPS + 1]; /* ana_groups, by grpid */
 };
 
 /* Target-wide options: top-level "x-rblk" object, or the daemon's flags. 0 = default. */
@@ -237,6 +249,17 @@ enum rblk_cfg_op_type {
 	RBLK_CFG_OP_ALLOW_HOST,     /* ss (new), host */
 	RBLK_CFG_OP_ANY_HOST_ON,    /* ss (new) */
 	RBLK_CFG_OP_LISTEN,         /* port (new), opened with linked_only */
+	/*
+	 * ANA, all live: first the groups a port makes accessible (optimized,
+	 * non-optimized), then namespaces moving between groups, then the
+	 * groups a port makes inaccessible (inaccessible, persistent loss,
+	 * change) or drops: a host failing over finds its new path ready
+	 * before the old one goes.
+	 */
+	RBLK_CFG_OP_ANA_STATE_ON,   /* port (new), grpid, ana_state */
+	RBLK_CFG_OP_NS_ANA_GRPID,   /* ss (new), ns (new): a namespace that stays changes group */
+	RBLK_CFG_OP_ANA_STATE_OFF,  /* port (new), grpid, ana_state */
+	RBLK_CFG_OP_ANA_GROUP_DEL,  /* port (new), grpid: the port no longer has the group */
 	RBLK_CFG_OP_LINK,           /* ss (new), port (the running listener's portid) */
 	RBLK_CFG_OP_RESTART_NEEDED, /* what cannot change live; @why says what */
 };
@@ -247,6 +270,8 @@ struct rblk_cfg_op {
 	const struct rblk_cfg_ns *ns;
 	const struct rblk_cfg_port *port;
 	const char *host;
+	uint32_t grpid;  /* ANA ops */
+	enum rblk_ana_state ana_state;
 	char why[160];   /* "serial changed", "path /a -> /b", ... */
 	int result;      /* set by rblk_config_apply(): 0 or -errno */
 };
@@ -265,6 +290,9 @@ struct rblk_config_diff {
 int rblk_config_diff(const struct rblk_config *old, const struct rblk_config *new,
 		     struct rblk_config_diff *out);
 void rblk_config_diff_free(struct rblk_config_diff *d);
+/* Appends one op (NULL: -ENOMEM); for config_mpath.c. */
+struct rblk_cfg_op *rblk_cfg_diff_push(struct rblk_config_diff *d, enum rblk_cfg_op_type type,
+				       const struct rblk_cfg_subsys *ss);
 /* "add namespace 2 (/srv/b.img) to nqn...": for logs. */
 void rblk_cfg_op_describe(const struct rblk_cfg_op *op, char *buf, size_t len);
 
@@ -292,5 +320,38 @@ void rblk_config_drop_failed(struct rblk_config *new, const struct rblk_config_d
  */
 int rblk_config_keep_unapplied(struct rblk_config *new, const struct rblk_config *old,
 			       const struct rblk_config_diff *d);
+
+/* ---- multipath keys (config_mpath.c) ---- */
+struct rblk_cj_ctx;
+struct json_object;
+/*
+ * Parser hooks, each true when @key was theirs: a key of namespace object @n,
+ * "ana_grpid" or "ana" (*ok false when its value is refused; "ana_grpid"
+ * wins over "ana.grpid", as nvmetcli restores it last), a subsystem's "attr" keys
+ * "cntlid_min" / "cntlid_max".
+ */
+bool rblk_cfg_mpath_parse_ns_key(struct rblk_cj_ctx *c, const char *path, struct json_object *n,
+				 const char *key, struct json_object *v, struct rblk_cfg_ns *ns,
+				 bool *ok);
+bool rblk_cfg_mpath_parse_attr(struct rblk_cj_ctx *c, const char *path, const char *key,
+			       struct json_object *v, struct rblk_cfg_subsys *ss);
+/* After a subsystem's "attr": cntlid_min above cntlid_max is refused. */
+void rblk_cfg_mpath_check_attr(struct rblk_cj_ctx *c, const char *path,
+			       struct rblk_cfg_subsys *ss);
+/* A port's "ana_groups"; false when the port is refused. */
+bool rblk_cfg_mpath_parse_port_ana(struct rblk_cj_ctx *c, const char *path,
+				   struct json_object *v, struct rblk_cfg_port *port);
+/* Warnings after validation: a namespace in a group no port has is reachable nowhere. */
+void rblk_cfg_mpath_warn(const struct rblk_config *cfg);
+/* Save: keys into the namespace / attr / port objects; 0 or -ENOMEM. */
+int rblk_cfg_mpath_save_ns(struct json_object *o, const struct rblk_cfg_ns *ns);
+int rblk_cfg_mpath_save_attr(struct json_object *attr, const struct rblk_cfg_subsys *ss);
+int rblk_cfg_mpath_save_port(struct json_object *o, const struct rblk_cfg_port *p);
+/* The ANA ops of a listener that keeps its portid (@old) or is new (@old NULL). */
+int rblk_cfg_mpath_diff_port(struct rblk_config_diff *d, const struct rblk_cfg_port *old,
+			     const struct rblk_cfg_port *new);
+/* The ANA ops' apply and description (the others' are in config_diff.c). */
+int rblk_cfg_mpath_apply(struct rblk_target *tgt, const struct rblk_cfg_op *op);
+void rblk_cfg_mpath_describe(const struct rblk_cfg_op *op, char *buf, size_t len);
 
 #endif

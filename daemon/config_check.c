@@ -336,6 +336,7 @@ int rblk_config_validate(struct rblk_config *cfg, enum rblk_cfg_mode mode, unsig
 	if (v.errors && mode == RBLK_CFG_STRICT)
 		return -EINVAL;
 	warn_semantics(cfg);
+	rblk_cfg_mpath_warn(cfg);
 	fill_ids(cfg);
 	return 0;
 }

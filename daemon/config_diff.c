@@ -18,6 +18,8 @@
  * port links are made again). What the target cannot change while running
  * (target-wide options, removing a listener or changing its portid or
  * treq) is reported as "restart needed" instead of being half-applied.
+ * ANA states and namespaces' ANA groups change live (config_mpath.c); a
+ * changed controller ID range recreates the subsystem, as serial and model.
  *
  * Port links (ports[].subsystems) are live, as in nvmet: a link added lets
  * hosts discover and connect through that port; a link removed refuses new
@@ -57,6 +59,12 @@ static struct rblk_cfg_op *op_add(struct rblk_config_diff *d, enum rblk_cfg_op_t
 	op->ss = ss;
 	op->result = OP_NOT_APPLIED;
 	return op;
+}
+
+struct rblk_cfg_op *rblk_cfg_diff_push(struct rblk_config_diff *d, enum rblk_cfg_op_type type,
+				       const struct rblk_cfg_subsys *ss)
+{
+	return op_add(d, type, ss);
 }
 
 void rblk_config_diff_free(struct rblk_config_diff *d)
@@ -108,6 +116,8 @@ static const char *subsys_change(const struct rblk_cfg_subsys *a,
 		snprintf(why, len, "model changed");
 	else if (a->max_namespaces != b->max_namespaces)
 		snprintf(why, len, "max_namespaces changed");
+	else if (a->cntlid_min != b->cntlid_min || a->cntlid_max != b->cntlid_max)
+		snprintf(why, len, "controller ID range changed");
 	else
 		return NULL;
 	return why;
@@ -186,8 +196,15 @@ static int diff_subsys(struct rblk_config_diff *d, const struct rblk_cfg_subsys 
 
 		if (!nn->enable)
 			continue;
-		if (on && on->enable && !(change = ns_change(on, nn, why, sizeof(why))))
+		if (on && on->enable && !(change = ns_change(on, nn, why, sizeof(why)))) {
+			/* Its ANA group changes live, as nvmet allows on an enabled namespace. */
+			if (on->ana_grpid != nn->ana_grpid) {
+				if (!(op = op_add(d, RBLK_CFG_OP_NS_ANA_GRPID, n)))
+					return -ENOMEM;
+				op->ns = nn;
+			}
 			continue;
+		}
 		if (!(op = op_add(d, RBLK_CFG_OP_ADD_NS, n)))
 			return -ENOMEM;
 		op->ns = nn;
@@ -310,6 +327,8 @@ static int diff_ports(struct rblk_config_diff *d, const struct rblk_config *o,
 
 		if (same_id)
 			ret = diff_links(d, o, n, op_, np);
+		if (same_id && !ret)
+			ret = rblk_cfg_mpath_diff_port(d, op_, np);
 		/* Kept as it runs (restart needed): links of recreated subsystems come back. */
 		for (size_t j = 0; !same_id && j < op_->nr_subsys && !ret; j++)
 			if (rblk_config_find_subsys(o, op_->subsys[j]) &&
@@ -332,6 +351,7 @@ static int diff_ports(struct rblk_config_diff *d, const struct rblk_config *o,
 		if (!(op = op_add(d, RBLK_CFG_OP_LISTEN, NULL)))
 			return -ENOMEM;
 		op->port = np;
+		ret = rblk_cfg_mpath_diff_port(d, NULL, np);
 		for (size_t j = 0; j < np->nr_subsys && !ret; j++)
 			ret = link_op(d, RBLK_CFG_OP_LINK, np, n, np->subsys[j]);
 	}
@@ -454,6 +474,12 @@ void rblk_cfg_op_describe(const struct rblk_cfg_op *op, char *buf, size_t len)
 		snprintf(buf, len, "restart needed: %s; rblk-target cannot change this while running",
 			 op->why);
 		break;
+	case RBLK_CFG_OP_ANA_STATE_ON:
+	case RBLK_CFG_OP_NS_ANA_GRPID:
+	case RBLK_CFG_OP_ANA_STATE_OFF:
+	case RBLK_CFG_OP_ANA_GROUP_DEL:
+		rblk_cfg_mpath_describe(op, buf, len);
+		break;
 	}
 }
 
@@ -470,6 +496,8 @@ static int apply_add_subsys(struct rblk_target *tgt, const struct rblk_cfg_subsy
 	o.model = ss->model;
 	o.allow_any_host = ss->allow_any_host;
 	o.max_namespaces = ss->max_namespaces;
+	o.cntlid_min = ss->cntlid_min;
+	o.cntlid_max = ss->cntlid_max;
 	return rblk_target_add_subsystem(tgt, &o, &handle);
 }
 
@@ -490,6 +518,7 @@ static int apply_add_ns(struct rblk_subsystem *ss, const struct rblk_cfg_ns *ns)
 	memcpy(o.uuid, ns->uuid, 16);
 	memcpy(o.nguid, ns->nguid, 16);
 	memcpy(o.eui64, ns->eui64, 8);
+	o.anagrpid = ns->ana_grpid;
 	return rblk_subsystem_add_namespace(ss, &o, &nsid);
 }
 
@@ -516,6 +545,8 @@ static int apply_op(struct rblk_target *tgt, const struct rblk_cfg_op *op)
 {
 	struct rblk_subsystem *ss = NULL;
 
+	if (op->type >= RBLK_CFG_OP_ANA_STATE_ON && op->type <= RBLK_CFG_OP_ANA_GROUP_DEL)
+		return rblk_cfg_mpath_apply(tgt, op);
 	if (op->type != RBLK_CFG_OP_LISTEN && op->type != RBLK_CFG_OP_RESTART_NEEDED &&
 	    op->type != RBLK_CFG_OP_ADD_SUBSYS && op->type != RBLK_CFG_OP_DEL_SUBSYS &&
 	    op->type != RBLK_CFG_OP_LINK && op->type != RBLK_CFG_OP_UNLINK) {
@@ -549,6 +580,8 @@ static int apply_op(struct rblk_target *tgt, const struct rblk_cfg_op *op)
 		return rblk_target_port_remove_subsystem(tgt, op->port->portid, op->ss->nqn);
 	case RBLK_CFG_OP_RESTART_NEEDED:
 		return 0;
+	default:
+		break;
 	}
 	return -EINVAL;
 }
@@ -594,6 +627,7 @@ struct drop {
 	char *nqn;
 	char *host;
 	uint32_t nsid;
+	uint32_t grpid;
 	uint16_t portid;
 };
 
@@ -647,6 +681,13 @@ static void drop_one(struct rblk_config *cfg, const struct drop *x)
 			if (cfg->ports[i].portid == x->portid)
 				rblk_config_del_port(cfg, i--);
 		break;
+	case RBLK_CFG_OP_ANA_STATE_ON:
+	case RBLK_CFG_OP_ANA_STATE_OFF:
+		/* Not as the file says: a later reload sets it again. */
+		for (size_t i = 0; i < cfg->nr_ports; i++)
+			if (cfg->ports[i].portid == x->portid)
+				cfg->ports[i].ana[x->grpid].set = false;
+		break;
 	default:
 		break;
 	}
@@ -673,6 +714,8 @@ void rblk_config_drop_failed(struct rblk_config *new, const struct rblk_config_d
 		case RBLK_CFG_OP_ANY_HOST_ON:
 		case RBLK_CFG_OP_LISTEN:
 		case RBLK_CFG_OP_LINK:
+		case RBLK_CFG_OP_ANA_STATE_ON:
+		case RBLK_CFG_OP_ANA_STATE_OFF:
 			break;
 		default:
 			continue; /* a failed removal leaves the object running: nothing to drop */
@@ -681,6 +724,7 @@ void rblk_config_drop_failed(struct rblk_config *new, const struct rblk_config_d
 		x->nqn = op->ss ? strdup(op->ss->nqn) : NULL;
 		x->host = op->host ? strdup(op->host) : NULL;
 		x->nsid = op->ns ? op->ns->nsid : 0;
+		x->grpid = op->grpid;
 		x->portid = op->port ? op->port->portid : 0;
 		if ((op->ss && !x->nqn) || (op->host && !x->host)) {
 			free(x->nqn);
@@ -717,6 +761,7 @@ static int restore_port(struct rblk_config *new, const struct rblk_cfg_port *old
 		if (!applied && np->portid == old_port->portid) {
 			keep.subsys = np->subsys; /* moved out before the port goes */
 			keep.nr_subsys = np->nr_subsys;
+			memcpy(keep.ana, np->ana, sizeof(keep.ana)); /* its ANA ops ran too */
 			np->subsys = NULL;
 			np->nr_subsys = 0;
 			applied = true;
@@ -727,6 +772,7 @@ static int restore_port(struct rblk_config *new, const struct rblk_cfg_port *old
 		goto nomem;
 	p = &new->ports[new->nr_ports - 1];
 	if (applied) {
+		memcpy(p->ana, keep.ana, sizeof(p->ana));
 		while (p->nr_subsys)
 			rblk_cfg_port_del_link(p, 0);
 		for (size_t i = 0; i < keep.nr_subsys; i++)

@@ -157,8 +157,6 @@ static bool parse_ns(struct rblk_cj_ctx *c, const char *path, struct json_object
 		     struct rblk_cfg_ns *ns)
 {
 	static const struct rblk_cj_known ns_keys[] = {
-		{ "ana_grpid", "1", "ANA groups are not supported" },
-		{ "ana", NULL, "ANA groups are not supported" },
 		{ "resv", NULL, "reservations are not supported" },
 		{ NULL, NULL, NULL },
 	};
@@ -206,6 +204,8 @@ static bool parse_ns(struct rblk_cj_ctx *c, const char *path, struct json_object
 			}
 		} else if (strcmp(key, "x-rblk") == 0) {
 			ok &= parse_ns_xrblk(c, p, val, ns);
+		} else if (rblk_cfg_mpath_parse_ns_key(c, p, n, key, val, ns, &ok)) {
+			continue; /* config_mpath.c */
 		} else {
 			rblk_cj_other_key(path, key, val, ns_keys);
 		}
@@ -239,8 +239,6 @@ static int parse_attr(struct rblk_cj_ctx *c, const char *path, struct json_objec
 	/* Kernel nvmet defaults (configfs-nvmet ABI); "firmware" is the kernel release. */
 	static const struct rblk_cj_known attr_keys[] = {
 		{ "version", NULL, "rblk reports NVMe 1.3" },
-		{ "cntlid_min", "1", "controller ids are allocated from 1" },
-		{ "cntlid_max", "65519", "controller ids are allocated up to 65519" },
 		{ "qid_max", "128", "the queue limit is x-rblk.max_io_qpairs_per_ctrlr" },
 		{ "ieee_oui", "0x000000", "IEEE OUI is not configurable" },
 		{ "firmware", NULL, "rblk reports its own version" },
@@ -266,10 +264,11 @@ static int parse_attr(struct rblk_cj_ctx *c, const char *path, struct json_objec
 			free(*dst);
 			if (!(*dst = strdup(s)))
 				return -ENOMEM;
-		} else {
+		} else if (!rblk_cfg_mpath_parse_attr(c, p, key, v, ss)) {
 			rblk_cj_other_key(path, key, v, attr_keys);
 		}
 	}
+	rblk_cfg_mpath_check_attr(c, path, ss);
 	return 0;
 }
 
@@ -521,17 +520,8 @@ static bool parse_port(struct rblk_cj_ctx *c, const char *path, struct json_obje
 					return false;
 			}
 		} else if (strcmp(key, "ana_groups") == 0) {
-			struct json_object *g, *a, *st;
-
-			/* nvmetcli saves ANA group 1 "optimized" on every port: the default. */
-			if (json_object_is_type(val, json_type_array) &&
-			    json_object_array_length(val) <= 1 &&
-			    (json_object_array_length(val) == 0 ||
-			     ((g = json_object_array_get_idx(val, 0)) &&
-			      json_object_object_get_ex(g, "ana", &a) &&
-			      json_object_object_get_ex(a, "state", &st) && rblk_cj_value_is(st, "optimized"))))
-				continue;
-			RBLK_WARN("%s: ignored: ANA groups are not supported", p);
+			if (!rblk_cfg_mpath_parse_port_ana(c, p, val, port))
+				return false;
 		} else {
 			rblk_cj_other_key(path, key, val, port_keys);
 		}

@@ -78,7 +78,7 @@ static struct json_object *ns_json(const struct rblk_cfg_ns *ns)
 	char id[37];
 	int ret;
 
-	if (!o || !dev || !x)
+	if (!o || !dev || !x || rblk_cfg_mpath_save_ns(o, ns))
 		goto fail;
 	rblk_uuid_format(ns->nguid, id);
 	if (put_str(dev, "nguid", ns->has_nguid ? id : "00000000-0000-0000-0000-000000000000") ||
@@ -131,6 +131,7 @@ static struct json_object *subsys_json(const struct rblk_cfg_subsys *ss)
 	if (!o || !attr || !nss)
 		goto fail;
 	if (put_str(attr, "allow_any_host", ss->allow_any_host ? "1" : "0") ||
+	    rblk_cfg_mpath_save_attr(attr, ss) ||
 	    (ss->model && put_str(attr, "model", ss->model)) ||
 	    (ss->serial && put_str(attr, "serial", ss->serial)))
 		goto fail;
@@ -178,7 +179,7 @@ static struct json_object *port_json(const struct rblk_cfg_port *p)
 		goto fail;
 	ret = put(o, "addr", addr);
 	addr = NULL;
-	if (ret)
+	if (ret || rblk_cfg_mpath_save_port(o, p))
 		goto fail;
 	if (p->inline_data_size >= 0) {
 		struct json_object *param = json_object_new_object();

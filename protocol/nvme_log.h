@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Log pages (identifiers, error log entry, SMART / health log with its
- * 128-bit counters, changed namespace list, commands supported and effects),
+ * 128-bit counters, changed namespace list, commands supported and effects,
+ * asymmetric namespace access),
  * feature identifiers, and asynchronous event encoding.
  * Part of the NVMe wire definitions: protocol/nvme.h includes this file, so
  * code normally includes protocol/nvme.h. Same rules as there (raw
@@ -153,6 +154,42 @@ _Static_assert(offsetof(struct nvme_effects_log, iocs) == 1024, "effects iocs");
 #define NVME_CMD_EFFECTS_CSE_SHIFT 16
 #define NVME_CMD_EFFECTS_CSE_MASK (7u << 16)
 #define NVME_CMD_EFFECTS_UUID_SEL (1u << 19)
+
+/*
+ * Asymmetric Namespace Access log (LID 0Ch): a header, then one group
+ * descriptor per ANA group, each followed by its NSIDs (ascending), unless
+ * the host set RGO (LSP bit 0: return groups only), then no NSIDs at all.
+ */
+#define NVME_ANA_LOG_RGO 0x01
+
+enum nvme_ana_state {
+	NVME_ANA_OPTIMIZED = 0x01,
+	NVME_ANA_NONOPTIMIZED = 0x02,
+	NVME_ANA_INACCESSIBLE = 0x03,
+	NVME_ANA_PERSISTENT_LOSS = 0x04,
+	NVME_ANA_CHANGE = 0x0F,
+};
+
+struct nvme_ana_log_hdr {
+	uint64_t chgcnt;
+	uint16_t ngrps;
+	uint8_t rsvd10[6];
+};
+_Static_assert(sizeof(struct nvme_ana_log_hdr) == 16, "ana log header size");
+_Static_assert(offsetof(struct nvme_ana_log_hdr, ngrps) == 8, "ana ngrps");
+
+/* One group descriptor; nnsids 32-bit NSIDs follow it. */
+struct nvme_ana_group_desc {
+	uint32_t grpid;
+	uint32_t nnsids;
+	uint64_t chgcnt;
+	uint8_t state;   /* enum nvme_ana_state in bits 3:0 */
+	uint8_t rsvd17[15];
+};
+_Static_assert(sizeof(struct nvme_ana_group_desc) == 32, "ana group descriptor size");
+_Static_assert(offsetof(struct nvme_ana_group_desc, nnsids) == 4, "ana nnsids");
+_Static_assert(offsetof(struct nvme_ana_group_desc, chgcnt) == 8, "ana desc chgcnt");
+_Static_assert(offsetof(struct nvme_ana_group_desc, state) == 16, "ana desc state");
 
 /* ------------------------------------------------------------------------ */
 /* Features.                                                                 */

@@ -8,11 +8,12 @@
 #   4. runs the VM tests (label "vm"): real RDMA through Soft-RoCE in a QEMU VM that
 #      boots Debian's kernel (fetched into a cache outside the repo on first use):
 #      the whole suite on one kernel (default 6.12, bookworm-backports), then the
-#      interop core (tests/vm/interop-core.list) on the other (6.1, Debian 12's own;
-#      with --san-vm against the ASan/UBSan build, where any report fails); one boot each.
+#      interop core (tests/vm/interop-core.list) on the other (6.1, Debian 12's own),
+#      against the ASan/UBSan build where any sanitizer report fails its test
+#      (--no-san-vm: against the gcc build); one boot each.
 #
 #   scripts/test.sh [--unit-only] [--no-san] [--no-pkg] [--strict] [--vm-kernel 6.1|6.12]
-#                   [--no-core] [--san-vm]
+#                   [--no-core] [--no-san-vm]
 #
 # In CI (CI set) or with --strict, a unit test that reports SKIP (exit 77) fails
 # the run unless tests/skip-allowed.list names it with a reason.
@@ -28,7 +29,7 @@ pkg=1
 strict=0
 [ -n "${CI:-}" ] && strict=1
 core=1
-san_vm=0
+san_vm=1
 full_kernel=6.12
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -37,7 +38,8 @@ while [ $# -gt 0 ]; do
 	--no-pkg) pkg=0 ;;
 	--strict) strict=1 ;;
 	--no-core) core=0 ;;
-	--san-vm) san_vm=1 ;;
+	--san-vm) san_vm=1 ;;	# the default; kept so older command lines work
+	--no-san-vm) san_vm=0 ;;
 	--vm-kernel)
 		full_kernel=${2:-}
 		shift
@@ -134,10 +136,9 @@ step "VM tests on $full_kernel, the whole suite (Soft-RoCE in QEMU)"
 RBLK_VM_KERNEL=$full_kernel ctest --test-dir "$build" -L vm --output-on-failure
 
 if [ "$core" = 1 ]; then
-	# With --san-vm the core runs against the ASan/UBSan build (rblk-target, rblk, the
-	# fio plugin, the hostile host): any sanitizer report fails its test. Not yet the
-	# default: it found a NULL callback in NBD attach's poll path (tests/vm/28) that
-	# is still open.
+	# The core runs against the ASan/UBSan build (rblk-target, rblk, the fio plugin,
+	# the hostile host): any sanitizer report fails its test. Without the sanitizer
+	# build (--no-san) or with --no-san-vm it runs against the gcc build.
 	core_build=$build
 	[ "$san" = 1 ] && [ "$san_vm" = 1 ] && core_build=$build_san
 	step "VM tests on $core_kernel, the interop core (tests/vm/interop-core.list), build $core_build"

@@ -2,7 +2,7 @@
 /*
  * Admin commands of an NVM (I/O) controller: Identify (CNS 00h, 01h, 02h,
  * 03h, 06h), Get Log Page (01h error, 02h SMART, 03h firmware, 04h changed
- * namespaces, 05h effects), Set/Get Features (06h, 07h, 0Bh, 0Fh, 81h),
+ * namespaces, 05h effects, 0Ch ANA from ana.c), Set/Get Features (06h, 07h, 0Bh, 0Fh, 81h),
  * Asynchronous Event Request, Abort, Keep Alive. What the Linux 6.1 host
  * needs from each is in docs/interop.md §8-§11. Also the parse step both kinds
  * of controller share (rblk_admin_parse_cmds): the discovery controller
@@ -62,12 +62,19 @@ void rblk_admin_identify_ctrl(struct rblk_req *req)
 	copy_padded(id->mn, sizeof(id->mn), ss->model);
 	copy_padded(id->fr, sizeof(id->fr), FR_STRING);
 	id->rab = 6;
-	/* Several controllers per subsystem (a host may connect twice); no ANA. */
-	id->cmic = NVME_CTRL_CMIC_MULTI_CTRL;
+	/*
+	 * Several controllers per subsystem (a host may connect twice). An NVM
+	 * subsystem also has several ports and reports ANA, as nvmet; the
+	 * discovery controller does not (the Linux host would then insist on
+	 * an MNAN, which a discovery controller has no use for).
+	 */
+	id->cmic = disc ? NVME_CTRL_CMIC_MULTI_CTRL
+			: NVME_CTRL_CMIC_MULTI_PORT | NVME_CTRL_CMIC_MULTI_CTRL | NVME_CTRL_CMIC_ANA;
 	id->mdts = mdts_of(o->max_io_size);
 	id->cntlid = rblk_cpu_to_le16(ctrl->cntlid);
 	id->ver = rblk_cpu_to_le32(NVME_VS(1, 3, 0));
-	id->oaes = rblk_cpu_to_le32(disc ? NVME_CTRL_OAES_DISC_CHANGE : NVME_CTRL_OAES_NS_ATTR);
+	id->oaes = rblk_cpu_to_le32(disc ? NVME_CTRL_OAES_DISC_CHANGE
+				     : NVME_CTRL_OAES_NS_ATTR | NVME_CTRL_OAES_ANA_CHANGE);
 	/* 128-bit host ID, and TBKAS: every command re-arms the keep-alive timer. */
 	id->ctratt = rblk_cpu_to_le32(NVME_CTRL_CTRATT_128_ID | NVME_CTRL_CTRATT_TBKAS);
 	id->cntrltype = disc ? 2 : 1;
@@ -79,11 +86,30 @@ void rblk_admin_identify_ctrl(struct rblk_req *req)
 		      : NVME_CTRL_LPA_SMART_PER_NS | NVME_CTRL_LPA_CMD_EFFECTS | NVME_CTRL_LPA_EXT_DATA;
 	id->elpe = RBLK_ERR_LOG_ENTRIES - 1;
 	id->kas = rblk_cpu_to_le16(RBLK_KAS);
+	/*
+	 * RTD3 Entry Latency: how long a shutdown may take. The Linux host waits
+	 * max(its shutdown_timeout module parameter, 5 s by default, and this),
+	 * capped at 60 s, for SHST = complete; our shutdown syncs every namespace
+	 * (fdatasync of buffered files), which can take longer than 5 s.
+	 */
+	if (!disc)
+		id->rtd3e = rblk_cpu_to_le32(RBLK_RTD3E_US);
 	id->sqes = NVME_CTRL_SQES_64;
 	id->cqes = NVME_CTRL_CQES_16;
 	id->maxcmd = rblk_cpu_to_le16((uint16_t)o->max_queue_depth);
 	id->nn = rblk_cpu_to_le32(ss->max_nsid);
 	if (!disc) {
+		/*
+		 * ANA as nvmet: every state reported (ANACAP bits 4:0), group ids
+		 * that may change while attached (bit 6 clear). The Linux host
+		 * sizes its ANA log buffer from NANAGRPID and MNAN, and refuses
+		 * the controller when MNAN is 0 or above NN.
+		 */
+		id->anatt = RBLK_ANATT;
+		id->anacap = 0x1F;
+		id->anagrpmax = rblk_cpu_to_le32(RBLK_ANA_MAX_GROUPS);
+		id->nanagrpid = rblk_cpu_to_le32(RBLK_ANA_MAX_GROUPS);
+		id->mnan = id->nn;
 		id->oncs = rblk_cpu_to_le16(NVME_CTRL_ONCS_DSM | NVME_CTRL_ONCS_WRITE_ZEROES);
 		id->vwc = rblk_subsys_any_vwc(ss) ? NVME_CTRL_VWC_PRESENT : 0;
 	}
@@ -150,9 +176,15 @@ static void identify_ns(struct rblk_req *req, uint32_t nsid)
 	}
 	/* An inactive NSID reads as zeroes (NCAP 0 = not present), like nvmet. */
 	if (ns) {
+		uint32_t grpid = __atomic_load_n(&ns->anagrpid, __ATOMIC_RELAXED);
+		enum rblk_ana_state st = rblk_ana_state_on(req->sq->ctrl->listener, grpid);
+
 		id->nsze = rblk_cpu_to_le64(ns->nlb);
 		id->ncap = id->nsze;
-		id->nuse = id->nsze;
+		/* nvmet: nothing is in use as far as a path without access can tell. */
+		if (st != RBLK_ANA_INACCESSIBLE && st != RBLK_ANA_PERSISTENT_LOSS)
+			id->nuse = id->nsze;
+		id->anagrpid = rblk_cpu_to_le32(grpid);
 		id->nlbaf = 0;
 		id->flbas = 0;
 		id->nmic = NVME_NS_NMIC_SHARED;
@@ -429,6 +461,9 @@ static void execute_get_log_page(struct rblk_req *req)
 	case NVME_LOG_CMD_EFFECTS:
 		status = log_effects(req, gl.lpo);
 		break;
+	case NVME_LOG_ANA:
+		status = rblk_ana_log(req, gl.lpo, gl.lsp & NVME_ANA_LOG_RGO, gl.rae);
+		break;
 	default:
 		req->error_loc = offsetof(struct nvme_get_log_cmd, lid);
 		status = NVME_SC_INVALID_LOG_PAGE | NVME_SC_DNR;
@@ -483,8 +518,9 @@ static void execute_set_features(struct rblk_req *req)
 	case NVME_FEAT_ASYNC_EVENT:
 		pthread_mutex_lock(&ctrl->lock);
 		/* Bits for events this controller never sends are ignored. */
-		ctrl->aec = cdw11 & (rblk_tgt_ctrl_is_disc(ctrl) ? NVME_AEN_CFG_DISC_CHANGE
-							    : NVME_AEN_CFG_NS_ATTR);
+		ctrl->aec = cdw11 & (rblk_tgt_ctrl_is_disc(ctrl)
+					     ? NVME_AEN_CFG_DISC_CHANGE
+					     : NVME_AEN_CFG_NS_ATTR | NVME_AEN_CFG_ANA_CHANGE);
 		pthread_mutex_unlock(&ctrl->lock);
 		break;
 	case NVME_FEAT_KATO:

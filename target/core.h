@@ -81,7 +81,10 @@ struct rblk_transport;
 #define RBLK_AERL 3                /* 0-based: 4 outstanding AERs per controller */
 #define RBLK_ERR_LOG_ENTRIES 64    /* error log ring (ELPE = 63) */
 #define RBLK_KAS 10                /* Identify KAS, 100 ms units */
+#define RBLK_RTD3E_US 30000000u    /* Identify RTD3E: shutdown (namespace syncs) within 30 s */
 #define RBLK_DISC_KATO_MS 120000   /* discovery controller with KATO 0 (nvmet) */
+#define RBLK_ANATT 10              /* Identify ANATT, seconds (nvmet's value) */
+#define RBLK_ANA_DEFAULT_GRPID 1   /* every port has it, optimized until told otherwise */
 #define RBLK_MAX_AEN_PENDING 8     /* queued events waiting for an AER */
 #define RBLK_NS_MAX_DEFAULT 1024   /* rblk_subsystem_opts.max_namespaces 0 */
 #define RBLK_TRADDR_LEN INET6_ADDRSTRLEN
@@ -327,6 +330,13 @@ struct rblk_listener {
 	bool linked_only;
 	struct rblk_subsystem **subsys;
 	unsigned nr_subsys;
+	/*
+	 * ANA (ana.c): this port's state of each group, [grpid], and which
+	 * groups the port has (nvmet's ports/N/ana_groups). Written under
+	 * tgt->lock; the I/O path reads a state with one relaxed atomic load.
+	 */
+	enum rblk_ana_state ana_state[RBLK_ANA_MAX_GROUPS + 1];
+	bool ana_group[RBLK_ANA_MAX_GROUPS + 1];
 };
 
 /* ======================================================================== */
@@ -380,6 +390,7 @@ struct rblk_target {
 	unsigned nr_listeners;
 	uint16_t next_portid;
 	_Atomic uint64_t genctr;         /* discovery log generation counter */
+	_Atomic uint64_t ana_chgcnt;     /* ANA log change count (one for the target, as nvmet) */
 	_Atomic uint32_t auth_seqnum;    /* last DH-HMAC-CHAP sequence number (0: none yet) */
 	struct rblk_transport *transport;
 	int stop_fd;                     /* eventfd: rblk_target_stop() -> run() */
@@ -428,6 +439,7 @@ struct rblk_subsystem {
 	struct rblk_tgt_ctrl *ctrls;         /* list by ->next */
 	unsigned nr_ctrls;
 	uint16_t next_cntlid;
+	uint16_t cntlid_min, cntlid_max; /* the range handed out (rblk_subsystem_opts) */
 	bool removing;                   /* no new controllers */
 
 	pthread_rwlock_t ns_lock;        /* the table; readers take a ns reference */
@@ -451,6 +463,7 @@ struct rblk_tgt_ns {
 	uint8_t nguid[16];
 	uint8_t eui64[8];
 	bool has_eui64;
+	uint32_t anagrpid;               /* ANA group; atomic loads, changes live (ana.c) */
 	_Atomic unsigned refs;           /* the table's + one per request */
 	struct rblk_tgt_ns_stats stats;
 };
@@ -518,6 +531,16 @@ static inline bool rblk_listener_exports_locked(const struct rblk_listener *l,
 		if (l->subsys[i] == ss)
 			return true;
 	return false;
+}
+
+/* The listener with that portid, or NULL (tgt->lock held). */
+static inline struct rblk_listener *rblk_listener_find_locked(struct rblk_target *tgt,
+							      uint16_t portid)
+{
+	for (unsigned i = 0; i < tgt->nr_listeners; i++)
+		if (tgt->listeners[i]->portid == portid)
+			return tgt->listeners[i];
+	return NULL;
 }
 
 /* Relaxed counter helpers (statistics only, never synchronisation). */
@@ -676,6 +699,25 @@ void rblk_tgt_ctrl_clear_aen_mask(struct rblk_tgt_ctrl *ctrl, uint32_t aec_bit);
 void rblk_tgt_ctrl_ns_changed(struct rblk_tgt_ctrl *ctrl, uint32_t nsid);
 /* Records a failed command in the error log; returns true if recorded. */
 bool rblk_tgt_ctrl_log_error(struct rblk_tgt_ctrl *ctrl, const struct rblk_req *req, uint16_t status);
+
+/* names.c: nvmet's (and nvmetcli's) names of the ANA states, "optimized", ... */
+const char *rblk_ana_state_name(enum rblk_ana_state s); /* "?" for another value */
+int rblk_ana_state_parse(const char *name, enum rblk_ana_state *out); /* 0 or -EINVAL */
+
+/* ana.c */
+/* A new port's groups: 1 optimized, every other one absent (inaccessible). */
+void rblk_ana_port_init(struct rblk_listener *l);
+/* The state of @grpid through @l (NULL: a port with the defaults). I/O path: lock-free. */
+enum rblk_ana_state rblk_ana_state_on(const struct rblk_listener *l, uint32_t grpid);
+/*
+ * I/O parse, after the namespace lookup: 0 when the namespace's group is
+ * accessible through the controller's port, else the path-related status
+ * (ANA Inaccessible, Persistent Loss or Transition, without DNR: another
+ * path may serve it).
+ */
+uint16_t rblk_ana_check_io(struct rblk_req *req);
+/* Get Log Page 0Ch for the requesting controller: 0 or a status. */
+uint16_t rblk_ana_log(struct rblk_req *req, uint64_t lpo, bool rgo, bool rae);
 
 /* fabrics.c / admin.c / io.c / discovery.c: parse step per command set. */
 uint16_t rblk_fabrics_parse_connect(struct rblk_req *req);

@@ -365,6 +365,10 @@ uint16_t rblk_io_parse(struct rblk_req *req)
 		req->error_loc = offsetof(struct nvme_sqe, nsid);
 		return NVME_SC_INVALID_NS | NVME_SC_DNR;
 	}
+	/* As nvmet: a path that cannot serve the namespace refuses every I/O command. */
+	status = rblk_ana_check_io(req);
+	if (status)
+		return status;
 
 	switch (cmd->opc) {
 	case NVME_IO_READ:

@@ -208,3 +208,35 @@ void rblk_gen_serial(const char *nqn, char serial[21])
 	snprintf(serial, 21, "%016llx",
 		 (unsigned long long)hash64(0x73657269 /* "seri" */, nqn, 0));
 }
+
+/* ------------------------------------------------------------------------ */
+
+static const struct {
+	enum rblk_ana_state state;
+	const char *name;
+} ana_names[] = {
+	{ RBLK_ANA_OPTIMIZED, "optimized" },
+	{ RBLK_ANA_NON_OPTIMIZED, "non-optimized" },
+	{ RBLK_ANA_INACCESSIBLE, "inaccessible" },
+	{ RBLK_ANA_PERSISTENT_LOSS, "persistent-loss" },
+	{ RBLK_ANA_CHANGE, "change" },
+};
+
+const char *rblk_ana_state_name(enum rblk_ana_state s)
+{
+	for (size_t i = 0; i < sizeof(ana_names) / sizeof(ana_names[0]); i++)
+		if (ana_names[i].state == s)
+			return ana_names[i].name;
+	return "?";
+}
+
+int rblk_ana_state_parse(const char *name, enum rblk_ana_state *out)
+{
+	for (size_t i = 0; i < sizeof(ana_names) / sizeof(ana_names[0]); i++) {
+		if (strcmp(ana_names[i].name, name) == 0) {
+			*out = ana_names[i].state;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Subsystems: identity (NQN, serial, model), the allowed-host list, the
- * controllers bound to them (cntlid allocation, 1..0xFFEF like nvmet), and the
+ * controllers bound to them (cntlid allocation in cntlid_min..cntlid_max,
+ * by default 1..0xFFEF like nvmet), and the
  * namespace table. The table is read on the I/O path under a read lock that
  * is held only for the lookup: the reader leaves with a reference on the
  * namespace, and removal waits for those references to drain before the
@@ -41,6 +42,8 @@ int rblk_subsys_create(struct rblk_target *tgt, const struct rblk_subsystem_opts
 {
 	struct rblk_subsystem *ss;
 	uint32_t max_ns = opts->max_namespaces ? opts->max_namespaces : RBLK_NS_MAX_DEFAULT;
+	uint16_t cntlid_min = opts->cntlid_min ? opts->cntlid_min : NVMF_CNTLID_MIN;
+	uint16_t cntlid_max = opts->cntlid_max ? opts->cntlid_max : NVMF_CNTLID_MAX;
 	char why[160];
 	int ret;
 
@@ -60,6 +63,11 @@ int rblk_subsys_create(struct rblk_target *tgt, const struct rblk_subsystem_opts
 	}
 	if (opts->model && !printable(opts->model, 40)) {
 		RBLK_ERR("subsystem %s: model must be 1..40 printable ASCII characters", opts->nqn);
+		return -EINVAL;
+	}
+	if (cntlid_min > cntlid_max || cntlid_max > NVMF_CNTLID_MAX) {
+		RBLK_ERR("subsystem %s: controller IDs %u..%u: must be within %u..%u, min <= max",
+			 opts->nqn, cntlid_min, cntlid_max, NVMF_CNTLID_MIN, NVMF_CNTLID_MAX);
 		return -EINVAL;
 	}
 	if (max_ns > RBLK_NS_MAX_LIMIT) {
@@ -86,7 +94,9 @@ int rblk_subsys_create(struct rblk_target *tgt, const struct rblk_subsystem_opts
 		 opts->model ? opts->model : type == RBLK_SUBSYS_DISCOVERY ? "rblk discovery" : "rblk");
 	ss->max_nsid = max_ns;
 	ss->allow_any_host = opts->allow_any_host || type == RBLK_SUBSYS_DISCOVERY;
-	ss->next_cntlid = NVMF_CNTLID_MIN;
+	ss->cntlid_min = cntlid_min;
+	ss->cntlid_max = cntlid_max;
+	ss->next_cntlid = cntlid_min;
 	if (max_ns) {
 		ss->ns = calloc(max_ns, sizeof(*ss->ns));
 		if (!ss->ns) {
@@ -335,9 +345,15 @@ static bool cntlid_used(struct rblk_subsystem *ss, uint16_t id)
 	return false;
 }
 
+/* The cntlid after @id in the subsystem's range, wrapping. */
+static uint16_t next_in_range(const struct rblk_subsystem *ss, uint16_t id)
+{
+	return id >= ss->cntlid_max ? ss->cntlid_min : (uint16_t)(id + 1);
+}
+
 int rblk_subsys_add_ctrl(struct rblk_subsystem *ss, struct rblk_tgt_ctrl *ctrl)
 {
-	const unsigned range = NVMF_CNTLID_MAX - NVMF_CNTLID_MIN + 1;
+	const unsigned range = (unsigned)ss->cntlid_max - ss->cntlid_min + 1;
 	int ret = 0;
 
 	pthread_mutex_lock(&ss->lock);
@@ -351,11 +367,9 @@ int rblk_subsys_add_ctrl(struct rblk_subsystem *ss, struct rblk_tgt_ctrl *ctrl)
 	}
 	/* Cyclic, so a reconnecting host does not get its old cntlid back at once. */
 	while (cntlid_used(ss, ss->next_cntlid))
-		ss->next_cntlid = ss->next_cntlid == NVMF_CNTLID_MAX ? NVMF_CNTLID_MIN
-								      : ss->next_cntlid + 1;
+		ss->next_cntlid = next_in_range(ss, ss->next_cntlid);
 	ctrl->cntlid = ss->next_cntlid;
-	ss->next_cntlid = ss->next_cntlid == NVMF_CNTLID_MAX ? NVMF_CNTLID_MIN
-							      : ss->next_cntlid + 1;
+	ss->next_cntlid = next_in_range(ss, ss->next_cntlid);
 	ctrl->next = ss->ctrls;
 	ss->ctrls = ctrl;
 	ss->nr_ctrls++;
@@ -464,6 +478,11 @@ int rblk_subsys_add_ns(struct rblk_subsystem *ss, const struct rblk_ns_opts *opt
 			 ss->max_nsid);
 		return -EINVAL;
 	}
+	if (opts->anagrpid > RBLK_ANA_MAX_GROUPS) {
+		RBLK_ERR("subsystem %s: ANA group %u above %u", ss->nqn, opts->anagrpid,
+			 RBLK_ANA_MAX_GROUPS);
+		return -EINVAL;
+	}
 	/* Open outside the table lock: it can take a while (probes, O_DIRECT). */
 	ret = rblk_tgt_ns_create(ss, opts, nsid, &ns);
 	if (ret)
@@ -483,6 +502,7 @@ int rblk_subsys_add_ns(struct rblk_subsystem *ss, const struct rblk_ns_opts *opt
 	}
 	if (!ret) {
 		ns->nsid = nsid;
+		ns->anagrpid = opts->anagrpid ? opts->anagrpid : RBLK_ANA_DEFAULT_GRPID;
 		if (!opts->has_uuid)
 			rblk_gen_uuid(ss->nqn, nsid, ns->uuid);
 		if (!opts->has_nguid)

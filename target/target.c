@@ -408,6 +408,7 @@ int rblk_target_listen(struct rblk_target *tgt, const struct rblk_listen_opts *o
 	l->treq = o.treq;
 	l->require_rdma = o.require_rdma;
 	l->linked_only = o.linked_only;
+	rblk_ana_port_init(l);
 
 	pthread_mutex_lock(&tgt->lock);
 	for (unsigned i = 0; i < tgt->nr_listeners; i++) {
@@ -464,14 +465,6 @@ int rblk_target_listen(struct rblk_target *tgt, const struct rblk_listen_opts *o
 /* ------------------------------------------------------------------------ */
 /* Port links.                                                               */
 
-static struct rblk_listener *find_portid_locked(struct rblk_target *tgt, uint16_t portid)
-{
-	for (unsigned i = 0; i < tgt->nr_listeners; i++)
-		if (tgt->listeners[i]->portid == portid)
-			return tgt->listeners[i];
-	return NULL;
-}
-
 /* The NVM subsystem nqn (never the discovery one), tgt->lock held. */
 static struct rblk_subsystem *find_nvm_locked(struct rblk_target *tgt, const char *nqn)
 {
@@ -489,7 +482,7 @@ int rblk_target_port_add_subsystem(struct rblk_target *tgt, uint16_t portid, con
 	if (!tgt || !nqn)
 		return -EINVAL;
 	pthread_mutex_lock(&tgt->lock);
-	l = find_portid_locked(tgt, portid);
+	l = rblk_listener_find_locked(tgt, portid);
 	ss = find_nvm_locked(tgt, nqn);
 	if (!l || !ss) {
 		RBLK_ERR("link %s to port %u: no such %s", nqn, portid, l ? "subsystem" : "port");
@@ -524,7 +517,7 @@ int rblk_target_port_remove_subsystem(struct rblk_target *tgt, uint16_t portid, 
 	if (!tgt || !nqn)
 		return -EINVAL;
 	pthread_mutex_lock(&tgt->lock);
-	l = find_portid_locked(tgt, portid);
+	l = rblk_listener_find_locked(tgt, portid);
 	ss = find_nvm_locked(tgt, nqn);
 	if (!l || !ss || !drop_link_locked(l, ss)) {
 		pthread_mutex_unlock(&tgt->lock);

@@ -125,6 +125,14 @@ struct rblk_subsystem_opts {
 	const char *model;           /* NULL = "rblk" */
 	bool allow_any_host;
 	uint32_t max_namespaces;     /* 0 = 1024 */
+	/*
+	 * The controller IDs this subsystem hands out, as nvmet's attr_cntlid_min
+	 * and attr_cntlid_max; 0 = 1 and 0xFFEF (the whole range). Two targets
+	 * exporting the same storage as one NVM subsystem (multipath) give each
+	 * its own range, so a host never sees one CNTLID twice.
+	 */
+	uint16_t cntlid_min;
+	uint16_t cntlid_max;
 };
 
 void rblk_subsystem_opts_init(struct rblk_subsystem_opts *opts) RBLK_EXPORT;
@@ -204,6 +212,8 @@ struct rblk_ns_opts {
 	 * until the provider's close() runs. On failure close() is not called.
 	 */
 	const struct rblk_provider *provider;
+	/* Asymmetric Namespace Access group, 1..RBLK_ANA_MAX_GROUPS; 0 = 1 (see below). */
+	uint32_t anagrpid;
 };
 
 void rblk_ns_opts_init(struct rblk_ns_opts *opts) RBLK_EXPORT;
@@ -257,6 +267,55 @@ int rblk_target_port_add_subsystem(struct rblk_target *tgt, uint16_t portid,
  */
 int rblk_target_port_remove_subsystem(struct rblk_target *tgt, uint16_t portid,
 				      const char *nqn) RBLK_EXPORT;
+
+/*
+ * Asymmetric Namespace Access (docs/ana.md), as nvmet: every namespace is in
+ * an ANA group (rblk_ns_opts.anagrpid, default 1), and every port (listener)
+ * has its own state for each group: what hosts connected through that port
+ * see in the ANA log page, and whether their I/O to the group's namespaces
+ * is served (optimized, non-optimized) or refused with the matching
+ * path-related status (inaccessible, persistent loss, change). On every
+ * port group 1 starts optimized and every other group inaccessible. Each
+ * change bumps the ANA change count and sends an ANA change AEN to the
+ * controllers that enabled it (all of a port's for a state, all of the
+ * subsystem's for a namespace's group).
+ */
+#define RBLK_ANA_MAX_GROUPS 128 /* ANAGRPMAX, as nvmet */
+
+/* The NVMe encoding (ANA log page, Asymmetric Namespace Access State). */
+enum rblk_ana_state {
+	RBLK_ANA_OPTIMIZED = 0x01,
+	RBLK_ANA_NON_OPTIMIZED = 0x02,
+	RBLK_ANA_INACCESSIBLE = 0x03,
+	RBLK_ANA_PERSISTENT_LOSS = 0x04,
+	RBLK_ANA_CHANGE = 0x0F,
+};
+
+/*
+ * Sets group @grpid's state on the port with that portid, adding the group
+ * to the port when it had none (nvmet's ports/N/ana_groups/G/ana_state).
+ * Setting the state it already has changes nothing. -ENOENT: no such port;
+ * -EINVAL: grpid outside 1..RBLK_ANA_MAX_GROUPS or not a state above.
+ */
+int rblk_target_port_set_ana_state(struct rblk_target *tgt, uint16_t portid, uint32_t grpid,
+				   enum rblk_ana_state state) RBLK_EXPORT;
+/* The state hosts see; groups the port does not have read as inaccessible. */
+int rblk_target_port_get_ana_state(struct rblk_target *tgt, uint16_t portid, uint32_t grpid,
+				   enum rblk_ana_state *state) RBLK_EXPORT;
+/*
+ * Removes a group from the port (its state there becomes inaccessible).
+ * -EINVAL for group 1, which every port has; -ENOENT when the port does not
+ * have the group.
+ */
+int rblk_target_port_remove_ana_group(struct rblk_target *tgt, uint16_t portid,
+				      uint32_t grpid) RBLK_EXPORT;
+/*
+ * Moves namespace @nsid to group @grpid while hosts use it (nvmet allows it
+ * on an enabled namespace too). -ENOENT: no such namespace; -EINVAL: grpid
+ * outside 1..RBLK_ANA_MAX_GROUPS.
+ */
+int rblk_subsystem_set_ns_ana_grpid(struct rblk_subsystem *ss, uint32_t nsid,
+				    uint32_t grpid) RBLK_EXPORT;
 
 /*
  * Starts serving and returns. RBLK_THREADS_OWN: starts the threads.

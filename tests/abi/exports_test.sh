@@ -9,11 +9,11 @@ so=$1 ar=$2 map=$3 soname=$4
 shift 4
 fail() { echo "FAIL: $*"; exit 1; }
 
-# Public API names: from the headers, from the map's public nodes (every
-# version node but a _PRIVATE one: new API goes in a new version node).
+# Public API names: from the headers, from the map's public nodes (one per
+# release that added symbols; a *_PRIVATE node is for rblk's own libraries).
 want=$(cat "$@" | tr '\n' ' ' | tr ';' '\n' | grep RBLK_EXPORT | grep -o 'rblk_[a-z_0-9]*(' |
 	tr -d '(' | sort -u)
-mapped=$(awk '/^RBLK_[A-Z_0-9.]* *\{/ {pub = $1 !~ /_PRIVATE$/} pub && /^\t\trblk_/ {gsub(/[\t;]/, ""); print}' "$map" | sort -u)
+mapped=$(awk '/^RBLK_[A-Z_0-9.]* *\{/ {pub = $1 !~ /PRIVATE/} pub && /^\t\trblk_/ {gsub(/[\t;]/, ""); print}' "$map" | sort -u)
 [ "$want" = "$mapped" ] || {
 	echo "the version script differs from the headers (< headers, > $map):"
 	diff <(echo "$want") <(echo "$mapped") || true

@@ -826,8 +826,12 @@ static char descs[4096];
 /* Diffs base_json against @new_json: op types as letters in @out, descriptions in descs. */
 static void diff_types(const char *new_json, char *out, size_t len)
 {
-	/* ALLOW_HOST_KEPT and ALLOW_HOST are both "H": a host allowed. */
-	static const char letters[] = "HoxunsSNHAlkR";
+	/*
+	 * ALLOW_HOST_KEPT and ALLOW_HOST are both "H": a host allowed. ANA:
+	 * G/q a state made accessible/inaccessible, g a namespace's group, d a
+	 * group dropped from a port (tests/unit/daemon/config_mpath_ut.c).
+	 */
+	static const char letters[] = "HoxunsSNHAlGgqdkR";
 	struct rblk_config *a, *b;
 	struct rblk_config_diff d;
 	size_t i;

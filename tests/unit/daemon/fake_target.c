@@ -151,8 +151,13 @@ void rblk_target_destroy(struct rblk_target *tgt)
 int rblk_target_add_subsystem(struct rblk_target *tgt, const struct rblk_subsystem_opts *o,
 			      struct rblk_subsystem **out)
 {
-	int ret = record("add_subsys %s any=%d serial=%s model=%s", o->nqn, o->allow_any_host,
-			 o->serial ? o->serial : "-", o->model ? o->model : "-");
+	char range[32] = "";
+	int ret;
+
+	if (o->cntlid_min || o->cntlid_max)
+		snprintf(range, sizeof(range), " cntlid=%u-%u", o->cntlid_min, o->cntlid_max);
+	ret = record("add_subsys %s any=%d serial=%s model=%s%s", o->nqn, o->allow_any_host,
+		     o->serial ? o->serial : "-", o->model ? o->model : "-", range);
 
 	if (ret)
 		return ret;
@@ -233,13 +238,15 @@ int rblk_subsystem_set_allow_any_host(struct rblk_subsystem *ss, bool allow)
 int rblk_subsystem_add_namespace(struct rblk_subsystem *ss, const struct rblk_ns_opts *o,
 				 uint32_t *nsid)
 {
-	char uuid[40] = "-";
+	char uuid[40] = "-", grp[24] = "";
 	int ret;
 
 	if (o->has_uuid)
 		snprintf(uuid, sizeof(uuid), "%02x%02x", o->uuid[0], o->uuid[1]);
-	ret = record("add_ns %s %u %s ro=%d bs=%u backend=%s uuid=%s", ss->nqn, o->nsid, o->path,
-		     o->read_only, o->block_size, o->backend ? o->backend : "-", uuid);
+	if (o->anagrpid > 1)
+		snprintf(grp, sizeof(grp), " grp=%u", o->anagrpid);
+	ret = record("add_ns %s %u %s ro=%d bs=%u backend=%s uuid=%s%s", ss->nqn, o->nsid, o->path,
+		     o->read_only, o->block_size, o->backend ? o->backend : "-", uuid, grp);
 	if (ret)
 		return ret;
 	for (int i = 0; i < ss->nr_ns; i++)
@@ -294,6 +301,50 @@ int rblk_target_port_remove_subsystem(struct rblk_target *tgt, uint16_t portid, 
 	if (ret)
 		return ret;
 	return rblk_target_find_subsystem(tgt, nqn) ? 0 : -ENOENT;
+}
+
+/* ANA calls are only recorded (states by nvmet's names). */
+static const char *state_name(enum rblk_ana_state s)
+{
+	switch (s) {
+	case RBLK_ANA_OPTIMIZED:
+		return "optimized";
+	case RBLK_ANA_NON_OPTIMIZED:
+		return "non-optimized";
+	case RBLK_ANA_INACCESSIBLE:
+		return "inaccessible";
+	case RBLK_ANA_PERSISTENT_LOSS:
+		return "persistent-loss";
+	case RBLK_ANA_CHANGE:
+		return "change";
+	}
+	return "?";
+}
+
+int rblk_target_port_set_ana_state(struct rblk_target *tgt, uint16_t portid, uint32_t grpid,
+				   enum rblk_ana_state state)
+{
+	(void)tgt;
+	return record("ana_state %u %u %s", portid, grpid, state_name(state));
+}
+
+int rblk_target_port_get_ana_state(struct rblk_target *tgt, uint16_t portid, uint32_t grpid,
+				   enum rblk_ana_state *state)
+{
+	(void)tgt;
+	*state = grpid == 1 ? RBLK_ANA_OPTIMIZED : RBLK_ANA_INACCESSIBLE;
+	return record("get_ana_state %u %u", portid, grpid);
+}
+
+int rblk_target_port_remove_ana_group(struct rblk_target *tgt, uint16_t portid, uint32_t grpid)
+{
+	(void)tgt;
+	return record("ana_group_del %u %u", portid, grpid);
+}
+
+int rblk_subsystem_set_ns_ana_grpid(struct rblk_subsystem *ss, uint32_t nsid, uint32_t grpid)
+{
+	return record("ns_ana_grpid %s %u %u", ss->nqn, nsid, grpid);
 }
 
 int rblk_target_start(struct rblk_target *tgt)

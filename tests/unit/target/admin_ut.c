@@ -73,14 +73,20 @@ static void test_identify_ctrl(void)
 	CU_ASSERT_EQUAL(id.msdbd, 1);
 	CU_ASSERT_EQUAL(id.fcatt, 0);
 	CU_ASSERT_EQUAL(rblk_le16(id.kas), 10);
+	CU_ASSERT_EQUAL(rblk_le32(id.rtd3e), 30000000);	/* 30 s for the shutdown syncs */
 	CU_ASSERT_EQUAL(rblk_le16(id.maxcmd), 128);
 	CU_ASSERT_EQUAL(id.mdts, 8); /* 1 MiB = 2^8 x 4 KiB, as nvmet-rdma */
 	CU_ASSERT_EQUAL(rblk_le32(id.nn), 1024);
 	CU_ASSERT_EQUAL(rblk_le16(id.oncs), NVME_CTRL_ONCS_DSM | NVME_CTRL_ONCS_WRITE_ZEROES);
 	CU_ASSERT_EQUAL(id.vwc, 0); /* RAM has no volatile cache */
 	CU_ASSERT_EQUAL(id.cntrltype, 1);
-	CU_ASSERT_EQUAL(id.cmic, NVME_CTRL_CMIC_MULTI_CTRL);
-	CU_ASSERT_EQUAL(rblk_le32(id.oaes), NVME_CTRL_OAES_NS_ATTR);
+	/* Multi-port, multi-controller, ANA (0x0B) and the ANA change AEN, as nvmet. */
+	CU_ASSERT_EQUAL(id.cmic, 0x0B);
+	CU_ASSERT_EQUAL(rblk_le32(id.oaes), 0x900);
+	CU_ASSERT_EQUAL(id.anatt, 10);
+	CU_ASSERT_EQUAL(id.anacap, 0x1F);
+	CU_ASSERT_EQUAL(rblk_le32(id.anagrpmax), 128);
+	CU_ASSERT_EQUAL(rblk_le32(id.nanagrpid), 128);
 	CU_ASSERT_EQUAL(rblk_le32(id.ctratt), 0x41);
 	CU_ASSERT_EQUAL(id.lpa, 0x07);
 	CU_ASSERT_EQUAL(id.elpe, 63);
@@ -88,7 +94,8 @@ static void test_identify_ctrl(void)
 	CU_ASSERT_EQUAL(id.sqes, 0x66);
 	CU_ASSERT_EQUAL(id.cqes, 0x44);
 	CU_ASSERT_EQUAL(rblk_le32(id.ver), 0x00010300);
-	CU_ASSERT_EQUAL(rblk_le32(id.mnan), 0);
+	/* The Linux host refuses an ANA controller whose MNAN is 0 or above NN. */
+	CU_ASSERT_EQUAL(rblk_le32(id.mnan), 1024);
 	CU_ASSERT_EQUAL(id.apsta, 0);
 	CU_ASSERT_EQUAL(rblk_le16(id.crdt1), 0);
 	CU_ASSERT_STRING_EQUAL(id.subnqn, TT_SUBNQN);
@@ -277,7 +284,7 @@ static void test_log_lengths_and_offsets(void)
 	/* Unknown logs, including discovery on an I/O controller. */
 	CU_ASSERT_EQUAL(TT_SC(tt_get_log(aq, NVME_LOG_DISC, 0, 0, 1024, false, buf)),
 			NVME_SC_INVALID_LOG_PAGE | NVME_SC_DNR);
-	CU_ASSERT_EQUAL(TT_SC(tt_get_log(aq, NVME_LOG_ANA, 0, 0, 4096, false, buf)),
+	CU_ASSERT_EQUAL(TT_SC(tt_get_log(aq, NVME_LOG_PERSISTENT_EVENT, 0, 0, 4096, false, buf)),
 			NVME_SC_INVALID_LOG_PAGE | NVME_SC_DNR);
 	/* LPO: dword aligned, not past the end; at the end reads zeroes. */
 	CU_ASSERT_EQUAL(TT_SC(tt_get_log(aq, NVME_LOG_SMART, 0, 2, 8, false, buf)),
@@ -504,9 +511,9 @@ static void test_features_aec_kato(void)
 	CU_ASSERT_EQUAL(tt_get_features(aq, NVME_FEAT_ASYNC_EVENT, 0, 0, &dw0, NULL, 0), 0);
 	CU_ASSERT_EQUAL(dw0, NVME_AEN_CFG_NS_ATTR);
 	/* Events this controller never sends are dropped from the configuration. */
-	CU_ASSERT_EQUAL(tt_set_features(aq, NVME_FEAT_ASYNC_EVENT, 0x80000900, NULL), 0);
+	CU_ASSERT_EQUAL(tt_set_features(aq, NVME_FEAT_ASYNC_EVENT, 0x80000B00, NULL), 0);
 	CU_ASSERT_EQUAL(tt_get_features(aq, NVME_FEAT_ASYNC_EVENT, 0, 0, &dw0, NULL, 0), 0);
-	CU_ASSERT_EQUAL(dw0, NVME_AEN_CFG_NS_ATTR);
+	CU_ASSERT_EQUAL(dw0, NVME_AEN_CFG_NS_ATTR | NVME_AEN_CFG_ANA_CHANGE);
 	CU_ASSERT_EQUAL(tt_get_features(aq, NVME_FEAT_KATO, 0, 0, &dw0, NULL, 0), 0);
 	CU_ASSERT_EQUAL(dw0, 5000);
 	CU_ASSERT_EQUAL(tt_set_features(aq, NVME_FEAT_KATO, 12000, NULL), 0);
