@@ -49,13 +49,14 @@ enum rblk_auth_dhgroup {
 /*
  * Hash names: "sha256", "sha384", "sha512" (nvme-cli and SPDK) and
  * "hmac(sha256)"... (the kernel's configfs); -EINVAL for anything else.
- * rblk_auth_hash_name() gives the configfs spelling "hmac(sha256)".
+ * rblk_auth_hash_name() gives the configfs spelling "hmac(sha256)", "none"
+ * for NONE and "unknown" for any other value (never NULL: it goes in logs).
  */
 int rblk_auth_hash_parse(const char *name, enum rblk_auth_hash *out);
 const char *rblk_auth_hash_name(enum rblk_auth_hash h);
 /* Length of the hash's digest in bytes (32/48/64), 0 for NONE or unknown. */
 size_t rblk_auth_hash_len(enum rblk_auth_hash h);
-/* DH group names: "null", "ffdhe2048" ... "ffdhe8192"; -EINVAL otherwise. */
+/* DH group names: "null", "ffdhe2048" ... "ffdhe8192"; -EINVAL otherwise ("unknown" out). */
 int rblk_auth_dhgroup_parse(const char *name, enum rblk_auth_dhgroup *out);
 const char *rblk_auth_dhgroup_name(enum rblk_auth_dhgroup g);
 /* Size in bytes of the group's public values and shared secret (0 for NULL). */
@@ -78,11 +79,17 @@ struct rblk_auth_secret {
  * length or a CRC that does not match. Never copies @str anywhere else.
  */
 int rblk_auth_secret_parse(const char *str, struct rblk_auth_secret *out);
-/* Formats @s as a DHHC-1 string into @buf (RBLK_AUTH_SECRET_STR_MAX bytes will do). */
+/*
+ * Formats @s as a DHHC-1 string into @buf (RBLK_AUTH_SECRET_STR_MAX bytes will
+ * do); -ENOSPC (and @buf cleared) when @len is too small.
+ */
 int rblk_auth_secret_format(const struct rblk_auth_secret *s, char *buf, size_t len);
 /*
- * A new secret, as nvme-cli's gen-dhchap-key makes it: @len random bytes
- * (32, 48, 64) tagged with @transform, or, with @key non-NULL, those bytes.
+ * A new secret: @len random bytes (32, 48, 64) tagged with @transform, or,
+ * with @key non-NULL, those bytes. (nvme-cli's gen-dhchap-key goes one step
+ * further and prints, for a transform other than NONE, the key already
+ * transformed with an NQN: rblk gen-dhchap-key does the same with
+ * rblk_auth_secret_transform() and a second generate.)
  */
 int rblk_auth_secret_generate(enum rblk_auth_hash transform, size_t len, const uint8_t *key,
 			      struct rblk_auth_secret *out);

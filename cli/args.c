@@ -11,6 +11,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "auth/auth.h"
 #include "cli/cli.h"
 #include "cli/args.h"
 #include "common/uuid.h"
@@ -124,7 +125,11 @@ const char rblk_cli_conn_help[] =
 	"  -l, --ctrl-loss-tmo=SEC       give up reconnecting after SEC, -1 = never (default 600)\n"
 	"  -r, --trid='KEY=VAL ...'      SPDK transport ID: trtype=RDMA adrfam=IPv4 traddr=ADDR\n"
 	"                                trsvcid=PORT subnqn=NQN [hostnqn=NQN] [hostaddr=ADDR] [ns=N]\n"
-	"                                (key:value works too; later flags override earlier ones)\n";
+	"                                (key:value works too; later flags override earlier ones)\n"
+	"  -S, --dhchap-secret=SECRET    DH-HMAC-CHAP host secret (DHHC-1:NN:...:, as nvme\n"
+	"                                gen-dhchap-key makes it), used when the target asks\n"
+	"  -C, --dhchap-ctrl-secret=SECRET\n"
+	"                                controller secret: the target proves itself too (needs -S)\n";
 
 void rblk_cli_conn_init(struct cli_conn *c)
 {
@@ -144,6 +149,25 @@ void rblk_cli_conn_fini(struct cli_conn *c)
 static int bad_value(int opt, const char *arg, const char *why)
 {
 	return rblk_cli_usage_err("invalid value '%s' for -%c: %s", arg, opt, why);
+}
+
+/*
+ * A DHHC-1 secret checked here, so that a typo is a usage error before any
+ * connection; the message never repeats the secret (it ends up in logs).
+ */
+static int check_secret(int opt, const char *arg, const char **dst)
+{
+	struct rblk_auth_secret s;
+	int ret = rblk_auth_secret_parse(arg, &s);
+
+	rblk_auth_secret_clear(&s);
+	if (ret)
+		return rblk_cli_usage_err("invalid value for -%c (--%s): not a DHHC-1 secret "
+					  "(DHHC-1:00..03:<base64 of a 32, 48 or 64-byte key and its "
+					  "CRC-32>:, as `nvme gen-dhchap-key` prints it)",
+					  opt, opt == 'S' ? "dhchap-secret" : "dhchap-ctrl-secret");
+	*dst = arg;
+	return 1;
 }
 
 static int check_port(const char *s)
@@ -219,6 +243,10 @@ int rblk_cli_conn_opt(struct cli_conn *c, int opt, const char *arg)
 			return bad_value(opt, arg, "seconds, or -1 for never");
 		c->ctrl_loss_tmo = v;
 		return 1;
+	case 'S':
+		return check_secret(opt, arg, &c->dhchap_secret);
+	case 'C':
+		return check_secret(opt, arg, &c->dhchap_ctrl_secret);
 	case 'r':
 		if (rblk_cli_parse_trid(c, arg, why, sizeof(why)))
 			return rblk_cli_usage_err("invalid transport ID '%s': %s", arg, why);
@@ -338,6 +366,9 @@ int rblk_cli_conn_finish(struct cli_conn *c, const char *default_nqn, struct rbl
 		return rblk_cli_usage_err("no target address: give -a ADDR (or -r 'traddr=ADDR ...')");
 	if (!c->subnqn && !default_nqn)
 		return rblk_cli_usage_err("no subsystem NQN: give -n NQN (or -r 'subnqn=NQN ...')");
+	if (c->dhchap_ctrl_secret && !c->dhchap_secret)
+		return rblk_cli_usage_err("--dhchap-ctrl-secret needs --dhchap-secret: the target "
+					  "authenticates itself only to an authenticated host");
 	opts->traddr = c->traddr;
 	if (c->trsvcid)
 		opts->trsvcid = c->trsvcid;
@@ -345,6 +376,8 @@ int rblk_cli_conn_finish(struct cli_conn *c, const char *default_nqn, struct rbl
 	opts->hostnqn = c->hostnqn;
 	opts->hostid = c->hostid;
 	opts->host_traddr = c->host_traddr;
+	opts->dhchap_secret = c->dhchap_secret;
+	opts->dhchap_ctrl_secret = c->dhchap_ctrl_secret;
 	if (c->queue_size)
 		opts->queue_size = (uint32_t)c->queue_size;
 	if (c->nr_io_queues)

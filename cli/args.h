@@ -2,7 +2,7 @@
 /*
  * Command-line parsing shared by the verbs: numbers with size suffixes, the
  * output format, nvme-cli's connection flags (-t -a -s -n -q -I -w -Q -i -k
- * -c -l) and SPDK's transport-ID strings (-r 'trtype=RDMA traddr=... ns=1'),
+ * -c -l -S -C) and SPDK's transport-ID strings (-r 'trtype=RDMA traddr=... ns=1'),
  * and the conversion to struct rblk_connect_opts.
  */
 #ifndef RBLK_CLI_ARGS_H
@@ -52,6 +52,8 @@ struct cli_conn {
 	long kato;			/* -k, -1 = library default */
 	long reconnect_delay;		/* -c, -1 = library default */
 	long ctrl_loss_tmo;		/* -l, -2 = library default (-1 means forever) */
+	const char *dhchap_secret;	/* -S, checked to be DHHC-1 */
+	const char *dhchap_ctrl_secret;	/* -C, checked to be DHHC-1 */
 	uint32_t nsid;			/* from -r ns=N or the verb's -N */
 	bool have_nsid;
 	char *trid_copy[CLI_TRID_MAX];	/* -r strings, tokenised in place (fields point into them) */
@@ -59,7 +61,7 @@ struct cli_conn {
 };
 
 /* Short and long options every connecting verb accepts (prepend to the verb's own). */
-#define CLI_CONN_SHORTOPTS "t:a:s:n:q:I:w:Q:i:k:c:l:r:"
+#define CLI_CONN_SHORTOPTS "t:a:s:n:q:I:w:Q:i:k:c:l:r:S:C:"
 #define CLI_CONN_LONGOPTS                                                        \
 	{ "transport", required_argument, NULL, 't' },                          \
 	{ "traddr", required_argument, NULL, 'a' },                             \
@@ -73,7 +75,9 @@ struct cli_conn {
 	{ "keep-alive-tmo", required_argument, NULL, 'k' },                     \
 	{ "reconnect-delay", required_argument, NULL, 'c' },                    \
 	{ "ctrl-loss-tmo", required_argument, NULL, 'l' },                      \
-	{ "trid", required_argument, NULL, 'r' }
+	{ "trid", required_argument, NULL, 'r' },                               \
+	{ "dhchap-secret", required_argument, NULL, 'S' },                      \
+	{ "dhchap-ctrl-secret", required_argument, NULL, 'C' }
 
 /* The OPTIONS lines that go with CLI_CONN_LONGOPTS (for --help). */
 extern const char rblk_cli_conn_help[];
@@ -94,7 +98,8 @@ int rblk_cli_conn_opt(struct cli_conn *c, int opt, const char *arg);
 int rblk_cli_parse_trid(struct cli_conn *c, const char *s, char *why, size_t whylen);
 /*
  * Checks what the verb needs (an address; a subsystem NQN unless
- * @default_nqn is given, which is then used) and fills @opts (after
+ * @default_nqn is given, which is then used; a host secret when a
+ * controller secret is given) and fills @opts (after
  * rblk_connect_opts_init). CLI_EXIT_OK or CLI_EXIT_USAGE (message printed).
  */
 int rblk_cli_conn_finish(struct cli_conn *c, const char *default_nqn,

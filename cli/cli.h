@@ -77,6 +77,7 @@ int rblk_cli_attach(int argc, char **argv);
 int rblk_cli_detach(int argc, char **argv);
 int rblk_cli_doctor(int argc, char **argv);
 int rblk_cli_gen_hostnqn(int argc, char **argv);
+int rblk_cli_gen_dhchap_key(int argc, char **argv);
 int rblk_cli_version(int argc, char **argv);
 
 /* The whole program: `rblk VERB [OPTIONS]` (cli/main.c). */

@@ -63,7 +63,7 @@ const char *rblk_cli_exit_str(int code)
 	case CLI_EXIT_OK: return "success";
 	case CLI_EXIT_FAILURE: return "failure (I/O error, local error)";
 	case CLI_EXIT_USAGE: return "bad command line, or an unaligned or out-of-range request";
-	case CLI_EXIT_REFUSED: return "the target refused: it answered with an NVMe error status";
+	case CLI_EXIT_REFUSED: return "the target refused: an NVMe error status, or authentication failed";
 	case CLI_EXIT_UNREACHABLE: return "target unreachable: no route, no RDMA device, nobody listening, timeout";
 	case CLI_EXIT_NOT_FOUND: return "not found: unknown subsystem NQN, inactive namespace, no such NBD device";
 	case CLI_EXIT_CHECK: return "a check failed: data mismatch, bench --compare regression, doctor FAIL";
@@ -132,6 +132,9 @@ int rblk_cli_exit_code(enum cli_op op, int err, uint16_t status)
 		return CLI_EXIT_NOT_FOUND;
 	if (op == CLI_OP_CONNECT && (err_unreachable(err) || err == -ENODEV))
 		return CLI_EXIT_UNREACHABLE;
+	/* Authentication required, refused, or the controller failed ours: a refusal. */
+	if (op == CLI_OP_CONNECT && err == -EACCES)
+		return CLI_EXIT_REFUSED;
 	if (op == CLI_OP_CONNECT && err == -EINVAL)
 		return CLI_EXIT_USAGE;
 	if (op == CLI_OP_CONNECT && err == -ENOENT)
@@ -165,7 +168,11 @@ int rblk_cli_report(enum cli_op op, int err, uint16_t status, const char *what, 
 			rblk_cli_err("hint: `rblk list` shows the active namespaces");
 		break;
 	case CLI_EXIT_REFUSED:
-		if ((status & NVME_STATUS_CODE_MASK) == NVME_SC_CONNECT_INVALID_HOST)
+		if (op == CLI_OP_CONNECT && err == -EACCES)
+			rblk_cli_err("hint: in-band authentication failed: give the subsystem's "
+				     "DH-HMAC-CHAP key for this host NQN with -S/--dhchap-secret (and "
+				     "-C/--dhchap-ctrl-secret for the controller's); -v shows why");
+		else if ((status & NVME_STATUS_CODE_MASK) == NVME_SC_CONNECT_INVALID_HOST)
 			rblk_cli_err("hint: the subsystem does not allow this host NQN (-q, "
 				     "/etc/nvme/hostnqn); add it to the subsystem's allowed hosts");
 		break;
@@ -246,6 +253,8 @@ static const struct verb verbs[] = {
 	{ "detach", rblk_cli_detach, "detach an attached /dev/ublkbN or /dev/nbdN" },
 	{ "doctor", rblk_cli_doctor, "check this host's RDMA setup (devices, ports, memlock, ...)" },
 	{ "gen-hostnqn", rblk_cli_gen_hostnqn, "generate a host NQN (as nvme gen-hostnqn)" },
+	{ "gen-dhchap-key", rblk_cli_gen_dhchap_key,
+	  "generate an in-band authentication secret (as nvme gen-dhchap-key)" },
 	{ "version", rblk_cli_version, "print the version" },
 };
 
@@ -258,7 +267,7 @@ static void usage(FILE *f)
 		   "benchmark and attach remote namespaces. Flags follow nvme-cli; every verb\n"
 		   "takes -o json (results on stdout, messages on stderr).\n\nVerbs:\n");
 	for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
-		fprintf(f, "  %-12s %s\n", verbs[i].name, verbs[i].summary);
+		fprintf(f, "  %-14s %s\n", verbs[i].name, verbs[i].summary);
 	fprintf(f, "\nGlobal options (before the verb):\n"
 		   "  --log-level=LEVEL   err, warn (default), notice, info, debug; also RBLK_LOG_LEVEL\n\n");
 	rblk_cli_print_exit_codes(f);

@@ -35,9 +35,12 @@ static struct rblk_fio_ctrl *cache_head;
 
 static bool same_params(const struct rblk_fio_conn_params *a, const struct rblk_fio_conn_params *b)
 {
+	/* Jobs with other secrets would authenticate otherwise: they get their own controller. */
 	return a->queue_size == b->queue_size && a->keep_alive_tmo == b->keep_alive_tmo &&
 	       a->nr_io_queues == b->nr_io_queues && a->reconnect_delay == b->reconnect_delay &&
-	       a->ctrl_loss_tmo == b->ctrl_loss_tmo;
+	       a->ctrl_loss_tmo == b->ctrl_loss_tmo &&
+	       !strcmp(a->dhchap_secret, b->dhchap_secret) &&
+	       !strcmp(a->dhchap_ctrl_secret, b->dhchap_ctrl_secret);
 }
 
 static bool matches(const struct rblk_fio_ctrl *rc, const struct rblk_fio_trid *t,
@@ -61,6 +64,9 @@ static const char *connect_hint(int err)
 		return " (no answer within connect_timeout)";
 	case -EHOSTUNREACH:
 		return " (the address did not resolve or is unreachable)";
+	case -EACCES:
+		return " (in-band authentication failed: set dhchap_secret to the subsystem's key "
+		       "for this host NQN, and dhchap_ctrl_secret to the controller's)";
 	default:
 		return "";
 	}
@@ -104,6 +110,8 @@ static int connect_new(const struct rblk_fio_trid *t, const struct rblk_fio_conn
 		o.reconnect_delay = p->reconnect_delay;
 	if (p->ctrl_loss_tmo >= -1)
 		o.ctrl_loss_tmo = p->ctrl_loss_tmo;
+	o.dhchap_secret = rc->params.dhchap_secret[0] ? rc->params.dhchap_secret : NULL;
+	o.dhchap_ctrl_secret = rc->params.dhchap_ctrl_secret[0] ? rc->params.dhchap_ctrl_secret : NULL;
 
 	ret = rblk_connect(&o, &rc->ctrl, &status);
 	if (ret) {

@@ -16,6 +16,7 @@
 
 #include <rblk/initiator.h>
 
+#include "auth/auth.h"
 #include "fio-plugin/trid.h"
 
 /* How to connect, beyond the transport ID (engine options; 0 = library default). */
@@ -27,6 +28,9 @@ struct rblk_fio_conn_params {
 	int32_t reconnect_delay;     /* < 0: library default */
 	int32_t ctrl_loss_tmo;       /* < -1: library default; -1 forever */
 	bool private_ctrl;           /* never share: a controller per caller */
+	/* DH-HMAC-CHAP secrets (DHHC-1), "" = none; part of what makes a controller shared. */
+	char dhchap_secret[RBLK_AUTH_SECRET_STR_MAX];
+	char dhchap_ctrl_secret[RBLK_AUTH_SECRET_STR_MAX];
 };
 
 struct rblk_fio_ctrl;

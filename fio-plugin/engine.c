@@ -203,6 +203,7 @@ static int file_connect(struct thread_data *td, struct fio_file *f,
 
 static int rblk_fio_setup(struct thread_data *td)
 {
+	char why[WHY_LEN] = "";
 	struct rblk_fio_opts *o = td->eo;
 	struct rblk_fio_conn_params p;
 	struct rblk_fio_trid defaults;
@@ -214,6 +215,8 @@ static int rblk_fio_setup(struct thread_data *td)
 		strcpy(log_level_name, o->log_level);
 	pthread_once(&log_once, log_setup);
 
+	if (rblk_fio_opts_check(o, why, sizeof(why)))
+		return fail(td, NULL, EINVAL, "rblk options", why);
 	rblk_fio_opts_defaults(o, &defaults, &p);
 	for_each_file(td, f, i)
 		if ((err = file_parse(td, f, &defaults)))

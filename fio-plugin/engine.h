@@ -44,9 +44,18 @@ struct rblk_fio_opts {
 	unsigned int busy_poll;
 	unsigned int spin_us;
 	char *log_level;
+	char *dhchap_secret;
+	char *dhchap_ctrl_secret;
 };
 
 extern struct fio_option rblk_fio_options[];
+
+/*
+ * Checks what the engine options cannot express by type: the DH-HMAC-CHAP
+ * secrets are DHHC-1 and the controller one comes with a host one. -EINVAL
+ * with a sentence in @why that never quotes a secret.
+ */
+int rblk_fio_opts_check(const struct rblk_fio_opts *o, char *why, size_t whylen);
 
 /* The engine options as transport-ID defaults and connection parameters. */
 void rblk_fio_opts_defaults(const struct rblk_fio_opts *o, struct rblk_fio_trid *defaults,

@@ -6,7 +6,9 @@
  * `ns=N` per file, and an NQN full of ':' can avoid fio's filename splitting.
  * Connection tuning follows nvme-cli's names and units.
  */
+#include <errno.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "fio-plugin/engine.h"
@@ -65,6 +67,12 @@ struct fio_option rblk_fio_options[] = {
 		 "Poll completions without sleeping (lowest latency, one core per job)"),
 	OPT_INT("spin_us", spin_us, "rblk spin before sleeping", "20",
 		"Microseconds to poll for completions before sleeping on the completion channel"),
+	OPT_STR("dhchap_secret", dhchap_secret, "rblk DH-HMAC-CHAP host secret",
+		"Host secret (DHHC-1:NN:...:, as nvme gen-dhchap-key) for targets that require "
+		"in-band authentication (nvme connect --dhchap-secret)"),
+	OPT_STR("dhchap_ctrl_secret", dhchap_ctrl_secret, "rblk DH-HMAC-CHAP controller secret",
+		"Controller secret: the target must authenticate too (needs dhchap_secret; "
+		"nvme connect --dhchap-ctrl-secret)"),
 	{
 		.name = "rblk_log", .lname = "rblk library log level",
 		.type = FIO_OPT_STR_STORE, .off1 = offsetof(struct rblk_fio_opts, log_level),
@@ -79,6 +87,40 @@ static void copy_str(char *dst, size_t cap, const char *s)
 {
 	if (s && strlen(s) < cap)
 		strcpy(dst, s);
+}
+
+static bool bad_secret(const char *s)
+{
+	struct rblk_auth_secret k;
+	int ret;
+
+	if (!s || !*s)
+		return false;
+	ret = rblk_auth_secret_parse(s, &k);
+	rblk_auth_secret_clear(&k);
+	return ret != 0;
+}
+
+int rblk_fio_opts_check(const struct rblk_fio_opts *o, char *why, size_t whylen)
+{
+	static const char form[] = "not a DHHC-1 secret (DHHC-1:00..03:<base64 of a 32, 48 or "
+				   "64-byte key and its CRC-32>:, as nvme gen-dhchap-key prints it)";
+	bool host = o->dhchap_secret && *o->dhchap_secret;
+
+	if (bad_secret(o->dhchap_secret)) {
+		snprintf(why, whylen, "dhchap_secret: %s", form);
+		return -EINVAL;
+	}
+	if (bad_secret(o->dhchap_ctrl_secret)) {
+		snprintf(why, whylen, "dhchap_ctrl_secret: %s", form);
+		return -EINVAL;
+	}
+	if (o->dhchap_ctrl_secret && *o->dhchap_ctrl_secret && !host) {
+		snprintf(why, whylen, "dhchap_ctrl_secret needs dhchap_secret (the target "
+				      "authenticates itself only to an authenticated host)");
+		return -EINVAL;
+	}
+	return 0;
 }
 
 void rblk_fio_opts_defaults(const struct rblk_fio_opts *o, struct rblk_fio_trid *d,
@@ -100,4 +142,7 @@ void rblk_fio_opts_defaults(const struct rblk_fio_opts *o, struct rblk_fio_trid 
 	p->reconnect_delay = (int32_t)o->reconnect_delay;
 	p->ctrl_loss_tmo = o->ctrl_loss_tmo;
 	p->private_ctrl = o->private_ctrl;
+	/* rblk_fio_opts_check() passed: a valid secret always fits. */
+	copy_str(p->dhchap_secret, sizeof(p->dhchap_secret), o->dhchap_secret);
+	copy_str(p->dhchap_ctrl_secret, sizeof(p->dhchap_ctrl_secret), o->dhchap_ctrl_secret);
 }

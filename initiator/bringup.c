@@ -98,11 +98,10 @@ static int fabrics_connect(struct rblk_ctrl *c, struct rblk_hq *hq, uint16_t sqs
 			*status = st;
 		return -EREMOTEIO;
 	}
-	if (hq->qid == 0 && (dw0 >> 16) & 3) {
-		RBLK_ERR("Connect: %s requires in-band authentication, which rblk does not implement",
-			 c->subnqn);
-		return -EOPNOTSUPP;
-	}
+	/* Every queue authenticates when its own Connect response asks for it. */
+	ret = rblk_ctrl_authenticate(c, hq, dw0, status);
+	if (ret)
+		return ret;
 	if (cntlid_out)
 		*cntlid_out = (uint16_t)(dw0 & 0xFFFF);
 	return 0;

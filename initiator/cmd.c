@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "initiator/cmd.h"
+#include "protocol/auth.h"
 #include "protocol/sgl.h"
 
 static void sqe_init(struct nvme_sqe *sqe, uint8_t opc, uint32_t nsid)
@@ -39,6 +40,28 @@ void rblk_cmd_prop_set(struct nvme_sqe *sqe, uint32_t ofst, uint32_t value)
 	c->attrib = NVMF_PROP_SIZE_4;
 	c->ofst = rblk_cpu_to_le32(ofst);
 	c->value = rblk_cpu_to_le64(value);
+}
+
+static void auth_cmd(struct nvme_sqe *sqe, uint8_t fctype, uint32_t len)
+{
+	struct nvmf_auth_cmd *c = (struct nvmf_auth_cmd *)sqe;
+
+	sqe_init(sqe, NVME_FABRICS_COMMAND, 0);
+	c->fctype = fctype;
+	c->secp = NVMF_AUTH_SECP_NVME;
+	c->spsp0 = NVMF_AUTH_SPSP0;
+	c->spsp1 = NVMF_AUTH_SPSP1;
+	c->tl_al = rblk_cpu_to_le32(len);
+}
+
+void rblk_cmd_auth_send(struct nvme_sqe *sqe, uint32_t len)
+{
+	auth_cmd(sqe, NVMF_FCTYPE_AUTH_SEND, len);
+}
+
+void rblk_cmd_auth_recv(struct nvme_sqe *sqe, uint32_t len)
+{
+	auth_cmd(sqe, NVMF_FCTYPE_AUTH_RECV, len);
 }
 
 uint32_t rblk_cc_enable_value(void)

@@ -40,6 +40,13 @@ void rblk_cmd_prop_get(struct nvme_sqe *sqe, uint32_t ofst);
 /* Property Set of a 4-byte property (only CC is writable on nvmet). */
 void rblk_cmd_prop_set(struct nvme_sqe *sqe, uint32_t ofst, uint32_t value);
 
+/*
+ * Authentication Send / Receive for DH-HMAC-CHAP (SECP 0xE9, SPSP0 = SPSP1 =
+ * 1, as the Linux host) with TL / AL = @len; SGL1 left null for the caller.
+ */
+void rblk_cmd_auth_send(struct nvme_sqe *sqe, uint32_t len);
+void rblk_cmd_auth_recv(struct nvme_sqe *sqe, uint32_t len);
+
 /* CC as the library enables the controller: IOSQES 6, IOCQES 4, MPS 0, CSS NVM, EN. */
 uint32_t rblk_cc_enable_value(void);
 /* The same with SHN = normal shutdown (EN kept, as the Linux host does). */

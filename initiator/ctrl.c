@@ -162,6 +162,39 @@ int rblk_ctrl_attach_device(struct rblk_ctrl *c, struct rblk_cm_id *id)
 	return 0;
 }
 
+/*
+ * The DHHC-1 secrets, parsed once so that a typo fails here and not at the
+ * first Connect that asks for authentication. Messages never quote them.
+ */
+static int parse_secrets(struct rblk_ctrl *c, const char *host, const char *ctrl)
+{
+	int ret;
+
+	if (ctrl && !host) {
+		RBLK_ERR("connect: dhchap_ctrl_secret needs dhchap_secret (the controller authenticates to an authenticated host)");
+		return -EINVAL;
+	}
+	if (host) {
+		if (rblk_auth_secret_parse(host, &c->host_key)) {
+			RBLK_ERR("connect: dhchap_secret is not a DHHC-1 secret (DHHC-1:00..03:<base64 of a 32, 48 or 64-byte key and its CRC-32>:)");
+			return -EINVAL;
+		}
+		c->has_host_key = true;
+	}
+	if (ctrl) {
+		if (rblk_auth_secret_parse(ctrl, &c->ctrl_key)) {
+			RBLK_ERR("connect: dhchap_ctrl_secret is not a DHHC-1 secret (DHHC-1:00..03:<base64 of a 32, 48 or 64-byte key and its CRC-32>:)");
+			return -EINVAL;
+		}
+		c->has_ctrl_key = true;
+		/* S2 as Linux numbers them: a random start, then one more per transaction. */
+		ret = rblk_auth_random((uint8_t *)&c->auth_seqnum, sizeof(c->auth_seqnum));
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 static void ctrl_free(struct rblk_ctrl *c)
 {
 	if (c->ioq) {
@@ -190,6 +223,8 @@ static void ctrl_free(struct rblk_ctrl *c)
 	free(c->trsvcid);
 	free(c->host_traddr);
 	free(c->subnqn);
+	rblk_auth_secret_clear(&c->host_key);
+	rblk_auth_secret_clear(&c->ctrl_key);
 	free(c);
 }
 
@@ -243,6 +278,12 @@ int rblk_ctrl_create(const struct rblk_connect_opts *opts, bool oneshot, struct 
 	c->opts.subnqn = c->subnqn;
 	c->opts.hostnqn = NULL;
 	c->opts.hostid = NULL;
+	/* opts_normalise() left them NULL for a caller's struct too old to have them. */
+	ret = parse_secrets(c, c->opts.dhchap_secret, c->opts.dhchap_ctrl_secret);
+	c->opts.dhchap_secret = NULL;
+	c->opts.dhchap_ctrl_secret = NULL;
+	if (ret)
+		goto out_free;
 	c->discovery = rblk_nqn_is_discovery(c->subnqn);
 	c->kato_ms = c->opts.keep_alive_tmo * 1000;
 

@@ -26,6 +26,7 @@
 
 #include <rblk/initiator.h>
 
+#include "auth/auth.h"
 #include "common/clock.h"
 #include "initiator/queue.h"
 #include "initiator/reconnect.h"
@@ -80,6 +81,12 @@ struct rblk_ctrl {
 	bool has_src;
 	bool discovery;			/* the discovery controller: admin queue only */
 	uint32_t kato_ms;
+
+	/* DH-HMAC-CHAP (opts.dhchap_* parsed once; never logged, wiped on free). */
+	bool has_host_key, has_ctrl_key;
+	struct rblk_auth_secret host_key, ctrl_key;
+	uint16_t auth_tid;		/* next transaction ID: a counter, as Linux */
+	uint32_t auth_seqnum;		/* last S2: random start, +1 per transaction, never 0 */
 
 	/* The RDMA device every queue uses; an anchor id keeps it open across reconnects. */
 	struct rblk_device *dev;
@@ -141,6 +148,16 @@ void rblk_ctrl_teardown_queues(struct rblk_ctrl *c, bool requeue);
 void rblk_ctrl_resume_io(struct rblk_ctrl *c);
 /* FAIL_IO: kept and pending I/O completes with -ENOTCONN. */
 void rblk_ctrl_fail_io(struct rblk_ctrl *c);
+
+/*
+ * auth_queue.c: after a successful Connect of @hq whose DW0 is @dw0, runs
+ * DH-HMAC-CHAP on the queue when the controller asks for it (ATR); 0 when
+ * it does not. -EOPNOTSUPP for a secure channel (ASCR), -EACCES without a
+ * host secret or when authentication fails, -EPROTO for a controller that
+ * breaks the protocol, -EREMOTEIO with *status for an NVMe error status,
+ * or the queue's -errno.
+ */
+int rblk_ctrl_authenticate(struct rblk_ctrl *c, struct rblk_hq *hq, uint32_t dw0, uint16_t *status);
 
 /* bringup.c: one full connect (admin queue, enable, identify, I/O queues). */
 int rblk_ctrl_establish(struct rblk_ctrl *c, bool reconnect, uint16_t *status);

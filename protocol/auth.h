@@ -45,6 +45,10 @@ struct nvmf_auth_cmd {
 };
 _Static_assert(sizeof(struct nvmf_auth_cmd) == 64, "auth cmd size");
 _Static_assert(offsetof(struct nvmf_auth_cmd, secp) == 43, "auth secp");
+_Static_assert(offsetof(struct nvmf_auth_cmd, fctype) == 4, "auth fctype");
+_Static_assert(offsetof(struct nvmf_auth_cmd, sgl1) == 24, "auth sgl1");
+_Static_assert(offsetof(struct nvmf_auth_cmd, spsp0) == 41, "auth spsp0");
+_Static_assert(offsetof(struct nvmf_auth_cmd, spsp1) == 42, "auth spsp1");
 _Static_assert(offsetof(struct nvmf_auth_cmd, tl_al) == 44, "auth tl/al");
 
 /* auth_type of every message. */
@@ -87,6 +91,7 @@ struct nvmf_auth_dhchap_desc {
 	uint8_t idlist[60];
 };
 _Static_assert(sizeof(struct nvmf_auth_dhchap_desc) == 64, "dhchap desc size");
+_Static_assert(offsetof(struct nvmf_auth_dhchap_desc, idlist) == 4, "dhchap desc idlist");
 
 /* sc_c: secure channel concatenation; rblk speaks none (no TLS). */
 #define NVMF_AUTH_SC_C_NONE 0x00
@@ -101,6 +106,8 @@ struct nvmf_auth_negotiate {
 	struct nvmf_auth_dhchap_desc desc[];
 };
 _Static_assert(sizeof(struct nvmf_auth_negotiate) == 8, "negotiate header size");
+_Static_assert(offsetof(struct nvmf_auth_negotiate, t_id) == 4, "negotiate t_id");
+_Static_assert(offsetof(struct nvmf_auth_negotiate, napd) == 7, "negotiate napd");
 
 struct nvmf_auth_challenge {
 	uint8_t auth_type;	/* DHCHAP */
@@ -116,6 +123,10 @@ struct nvmf_auth_challenge {
 	uint8_t cval[];		/* hl bytes of challenge, then dhvlen bytes of DH value */
 };
 _Static_assert(sizeof(struct nvmf_auth_challenge) == 16, "challenge header size");
+_Static_assert(offsetof(struct nvmf_auth_challenge, hl) == 6, "challenge hl");
+_Static_assert(offsetof(struct nvmf_auth_challenge, hashid) == 8, "challenge hashid");
+_Static_assert(offsetof(struct nvmf_auth_challenge, dhvlen) == 10, "challenge dhvlen");
+_Static_assert(offsetof(struct nvmf_auth_challenge, seqnum) == 12, "challenge seqnum");
 
 #define NVMF_AUTH_CVALID 0x01
 struct nvmf_auth_reply {
@@ -129,9 +140,16 @@ struct nvmf_auth_reply {
 	uint8_t rsvd9;
 	uint16_t dhvlen;
 	uint32_t seqnum;	/* the host's sequence number for the controller's response */
-	uint8_t rval[];		/* hl response, hl challenge (if cvalid... always present), dhvlen DH value */
+	/*
+	 * hl bytes of response, then hl bytes of challenge (always there, zeros
+	 * unless cvalid: the Linux host sends both), then dhvlen bytes of DH value
+	 */
+	uint8_t rval[];
 };
 _Static_assert(sizeof(struct nvmf_auth_reply) == 16, "reply header size");
+_Static_assert(offsetof(struct nvmf_auth_reply, cvalid) == 8, "reply cvalid");
+_Static_assert(offsetof(struct nvmf_auth_reply, dhvlen) == 10, "reply dhvlen");
+_Static_assert(offsetof(struct nvmf_auth_reply, seqnum) == 12, "reply seqnum");
 
 #define NVMF_AUTH_RVALID 0x01
 struct nvmf_auth_success1 {
@@ -146,6 +164,7 @@ struct nvmf_auth_success1 {
 	uint8_t rval[];
 };
 _Static_assert(sizeof(struct nvmf_auth_success1) == 16, "success1 header size");
+_Static_assert(offsetof(struct nvmf_auth_success1, rvalid) == 8, "success1 rvalid");
 
 struct nvmf_auth_success2 {
 	uint8_t auth_type;	/* DHCHAP */
@@ -165,5 +184,6 @@ struct nvmf_auth_failure {
 	uint8_t rescode_exp;	/* NVMF_AUTH_FAIL_* */
 };
 _Static_assert(sizeof(struct nvmf_auth_failure) == 8, "failure size");
+_Static_assert(offsetof(struct nvmf_auth_failure, rescode) == 6, "failure rescode");
 
 #endif

@@ -8,7 +8,7 @@ PKGS=(
 	# build
 	build-essential cmake pkg-config clang
 	libibverbs-dev librdmacm-dev liburing-dev libaio-dev libcunit1-dev
-	libjson-c-dev libnl-3-dev libnl-genl-3-dev
+	libjson-c-dev libnl-3-dev libnl-genl-3-dev libssl-dev
 	# RDMA user space: providers (rxe), tools
 	rdma-core ibverbs-providers ibverbs-utils librdmacm1 rdmacm-utils perftest infiniband-diags
 	# the VM: QEMU, a static busybox for the initramfs, kmod for depmod/modprobe

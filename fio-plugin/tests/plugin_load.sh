@@ -17,7 +17,8 @@ cd "$work" || exit 1
 out=$(fio --enghelp="$SO" 2>&1)
 rc=$?
 if [ $rc -eq 0 ] && grep -q '^traddr ' <<< "$out" && grep -q '^subnqn ' <<< "$out" &&
-	grep -q '^queue_size ' <<< "$out"; then
+	grep -q '^queue_size ' <<< "$out" && grep -q '^dhchap_secret ' <<< "$out" &&
+	grep -q '^dhchap_ctrl_secret ' <<< "$out"; then
 	ok "fio --enghelp loads the plugin and lists its options"
 else
 	bad "fio --enghelp=$SO (rc $rc): $out"
@@ -58,6 +59,15 @@ run_fio processes "cannot connect to traddr=127.0.0.1" --filename='traddr=127.0.
 run_fio unreachable "cannot connect to traddr=127.0.0.1 trsvcid=4420 subnqn=nqn.x" --thread=1 \
 	--filename='trtype=RDMA adrfam=IPv4 traddr=127.0.0.1 trsvcid=4420 subnqn=nqn.x ns=1' \
 	--connect_timeout=2000
+# DH-HMAC-CHAP secrets are checked before anything connects, and never echoed.
+run_fio bad-secret "dhchap_secret: not a DHHC-1 secret" --thread=1 \
+	--filename='traddr=127.0.0.1 subnqn=n ns=1' --dhchap_secret='DHHC-1:01:c2VjcmV0:'
+grep -q 'c2VjcmV0' bad-secret.log && bad "bad-secret: the secret is echoed"
+run_fio ctrl-secret-alone "dhchap_ctrl_secret needs dhchap_secret" --thread=1 \
+	--filename='traddr=127.0.0.1 subnqn=n ns=1' --dhchap_ctrl_secret='DHHC-1:00:AQIDBAUGBwgJCgsMDQ4PEBESExQVFhcYGRobHB0eHyAl7OaH:'
+# A valid secret passes the check: the connect itself fails (no RDMA device here).
+run_fio good-secret "cannot connect to traddr=127.0.0.1" --thread=1 \
+	--filename='traddr=127.0.0.1 subnqn=n ns=1' --dhchap_secret='DHHC-1:00:AQIDBAUGBwgJCgsMDQ4PEBESExQVFhcYGRobHB0eHyAl7OaH:' --connect_timeout=2000
 
 [ $fails -eq 0 ] && { echo "all fio plugin load checks passed"; exit 0; }
 echo "$fails check(s) failed"

@@ -79,6 +79,16 @@ struct rblk_connect_opts {
 	bool disable_sqflow;         /* Connect CATTR bit 2 */
 	bool no_incapsule;           /* never send in-capsule data */
 	bool discover_all;           /* rblk_discover: keep the discovery subsystem's own entries (subtype 3) */
+	/*
+	 * In-band authentication (DH-HMAC-CHAP), used when the controller asks
+	 * for it in the Connect response; secrets in the DHHC-1 form nvme-cli
+	 * takes ("DHHC-1:01:<base64>:"). Copied at connect, never logged; a
+	 * malformed one fails rblk_connect() with -EINVAL. A controller that
+	 * requires authentication without a host secret here, or that fails it,
+	 * fails the connect with -EACCES.
+	 */
+	const char *dhchap_secret;       /* host secret: we prove who we are */
+	const char *dhchap_ctrl_secret;  /* controller secret: it proves who it is too (needs dhchap_secret) */
 };
 
 void rblk_connect_opts_init(struct rblk_connect_opts *opts) RBLK_EXPORT;

@@ -246,8 +246,38 @@ static void test_conn_finish(void)
 	rblk_cli_conn_fini(&c);
 }
 
+static void test_conn_dhchap(void)
+{
+	const char *secret = "DHHC-1:00:AQIDBAUGBwgJCgsMDQ4PEBESExQVFhcYGRobHB0eHyAl7OaH:";
+	struct rblk_connect_opts o;
+	struct cli_conn c;
+
+	capture_err();
+	rblk_cli_conn_init(&c);
+	c.traddr = "10.0.0.1";
+	c.subnqn = "nqn.a:b";
+	CU_ASSERT_EQUAL(rblk_cli_conn_finish(&c, NULL, &o), CLI_EXIT_OK);
+	CU_ASSERT_PTR_NULL(o.dhchap_secret);
+	CU_ASSERT_PTR_NULL(o.dhchap_ctrl_secret);
+	/* Checked as DHHC-1 when given, never repeated in the message. */
+	CU_ASSERT_EQUAL(rblk_cli_conn_opt(&c, 'S', "DHHC-1:01:AAAA:"), CLI_EXIT_USAGE);
+	CU_ASSERT_PTR_NOT_NULL(strstr(errbuf, "not a DHHC-1 secret"));
+	CU_ASSERT_PTR_NULL(strstr(errbuf, "AAAA"));
+	CU_ASSERT_PTR_NULL(c.dhchap_secret);
+	CU_ASSERT_EQUAL(rblk_cli_conn_opt(&c, 'C', secret), 1);
+	CU_ASSERT_EQUAL(rblk_cli_conn_finish(&c, NULL, &o), CLI_EXIT_USAGE);
+	CU_ASSERT_PTR_NOT_NULL(strstr(errbuf, "--dhchap-ctrl-secret needs --dhchap-secret"));
+	CU_ASSERT_EQUAL(rblk_cli_conn_opt(&c, 'S', secret), 1);
+	CU_ASSERT_EQUAL(rblk_cli_conn_finish(&c, NULL, &o), CLI_EXIT_OK);
+	CU_ASSERT_PTR_EQUAL(o.dhchap_secret, secret);
+	CU_ASSERT_PTR_EQUAL(o.dhchap_ctrl_secret, secret);
+	rblk_cli_conn_fini(&c);
+}
+
 static void test_exit_codes(void)
 {
+	/* An authentication refusal is the target refusing, with a hint. */
+	CU_ASSERT_EQUAL(rblk_cli_exit_code(CLI_OP_CONNECT, -EACCES, 0), CLI_EXIT_REFUSED);
 	CU_ASSERT_EQUAL(rblk_cli_exit_code(CLI_OP_CONNECT, 0, 0), CLI_EXIT_OK);
 	CU_ASSERT_EQUAL(rblk_cli_exit_code(CLI_OP_CONNECT, -EHOSTUNREACH, 0), CLI_EXIT_UNREACHABLE);
 	CU_ASSERT_EQUAL(rblk_cli_exit_code(CLI_OP_CONNECT, -ETIMEDOUT, 0), CLI_EXIT_UNREACHABLE);
@@ -307,6 +337,7 @@ static const struct ut_case cases[] = {
 	UT_CASE(test_conn_opt_values),
 	UT_CASE(test_conn_order_later_wins),
 	UT_CASE(test_conn_finish),
+	UT_CASE(test_conn_dhchap),
 	UT_CASE(test_exit_codes),
 	UT_CASE(test_report_names_status),
 	UT_CASE(test_exit_code_table),

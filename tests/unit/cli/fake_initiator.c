@@ -10,6 +10,10 @@
  *     nqn.2024-01.io.rblk:fake               ns 1: 2048 x 512 B, ns 2: 256 x 4 KiB,
  *                                            ns 3: 64 x 512 B read-only
  *     nqn.2024-01.io.rblk:refused            Connect fails: Invalid Host (DNR)
+ *     nqn.2024-01.io.rblk:auth               as :fake, but requires DH-HMAC-CHAP with the
+ *                                            host secret FAKE_SECRET (-EACCES otherwise) and,
+ *                                            when one is given, the controller secret
+ *                                            FAKE_CTRL_SECRET
  *     anything else                          Connect fails: Invalid Parameters (DNR)
  *
  * Namespace data lives in memory, or in $RBLK_FAKE_DIR/nsN.img when that is
@@ -37,6 +41,10 @@
 
 #define FAKE_NQN "nqn.2024-01.io.rblk:fake"
 #define FAKE_REFUSED "nqn.2024-01.io.rblk:refused"
+#define FAKE_AUTH "nqn.2024-01.io.rblk:auth"
+/* What tests/unit/cli/main_test.sh passes (keys 01..20 and 101..148 with their CRCs). */
+#define FAKE_SECRET "DHHC-1:00:AQIDBAUGBwgJCgsMDQ4PEBESExQVFhcYGRobHB0eHyAl7OaH:"
+#define FAKE_CTRL_SECRET "DHHC-1:02:ZWZnaGlqa2xtbm9wcXJzdHV2d3h5ent8fX5/gIGCg4SFhoeIiYqLjI2Oj5CRkpOUeJdF8g==:"
 #define NR_NS 3
 
 struct rblk_ns {
@@ -161,7 +169,12 @@ int rblk_connect(const struct rblk_connect_opts *opts, struct rblk_ctrl **out, u
 		return ret;
 	if (!opts->subnqn)
 		return -EINVAL;
-	if (!strcmp(opts->subnqn, FAKE_REFUSED) || strcmp(opts->subnqn, FAKE_NQN)) {
+	if (!strcmp(opts->subnqn, FAKE_AUTH)) {
+		/* The library's rule: the connect fails with -EACCES unless both ends agree. */
+		if (!opts->dhchap_secret || strcmp(opts->dhchap_secret, FAKE_SECRET) ||
+		    (opts->dhchap_ctrl_secret && strcmp(opts->dhchap_ctrl_secret, FAKE_CTRL_SECRET)))
+			return -EACCES;
+	} else if (!strcmp(opts->subnqn, FAKE_REFUSED) || strcmp(opts->subnqn, FAKE_NQN)) {
 		if (status)
 			*status = NVME_SC_DNR | (!strcmp(opts->subnqn, FAKE_REFUSED) ?
 							 NVME_SC_CONNECT_INVALID_HOST :

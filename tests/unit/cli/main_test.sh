@@ -4,6 +4,8 @@
 # normal and JSON output. No RDMA needed.
 set -u
 RBLK=$(realpath "${1:?usage: cli_main_test.sh PATH/TO/rblk-fake}")
+# gen-dhchap-key known answers (tests/unit/auth/make_vectors.py)
+VEC=$(realpath "$(dirname "$0")/../auth/vectors.h")
 command -v jq >/dev/null || { echo "SKIP: jq not installed (scripts/install-deps.sh)"; exit 77; }
 WORK=$(mktemp -d /tmp/rblk-cli-test.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
@@ -55,7 +57,7 @@ expect 0 "--help" --help && has out.txt 'Exit status:' "--help lists exit codes"
 expect 2 "no verb"
 expect 2 "unknown verb" frobnicate && has err.txt "unknown verb 'frobnicate'" "unknown verb message"
 expect 2 "unknown global option" --bogus discover
-for v in discover id-ctrl id-ns list read write bench attach detach doctor gen-hostnqn; do
+for v in discover id-ctrl id-ns list read write bench attach detach doctor gen-hostnqn gen-dhchap-key; do
 	expect 0 "$v --help" $v --help && has out.txt '^Examples:' "$v --help has EXAMPLES" &&
 		has out.txt '^Usage: rblk '"$v" "$v --help usage line"
 	expect 0 "help $v" help $v
@@ -102,6 +104,30 @@ expect 2 "id-ns NSID 0" id-ns $T -N 0
 expect 0 "list" list $T && has out.txt '^3 +FAKE0001' "list row"
 expect 0 "list -o json" list $T -o json &&
 	jqtest '(.Devices | length) == 3 and .Devices[1].SectorSize == 4096 and .Devices[0].PhysicalSize == 1048576' "list JSON"
+
+# ---- in-band authentication: -S / -C (the fake's :auth subsystem wants S1, and S2 as controller key)
+S1='DHHC-1:00:AQIDBAUGBwgJCgsMDQ4PEBESExQVFhcYGRobHB0eHyAl7OaH:'
+S2='DHHC-1:02:ZWZnaGlqa2xtbm9wcXJzdHV2d3h5ent8fX5/gIGCg4SFhoeIiYqLjI2Oj5CRkpOUeJdF8g==:'
+A="-t rdma -a 192.0.2.1 -n nqn.2024-01.io.rblk:auth"
+expect 0 "auth: host secret" id-ctrl $A -S "$S1"
+expect 0 "auth: bidirectional, long options" id-ctrl $A --dhchap-secret="$S1" --dhchap-ctrl-secret "$S2"
+expect 0 "auth: discover takes -S too" discover -a 192.0.2.1 -S "$S1"
+expect 3 "auth: no secret" id-ctrl $A && has err.txt 'Permission denied' "auth refusal errno" &&
+	has err.txt 'hint: in-band authentication failed.*--dhchap-secret' "auth refusal hint"
+expect 3 "auth: wrong host secret" id-ctrl $A -S "$S2"
+expect 3 "auth: wrong controller secret" id-ctrl $A -S "$S1" -C "$S1"
+expect 2 "auth: not DHHC-1" id-ctrl $A -S 'DHHC-1:00:c2VjcmV0LXRleHQ=:' &&
+	has err.txt 'invalid value for -S \(--dhchap-secret\): not a DHHC-1 secret' "bad secret message"
+n=$((n + 1))
+grep -q 'c2VjcmV0' err.txt && { echo "FAIL: the bad secret is echoed"; fails=$((fails + 1)); }
+expect 2 "auth: bad CRC" id-ctrl $A -S "${S1/AQID/AQIE}" && has err.txt 'not a DHHC-1 secret' "bad CRC message"
+expect 2 "auth: bad controller secret" id-ctrl $A -S "$S1" -C nope &&
+	has err.txt 'invalid value for -C \(--dhchap-ctrl-secret\)' "bad -C message"
+expect 2 "auth: controller secret alone" id-ctrl $A -C "$S2" &&
+	has err.txt '--dhchap-ctrl-secret needs --dhchap-secret' "-C without -S message"
+expect 2 "auth: missing value" id-ctrl $A -S && has err.txt "option '-S' needs a value" "-S missing value"
+expect 0 "id-ctrl --help lists -S" id-ctrl --help && has out.txt '-S, --dhchap-secret=SECRET' "help -S" &&
+	has out.txt '-C, --dhchap-ctrl-secret=SECRET' "help -C"
 
 # ---- read / write
 head -c 1048576 /dev/urandom > in.bin
@@ -160,6 +186,66 @@ expect 6 "doctor without RDMA" doctor --root "$WORK/root" && has out.txt '^\[FAI
 	has out.txt 'modprobe rdma_rxe && rdma link add rxe0 type rxe netdev' "doctor fix"
 expect 6 "doctor -o json" doctor --root "$WORK/root" -o json && jqtest '.summary.fail == 1 and (.checks | length) > 3' "doctor JSON"
 expect 0 "gen-hostnqn" gen-hostnqn && has out.txt '^nqn\.2014-08\.org\.nvmexpress:uuid:[0-9a-f-]{36}$' "hostnqn form"
+
+# ---- gen-dhchap-key: the DHHC-1 line, nvme-cli 2.3's output for the same options
+# key_ok FILE ID LEN: one line DHHC-1:ID:<base64 of LEN key bytes + CRC-32 LE>: whose CRC holds
+key_ok() {
+	n=$((n + 1))
+	if python3 - "$1" "$2" "$3" <<'PY'; then return 0; fi
+import base64, sys, zlib
+lines = open(sys.argv[1]).read().split("\n")
+assert len(lines) == 2 and lines[1] == "", "not exactly one line"
+line = lines[0]
+assert line.startswith("DHHC-1:%s:" % sys.argv[2]) and line.endswith(":"), line
+raw = base64.b64decode(line[10:-1], validate=True)
+key, crc = raw[:-4], raw[-4:]
+assert len(key) == int(sys.argv[3]), "key of %d bytes" % len(key)
+assert zlib.crc32(key).to_bytes(4, "little") == crc, "CRC"
+PY
+	echo "FAIL: gen-dhchap-key output is not a DHHC-1 secret (id $2, $3 bytes):"
+	sed 's/^/  /' "$1"
+	fails=$((fails + 1))
+}
+if command -v python3 >/dev/null; then
+	expect 0 "gen-dhchap-key" gen-dhchap-key && key_ok out.txt 00 32
+	cp out.txt first.txt
+	expect 0 "gen-dhchap-key again" gen-dhchap-key && n=$((n + 1)) &&
+		{ ! cmp -s out.txt first.txt || { echo "FAIL: two random secrets are equal"; fails=$((fails + 1)); }; }
+	expect 0 "gen-dhchap-key -l 48" gen-dhchap-key -l 48 && key_ok out.txt 00 48
+	expect 0 "gen-dhchap-key -m 1" gen-dhchap-key -m 1 && key_ok out.txt 01 32
+	expect 0 "gen-dhchap-key --hmac 2" gen-dhchap-key --hmac 2 -n $NQN && key_ok out.txt 02 48
+	expect 0 "gen-dhchap-key -m 3 -l 64" gen-dhchap-key -m 3 -l 64 && key_ok out.txt 03 64
+else
+	echo "note: python3 missing, gen-dhchap-key outputs checked by form only"
+	expect 0 "gen-dhchap-key" gen-dhchap-key && has out.txt '^DHHC-1:00:[A-Za-z0-9+/]{48}:$' "secret form"
+fi
+# Fixed secrets: the outputs tests/unit/auth/make_vectors.py computed (nvme-cli 2.3 prints
+# the same). The vector on the fake library's host NQN runs without -n: the default NQN.
+fake_hostnqn=$(sed -n 's/^#define VEC_FAKE_HOSTNQN "\(.*\)"$/\1/p' "$VEC")
+nvec=0
+while read -r secret len nqn hmac want; do
+	nqnopt=(--nqn "$nqn")
+	[ "$nqn" = "$fake_hostnqn" ] && nqnopt=()
+	expect 0 "gen-dhchap-key -s ($hmac/$len)" gen-dhchap-key --secret "$secret" \
+		--key-length "$len" "${nqnopt[@]}" --hmac "$hmac" &&
+		has out.txt "^$(printf '%s' "$want" | sed 's/[+/.]/\\&/g')\$" "gen-dhchap-key -s -m $hmac -l $len output"
+	nvec=$((nvec + 1))
+done < <(sed -n '/gen-key-vectors-begin/,/gen-key-vectors-end/{s/^\t{ "\([0-9a-f]*\)", \([0-9]*\), "\([^"]*\)", \([0-9]\), "\([^"]*\)" },$/\1 \2 \3 \4 \5/p}' "$VEC")
+want_n=$(sed -n 's/^#define VEC_N_GEN_KEYS \([0-9]*\)$/\1/p' "$VEC")
+n=$((n + 1))
+[ "$nvec" -gt 0 ] && [ "$nvec" = "$want_n" ] || { echo "FAIL: read $nvec of ${want_n:-?} gen-key vectors"; fails=$((fails + 1)); }
+# nvme-cli's refusals, as usage errors
+expect 2 "gen-dhchap-key -m 4" gen-dhchap-key -m 4 && has err.txt "invalid HMAC identifier '4'" "-m 4 message"
+expect 2 "gen-dhchap-key -m 2 -l 32" gen-dhchap-key -m 2 -l 32 &&
+	has err.txt 'key length 32 does not fit -m 2: SHA-384 needs 48 bytes' "-l/-m mismatch message"
+expect 2 "gen-dhchap-key -l 40" gen-dhchap-key -l 40 && has err.txt 'invalid key length 40' "-l 40 message"
+expect 2 "gen-dhchap-key -s zz" gen-dhchap-key -s zz && has err.txt 'invalid secret: hex digits' "bad hex message"
+expect 2 "gen-dhchap-key -s odd" gen-dhchap-key -s 001 && has err.txt 'invalid secret' "odd hex message"
+expect 2 "gen-dhchap-key short secret" gen-dhchap-key -s 0011 && has err.txt 'the secret is 2 bytes, the key length 32' "short secret message"
+expect 2 "gen-dhchap-key secret for -m 2" gen-dhchap-key -m 2 -s "$(printf '%064d' 0)" &&
+	has err.txt 'the secret is 32 bytes, the key length 48' "-m 2 default length message"
+expect 2 "gen-dhchap-key stray argument" gen-dhchap-key extra && has err.txt "unexpected argument 'extra'" "stray argument"
+expect 2 "gen-dhchap-key empty NQN" gen-dhchap-key -m 1 -n '' && has err.txt 'empty NQN' "empty NQN message"
 expect 2 "detach junk" detach /dev/sda
 expect 2 "detach nothing" detach
 expect 5 "detach missing device" detach /dev/nbd4095

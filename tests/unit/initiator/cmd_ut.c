@@ -62,6 +62,32 @@ static void test_prop_set(void)
 	CU_ASSERT_FALSE(rblk_cmd_host_to_ctrl(&sqe));
 }
 
+static void test_auth_send_recv(void)
+{
+	struct nvme_sqe sqe;
+
+	memset(&sqe, 0xAA, sizeof(sqe));
+	rblk_cmd_auth_send(&sqe, 0x148);
+	CU_ASSERT_EQUAL(B(&sqe)[0], 0x7F);
+	CU_ASSERT_EQUAL(B(&sqe)[1], 0x40);
+	CU_ASSERT_EQUAL(B(&sqe)[4], 0x05);	/* FCTYPE Authentication Send */
+	CU_ASSERT_EQUAL(B(&sqe)[40], 0);
+	CU_ASSERT_EQUAL(B(&sqe)[41], 0x01);	/* SPSP0 */
+	CU_ASSERT_EQUAL(B(&sqe)[42], 0x01);	/* SPSP1 */
+	CU_ASSERT_EQUAL(B(&sqe)[43], 0xE9);	/* SECP: NVMe DH-HMAC-CHAP */
+	CU_ASSERT_EQUAL(rblk_get_le32(B(&sqe) + 44), 0x148);	/* TL */
+	assert_null_sgl(&sqe);
+	for (int i = 48; i < 64; i++)
+		CU_ASSERT_EQUAL(B(&sqe)[i], 0);
+	CU_ASSERT(rblk_cmd_host_to_ctrl(&sqe));
+
+	rblk_cmd_auth_recv(&sqe, 4096);
+	CU_ASSERT_EQUAL(B(&sqe)[4], 0x06);	/* FCTYPE Authentication Receive */
+	CU_ASSERT_EQUAL(B(&sqe)[43], 0xE9);
+	CU_ASSERT_EQUAL(rblk_get_le32(B(&sqe) + 44), 4096);	/* AL */
+	CU_ASSERT_FALSE(rblk_cmd_host_to_ctrl(&sqe));
+}
+
 static void test_cc_values(void)
 {
 	uint64_t cap = 0x0000082000F0007Full | (15ull << 24);
@@ -309,6 +335,7 @@ static void test_mdts_and_split(void)
 static const struct ut_case cases[] = {
 	UT_CASE(test_prop_get),
 	UT_CASE(test_prop_set),
+	UT_CASE(test_auth_send_recv),
 	UT_CASE(test_cc_values),
 	UT_CASE(test_identify),
 	UT_CASE(test_get_log),

@@ -2,10 +2,13 @@
 /*
  * Tests for the inline helpers of protocol/nvme.h and protocol/le.h (layouts
  * are pinned by _Static_assert in the headers): status wire form, CQE build,
- * 128-bit counters, byte-wise LE access, small field helpers.
+ * 128-bit counters, byte-wise LE access, small field helpers; the in-band
+ * authentication values of protocol/auth.h.
  */
+#include <endian.h>
 #include <string.h>
 
+#include "protocol/auth.h"
 #include "protocol/nvme.h"
 #include "protocol/nvmf.h"
 #include "ut.h"
@@ -105,12 +108,60 @@ static void test_small_helpers(void)
 	CU_ASSERT_EQUAL(nvmf_connect_ipo_dw0(NVMF_IATTR_DATA, 512), 0x00010200);
 }
 
+/* The values the Linux host and target put on the wire (include/linux/nvme.h). */
+static void test_auth_wire_values(void)
+{
+	struct nvmf_auth_cmd cmd;
+
+	CU_ASSERT_EQUAL(NVMF_AUTH_SECP_NVME, 0xe9);
+	CU_ASSERT_EQUAL(NVMF_AUTH_SPSP0, 0x01);
+	CU_ASSERT_EQUAL(NVMF_AUTH_SPSP1, 0x01);
+	CU_ASSERT_EQUAL(NVMF_FCTYPE_AUTH_SEND, 0x05);
+	CU_ASSERT_EQUAL(NVMF_FCTYPE_AUTH_RECV, 0x06);
+	CU_ASSERT_EQUAL(NVMF_AUTH_TYPE_COMMON, 0x00);
+	CU_ASSERT_EQUAL(NVMF_AUTH_TYPE_DHCHAP, 0x01);
+	CU_ASSERT_EQUAL(NVMF_AUTH_ID_NEGOTIATE, 0x00);
+	CU_ASSERT_EQUAL(NVMF_AUTH_ID_CHALLENGE, 0x01);
+	CU_ASSERT_EQUAL(NVMF_AUTH_ID_REPLY, 0x02);
+	CU_ASSERT_EQUAL(NVMF_AUTH_ID_SUCCESS1, 0x03);
+	CU_ASSERT_EQUAL(NVMF_AUTH_ID_SUCCESS2, 0x04);
+	CU_ASSERT_EQUAL(NVMF_AUTH_ID_FAILURE2, 0xf0);
+	CU_ASSERT_EQUAL(NVMF_AUTH_ID_FAILURE1, 0xf1);
+	CU_ASSERT_EQUAL(NVMF_AUTH_RESCODE_FAILED, 0x01);
+	CU_ASSERT_EQUAL(NVMF_AUTH_FAIL_FAILED, 0x01);
+	CU_ASSERT_EQUAL(NVMF_AUTH_FAIL_NOT_USABLE, 0x02);
+	CU_ASSERT_EQUAL(NVMF_AUTH_FAIL_CONCAT_MISMATCH, 0x03);
+	CU_ASSERT_EQUAL(NVMF_AUTH_FAIL_HASH_UNUSABLE, 0x04);
+	CU_ASSERT_EQUAL(NVMF_AUTH_FAIL_DHGROUP_UNUSABLE, 0x05);
+	CU_ASSERT_EQUAL(NVMF_AUTH_FAIL_INCORRECT_PAYLOAD, 0x06);
+	CU_ASSERT_EQUAL(NVMF_AUTH_FAIL_INCORRECT_PROTOCOL, 0x07);
+	CU_ASSERT_EQUAL(NVMF_AUTH_DHCHAP_AUTHID, 0x01);
+	CU_ASSERT_EQUAL(NVMF_AUTH_IDLIST_HASH_MAX, 30);
+	CU_ASSERT_EQUAL(NVMF_AUTH_CVALID, 0x01);
+	CU_ASSERT_EQUAL(NVMF_AUTH_RVALID, 0x01);
+	CU_ASSERT_EQUAL(NVMF_CONNECT_AUTHREQ_ATR, 0x20000);
+	CU_ASSERT_EQUAL(NVMF_CONNECT_AUTHREQ_ASCR, 0x40000);
+
+	/* tl_al is DW11 and SECP/SPSP1/SPSP0 the bytes of DW10 above reserved byte 40 */
+	memset(&cmd, 0, sizeof(cmd));
+	cmd.secp = NVMF_AUTH_SECP_NVME;
+	cmd.spsp1 = NVMF_AUTH_SPSP1;
+	cmd.spsp0 = NVMF_AUTH_SPSP0;
+	cmd.tl_al = htole32(0x11223344);
+	CU_ASSERT_EQUAL(((uint8_t *)&cmd)[43], 0xe9);
+	CU_ASSERT_EQUAL(((uint8_t *)&cmd)[42], 0x01);
+	CU_ASSERT_EQUAL(((uint8_t *)&cmd)[41], 0x01);
+	CU_ASSERT_EQUAL(((uint8_t *)&cmd)[40], 0x00);
+	CU_ASSERT_EQUAL(((uint8_t *)&cmd)[44], 0x44);
+}
+
 static const struct ut_case cases[] = {
 	UT_CASE(test_status_wire),
 	UT_CASE(test_cqe_build),
 	UT_CASE(test_u128),
 	UT_CASE(test_le_bytewise),
 	UT_CASE(test_small_helpers),
+	UT_CASE(test_auth_wire_values),
 	UT_END,
 };
 
