@@ -43,7 +43,7 @@ uint8_t rblk_auth_msg_peek(const void *msg, size_t len, struct rblk_auth_msg_hdr
 /* ------------------------------------------------------------------------ */
 /* What the host sends.                                                      */
 
-uint8_t rblk_auth_parse_negotiate(const void *msg, size_t len, struct rblk_auth_negotiate_info *out)
+uint8_t rblk_auth_negotiate_parse(const void *msg, size_t len, struct rblk_auth_negotiate_info *out)
 {
 	const uint8_t *m = msg;
 	const struct nvmf_auth_dhchap_desc *d = NULL;
@@ -110,7 +110,7 @@ uint8_t rblk_auth_select(const struct rblk_auth_negotiate_info *n, uint8_t want_
 	return NVMF_AUTH_FAIL_DHGROUP_UNUSABLE;
 }
 
-uint8_t rblk_auth_parse_reply(const void *msg, size_t len, uint8_t hl, uint16_t dhvlen,
+uint8_t rblk_auth_reply_parse(const void *msg, size_t len, uint8_t hl, uint16_t dhvlen,
 			      struct rblk_auth_reply_info *out)
 {
 	const struct nvmf_auth_reply *r = msg;
@@ -131,14 +131,16 @@ uint8_t rblk_auth_parse_reply(const void *msg, size_t len, uint8_t hl, uint16_t 
 	 */
 	if (r->cvalid > NVMF_AUTH_CVALID || (r->cvalid && !out->seqnum))
 		return NVMF_AUTH_FAIL_INCORRECT_PAYLOAD;
-	out->cvalid = r->cvalid;
+	out->hl = hl;
 	out->response = m + DHCHAP_HDR_LEN;
-	out->challenge = out->response + hl;
-	out->dhv = dhvlen ? out->challenge + hl : NULL;
+	/* The challenge bytes are always there; they are one only with CVALID. */
+	out->c2 = r->cvalid ? out->response + hl : NULL;
+	out->dhv = dhvlen ? out->response + 2 * (size_t)hl : NULL;
+	out->dhvlen = dhvlen;
 	return 0;
 }
 
-uint8_t rblk_auth_parse_success2(const void *msg, size_t len, uint16_t *t_id)
+uint8_t rblk_auth_success2_parse(const void *msg, size_t len, uint16_t *t_id)
 {
 	const uint8_t *m = msg;
 
@@ -149,7 +151,7 @@ uint8_t rblk_auth_parse_success2(const void *msg, size_t len, uint16_t *t_id)
 	return 0;
 }
 
-uint8_t rblk_auth_parse_failure2(const void *msg, size_t len, uint16_t *t_id,
+uint8_t rblk_auth_failure2_parse(const void *msg, size_t len, uint16_t *t_id,
 				 uint8_t *rescode_exp)
 {
 	const struct nvmf_auth_failure *f = msg;
@@ -165,7 +167,7 @@ uint8_t rblk_auth_parse_failure2(const void *msg, size_t len, uint16_t *t_id,
 /* ------------------------------------------------------------------------ */
 /* What the controller sends.                                                */
 
-int rblk_auth_build_challenge(void *buf, size_t len, uint16_t t_id, uint8_t hashid, uint8_t hl,
+int rblk_auth_challenge_build(void *buf, size_t len, uint16_t t_id, uint8_t hashid, uint8_t hl,
 			      uint32_t seqnum, const uint8_t *cval, uint8_t dhgid,
 			      const uint8_t *dhv, uint16_t dhvlen)
 {
@@ -189,7 +191,7 @@ int rblk_auth_build_challenge(void *buf, size_t len, uint16_t t_id, uint8_t hash
 	return (int)need;
 }
 
-int rblk_auth_build_success1(void *buf, size_t len, uint16_t t_id, uint8_t hl,
+int rblk_auth_success1_build(void *buf, size_t len, uint16_t t_id, uint8_t hl,
 			     const uint8_t *rval)
 {
 	size_t need = sizeof(struct nvmf_auth_success1) + (rval ? hl : 0);
@@ -209,7 +211,7 @@ int rblk_auth_build_success1(void *buf, size_t len, uint16_t t_id, uint8_t hl,
 	return (int)need;
 }
 
-int rblk_auth_build_failure1(void *buf, size_t len, uint16_t t_id, uint8_t rescode_exp)
+int rblk_auth_failure1_build(void *buf, size_t len, uint16_t t_id, uint8_t rescode_exp)
 {
 	struct nvmf_auth_failure *f = buf;
 
@@ -222,25 +224,4 @@ int rblk_auth_build_failure1(void *buf, size_t len, uint16_t t_id, uint8_t resco
 	f->rescode = NVMF_AUTH_RESCODE_FAILED;
 	f->rescode_exp = rescode_exp;
 	return (int)RBLK_AUTH_FAILURE_LEN;
-}
-
-const char *rblk_auth_reason_str(uint8_t rescode_exp)
-{
-	switch (rescode_exp) {
-	case NVMF_AUTH_FAIL_FAILED:
-		return "authentication failed";
-	case NVMF_AUTH_FAIL_NOT_USABLE:
-		return "authentication protocol not usable";
-	case NVMF_AUTH_FAIL_CONCAT_MISMATCH:
-		return "secure channel concatenation mismatch";
-	case NVMF_AUTH_FAIL_HASH_UNUSABLE:
-		return "hash function not usable";
-	case NVMF_AUTH_FAIL_DHGROUP_UNUSABLE:
-		return "DH group not usable";
-	case NVMF_AUTH_FAIL_INCORRECT_PAYLOAD:
-		return "incorrect payload";
-	case NVMF_AUTH_FAIL_INCORRECT_PROTOCOL:
-		return "incorrect protocol message";
-	}
-	return "?";
 }

@@ -13,6 +13,10 @@
  * not a failed command, it ends the transaction with AUTH_Failure1. The
  * builders return the message length or -ENOSPC.
  *
+ * The host's side is protocol/auth_host.c: a Reply parses into the same
+ * struct rblk_auth_reply_info the host builds it from, and reasons are
+ * named by its rblk_auth_failure_str().
+ *
  * Every length is checked before a byte is read: the message must be exactly
  * as long as its header says (the Linux host and SPDK send exact lengths),
  * HL must be the chosen hash's, DHVLEN the chosen group's.
@@ -24,6 +28,7 @@
 #include <stdint.h>
 
 #include "protocol/auth.h"
+#include "protocol/auth_host.h"
 #include "protocol/nvmf.h"
 
 /* Sizes of the fixed parts (protocol/auth.h has the layouts). */
@@ -64,7 +69,7 @@ struct rblk_auth_negotiate_info {
  * descriptor). out->t_id is set whenever the header is there, so a failure
  * can echo it.
  */
-uint8_t rblk_auth_parse_negotiate(const void *msg, size_t len, struct rblk_auth_negotiate_info *out);
+uint8_t rblk_auth_negotiate_parse(const void *msg, size_t len, struct rblk_auth_negotiate_info *out);
 
 /*
  * The controller's choice from what the host offers. Hash: @want if offered,
@@ -77,48 +82,36 @@ uint8_t rblk_auth_parse_negotiate(const void *msg, size_t len, struct rblk_auth_
 uint8_t rblk_auth_select(const struct rblk_auth_negotiate_info *n, uint8_t want_hash,
 			 uint32_t hash_ok, uint8_t want_dh, uint8_t *hash, uint8_t *dh);
 
-/* A DH-HMAC-CHAP_Reply (pointers into the message). */
-struct rblk_auth_reply_info {
-	uint16_t t_id;
-	uint8_t cvalid;              /* the host asks for the controller's response */
-	uint32_t seqnum;             /* S2, for the controller's response */
-	const uint8_t *response;     /* hl bytes: the host's response */
-	const uint8_t *challenge;    /* hl bytes: C2 (meaningful when cvalid) */
-	const uint8_t *dhv;          /* dhvlen bytes of the host's public value, or NULL */
-};
-
 /*
  * A Reply for a transaction using a hash of @hl bytes and a DH group of
- * @dhvlen bytes (0: the NULL group). INCORRECT_PAYLOAD when the type/id,
- * HL, DHVLEN, the length (16 + 2 HL + DHVLEN), CVALID (0 or 1) or a
- * bidirectional request with sequence number 0 are wrong.
+ * @dhvlen bytes (0: the NULL group); pointers point into the message, c2 is
+ * NULL unless CVALID. INCORRECT_PAYLOAD when the type/id, HL, DHVLEN, the
+ * length (16 + 2 HL + DHVLEN), CVALID (0 or 1) or a bidirectional request
+ * with sequence number 0 are wrong.
  */
-uint8_t rblk_auth_parse_reply(const void *msg, size_t len, uint8_t hl, uint16_t dhvlen,
+uint8_t rblk_auth_reply_parse(const void *msg, size_t len, uint8_t hl, uint16_t dhvlen,
 			      struct rblk_auth_reply_info *out);
 
 /* DH-HMAC-CHAP_Success2: 16 bytes. 0 or INCORRECT_PAYLOAD. */
-uint8_t rblk_auth_parse_success2(const void *msg, size_t len, uint16_t *t_id);
+uint8_t rblk_auth_success2_parse(const void *msg, size_t len, uint16_t *t_id);
 
 /* AUTH_Failure2: 8 bytes. 0 or INCORRECT_PAYLOAD; *rescode_exp is the host's reason. */
-uint8_t rblk_auth_parse_failure2(const void *msg, size_t len, uint16_t *t_id,
+uint8_t rblk_auth_failure2_parse(const void *msg, size_t len, uint16_t *t_id,
 				 uint8_t *rescode_exp);
 
 /*
  * Builders: the message at the start of @buf (@len bytes available). Return
  * the message length, or -ENOSPC when it does not fit (nothing written).
  */
-int rblk_auth_build_challenge(void *buf, size_t len, uint16_t t_id, uint8_t hashid, uint8_t hl,
+int rblk_auth_challenge_build(void *buf, size_t len, uint16_t t_id, uint8_t hashid, uint8_t hl,
 			      uint32_t seqnum, const uint8_t *cval, uint8_t dhgid,
 			      const uint8_t *dhv, uint16_t dhvlen);
 /*
  * HL is always set: the Linux host checks it against the hash even when
  * there is no response. @rval NULL: RVALID 0 and no response bytes.
  */
-int rblk_auth_build_success1(void *buf, size_t len, uint16_t t_id, uint8_t hl,
+int rblk_auth_success1_build(void *buf, size_t len, uint16_t t_id, uint8_t hl,
 			     const uint8_t *rval);
-int rblk_auth_build_failure1(void *buf, size_t len, uint16_t t_id, uint8_t rescode_exp);
-
-/* The reason code explanation's name for logs ("incorrect payload"); "?" if unknown. */
-const char *rblk_auth_reason_str(uint8_t rescode_exp);
+int rblk_auth_failure1_build(void *buf, size_t len, uint16_t t_id, uint8_t rescode_exp);
 
 #endif

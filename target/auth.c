@@ -100,7 +100,7 @@ static void enter(struct rblk_sq *sq, enum rblk_tgt_auth_state next)
 		wipe(a);
 		a->authenticated = false;
 		RBLK_NOTICE("ctrl %u on %s (%s) qid %u: authentication refused: %s", ctrl->cntlid,
-			    ctrl->ss->nqn, ctrl->hostnqn, sq->qid, rblk_auth_reason_str(a->reason));
+			    ctrl->ss->nqn, ctrl->hostnqn, sq->qid, rblk_auth_failure_str(a->reason));
 		break;
 	case RBLK_TGT_AUTH_FAILED:
 		wipe(a);
@@ -179,7 +179,7 @@ static void on_negotiate(struct rblk_sq *sq, const uint8_t *msg, size_t len)
 	struct rblk_auth_negotiate_info n;
 	uint8_t hash, dh, r;
 
-	r = rblk_auth_parse_negotiate(msg, len, &n);
+	r = rblk_auth_negotiate_parse(msg, len, &n);
 	a->t_id = n.t_id;
 	if (!r)
 		r = rblk_auth_select(&n, (uint8_t)k->hash, HASHES_OK, (uint8_t)k->dhgroup, &hash, &dh);
@@ -208,7 +208,7 @@ static uint8_t check_reply(struct rblk_sq *sq, const struct rblk_auth_reply_info
 	const struct rblk_tgt_auth_keys *k = ctrl->auth;
 	struct rblk_tgt_auth_q *a = &sq->auth;
 	uint8_t chal[RBLK_AUTH_MAX_HASH_LEN], expect[RBLK_AUTH_MAX_HASH_LEN];
-	const uint8_t *c1 = a->c1, *c2 = r->challenge;
+	const uint8_t *c1 = a->c1, *c2 = r->c2;
 	uint8_t reason = NVMF_AUTH_FAIL_FAILED;
 
 	if (secret) {
@@ -220,7 +220,7 @@ static uint8_t check_reply(struct rblk_sq *sq, const struct rblk_auth_reply_info
 				    NVMF_AUTH_SC_C_NONE, ctrl->hostnqn, ctrl->ss->nqn, expect) ||
 	    !rblk_auth_response_equal(expect, r->response, a->hl))
 		goto out;
-	if (r->cvalid) {
+	if (r->c2) {
 		if (!k->ctrl_key_len) {
 			RBLK_NOTICE("ctrl %u on %s (%s) qid %u: the host asks for bidirectional "
 				    "authentication and no controller key is configured",
@@ -228,8 +228,7 @@ static uint8_t check_reply(struct rblk_sq *sq, const struct rblk_auth_reply_info
 			goto out;
 		}
 		if (secret) {
-			if (rblk_auth_augmented_challenge(a->hash, secret, secret_len, r->challenge,
-							  chal))
+			if (rblk_auth_augmented_challenge(a->hash, secret, secret_len, r->c2, chal))
 				goto out;
 			c2 = chal;
 		}
@@ -255,7 +254,7 @@ static void on_reply(struct rblk_sq *sq, const uint8_t *msg, size_t len)
 	struct rblk_auth_reply_info r;
 	uint8_t reason;
 
-	reason = rblk_auth_parse_reply(msg, len, a->hl, (uint16_t)glen, &r);
+	reason = rblk_auth_reply_parse(msg, len, a->hl, (uint16_t)glen, &r);
 	if (!reason && r.t_id != a->t_id)
 		reason = NVMF_AUTH_FAIL_INCORRECT_PAYLOAD;
 	if (reason) {
@@ -278,7 +277,7 @@ static void on_reply(struct rblk_sq *sq, const uint8_t *msg, size_t len)
 static void on_success2(struct rblk_sq *sq, const uint8_t *msg, size_t len)
 {
 	uint16_t t_id;
-	uint8_t reason = rblk_auth_parse_success2(msg, len, &t_id);
+	uint8_t reason = rblk_auth_success2_parse(msg, len, &t_id);
 
 	if (!reason && t_id != sq->auth.t_id)
 		reason = NVMF_AUTH_FAIL_INCORRECT_PAYLOAD;
@@ -294,11 +293,11 @@ static void on_failure2(struct rblk_sq *sq, const uint8_t *msg, size_t len)
 	uint16_t t_id;
 	uint8_t exp = 0;
 
-	if (rblk_auth_parse_failure2(msg, len, &t_id, &exp))
+	if (rblk_auth_failure2_parse(msg, len, &t_id, &exp))
 		exp = 0;
 	RBLK_NOTICE("ctrl %u on %s (%s) qid %u: the host ended authentication: %s",
 		    sq->ctrl->cntlid, sq->ctrl->ss->nqn, sq->ctrl->hostnqn, sq->qid,
-		    exp ? rblk_auth_reason_str(exp) : "malformed AUTH_Failure2");
+		    exp ? rblk_auth_failure_str(exp) : "malformed AUTH_Failure2");
 	enter(sq, RBLK_TGT_AUTH_FAILED);
 }
 
@@ -404,7 +403,7 @@ static uint8_t make_challenge(struct rblk_sq *sq, uint8_t *buf, size_t cap, int 
 		return NVMF_AUTH_FAIL_FAILED;
 	}
 	a->s1 = next_seqnum(sq->tgt);
-	*n = rblk_auth_build_challenge(buf, cap, a->t_id, (uint8_t)a->hash, a->hl, a->s1, a->c1,
+	*n = rblk_auth_challenge_build(buf, cap, a->t_id, (uint8_t)a->hash, a->hl, a->s1, a->c1,
 				       (uint8_t)a->dhgroup, pub, (uint16_t)glen);
 	return 0;
 }
@@ -430,7 +429,7 @@ static int next_message(struct rblk_sq *sq, uint8_t *buf, size_t cap)
 		refuse(sq, reason);
 		break;
 	case RBLK_TGT_AUTH_SUCCESS1:
-		n = rblk_auth_build_success1(buf, cap, a->t_id, a->hl,
+		n = rblk_auth_success1_build(buf, cap, a->t_id, a->hl,
 					     a->bidirectional ? a->resp : NULL);
 		if (n >= 0) {
 			enter(sq, a->bidirectional ? RBLK_TGT_AUTH_SUCCESS2 : RBLK_TGT_AUTH_DONE);
@@ -446,7 +445,7 @@ static int next_message(struct rblk_sq *sq, uint8_t *buf, size_t cap)
 		refuse(sq, NVMF_AUTH_FAIL_INCORRECT_PROTOCOL);
 		break;
 	}
-	n = rblk_auth_build_failure1(buf, cap, a->t_id, a->reason);
+	n = rblk_auth_failure1_build(buf, cap, a->t_id, a->reason);
 	if (a->state != RBLK_TGT_AUTH_FAILED)
 		enter(sq, RBLK_TGT_AUTH_FAILED);
 	return n;

@@ -50,16 +50,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* The same bytes as a message of n bytes. */
 	r = rblk_auth_msg_peek(msg, n, &h);
 	FUZZ_CHECK(r == 0 ? n >= 6 : n < 6);
-	r = rblk_auth_parse_success2(msg, n, &t_id);
+	r = rblk_auth_success2_parse(msg, n, &t_id);
 	if (!r)
 		FUZZ_CHECK(n == 16 && msg[0] == 1 && msg[1] == NVMF_AUTH_ID_SUCCESS2 &&
 			   t_id == rblk_get_le16(msg + 4));
-	r = rblk_auth_parse_failure2(msg, n, &t_id, &exp);
+	r = rblk_auth_failure2_parse(msg, n, &t_id, &exp);
 	if (!r)
 		FUZZ_CHECK(n == 8 && msg[0] == 0 && msg[1] == NVMF_AUTH_ID_FAILURE2 && exp == msg[7]);
 
 	/* A Failure1 the controller builds from these values reads back the same. */
-	built = rblk_auth_build_failure1(out, n, rblk_get_le16(msg), msg[2]);
+	built = rblk_auth_failure1_build(out, n, rblk_get_le16(msg), msg[2]);
 	if (built < 0) {
 		FUZZ_CHECK(n < 8);
 	} else {

@@ -14,7 +14,7 @@
 static void check_reason(uint8_t r)
 {
 	FUZZ_CHECK(r >= NVMF_AUTH_FAIL_FAILED && r <= NVMF_AUTH_FAIL_INCORRECT_PROTOCOL);
-	FUZZ_CHECK(rblk_auth_reason_str(r)[0] != '?');
+	FUZZ_CHECK(strcmp(rblk_auth_failure_str(r), "unknown reason") != 0);
 }
 
 static bool offered(const uint8_t *ids, unsigned n, uint8_t id)
@@ -64,7 +64,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		memcpy(msg, data + 3, len);
 	}
 
-	r = rblk_auth_parse_negotiate(msg, len, &n);
+	r = rblk_auth_negotiate_parse(msg, len, &n);
 	if (r) {
 		check_reason(r);
 		return 0;

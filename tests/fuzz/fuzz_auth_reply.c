@@ -52,16 +52,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		memcpy(msg, data + 3, len);
 	}
 
-	res = rblk_auth_parse_reply(msg, len, hl, dhvlen, &r);
+	res = rblk_auth_reply_parse(msg, len, hl, dhvlen, &r);
 	if (res) {
 		FUZZ_CHECK(res == NVMF_AUTH_FAIL_INCORRECT_PAYLOAD);
 		return 0;
 	}
 	FUZZ_CHECK(len == 16 + 2 * (size_t)hl + dhvlen);
 	FUZZ_CHECK(msg[6] == hl && (msg[10] | msg[11] << 8) == dhvlen);
-	FUZZ_CHECK(r.response == msg + 16 && r.challenge == r.response + hl);
-	FUZZ_CHECK(dhvlen ? r.dhv == r.challenge + hl : r.dhv == NULL);
-	FUZZ_CHECK(r.cvalid <= 1 && (!r.cvalid || r.seqnum));
+	FUZZ_CHECK(r.hl == hl && r.dhvlen == dhvlen && r.response == msg + 16);
+	FUZZ_CHECK(msg[8] ? r.c2 == r.response + hl && r.seqnum : r.c2 == NULL);
+	FUZZ_CHECK(msg[8] <= 1);
+	FUZZ_CHECK(dhvlen ? r.dhv == r.response + 2 * hl : r.dhv == NULL);
 	return 0;
 }
 

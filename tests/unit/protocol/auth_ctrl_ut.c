@@ -82,7 +82,7 @@ static void test_negotiate_linux(void)
 	uint8_t m[72];
 	struct rblk_auth_negotiate_info n;
 
-	CU_ASSERT_EQUAL(rblk_auth_parse_negotiate(m, negotiate(m, 7), &n), 0);
+	CU_ASSERT_EQUAL(rblk_auth_negotiate_parse(m, negotiate(m, 7), &n), 0);
 	CU_ASSERT_EQUAL(n.t_id, 7);
 	CU_ASSERT_EQUAL(n.sc_c, 0);
 	CU_ASSERT_EQUAL(n.halen, 3);
@@ -98,25 +98,25 @@ static void test_negotiate_lengths(void)
 
 	negotiate(m, 9);
 	/* Short, long, truncated header. */
-	CU_ASSERT_EQUAL(rblk_auth_parse_negotiate(m, 71, &n), NVMF_AUTH_FAIL_INCORRECT_PAYLOAD);
+	CU_ASSERT_EQUAL(rblk_auth_negotiate_parse(m, 71, &n), NVMF_AUTH_FAIL_INCORRECT_PAYLOAD);
 	CU_ASSERT_EQUAL(n.t_id, 9); /* still echoed in the Failure1 */
-	CU_ASSERT_EQUAL(rblk_auth_parse_negotiate(m, 73, &n), NVMF_AUTH_FAIL_INCORRECT_PAYLOAD);
-	CU_ASSERT_EQUAL(rblk_auth_parse_negotiate(m, 7, &n), NVMF_AUTH_FAIL_INCORRECT_PAYLOAD);
+	CU_ASSERT_EQUAL(rblk_auth_negotiate_parse(m, 73, &n), NVMF_AUTH_FAIL_INCORRECT_PAYLOAD);
+	CU_ASSERT_EQUAL(rblk_auth_negotiate_parse(m, 7, &n), NVMF_AUTH_FAIL_INCORRECT_PAYLOAD);
 	/* NAPD 0. */
 	m[7] = 0;
-	CU_ASSERT_EQUAL(rblk_auth_parse_negotiate(m, 8, &n), NVMF_AUTH_FAIL_INCORRECT_PAYLOAD);
+	CU_ASSERT_EQUAL(rblk_auth_negotiate_parse(m, 8, &n), NVMF_AUTH_FAIL_INCORRECT_PAYLOAD);
 	/* HALEN / DHLEN past their 30-id halves. */
 	negotiate(m, 9);
 	m[10] = 31;
-	CU_ASSERT_EQUAL(rblk_auth_parse_negotiate(m, 72, &n), NVMF_AUTH_FAIL_INCORRECT_PAYLOAD);
+	CU_ASSERT_EQUAL(rblk_auth_negotiate_parse(m, 72, &n), NVMF_AUTH_FAIL_INCORRECT_PAYLOAD);
 	m[10] = 30;
-	CU_ASSERT_EQUAL(rblk_auth_parse_negotiate(m, 72, &n), 0);
+	CU_ASSERT_EQUAL(rblk_auth_negotiate_parse(m, 72, &n), 0);
 	m[11] = 31;
-	CU_ASSERT_EQUAL(rblk_auth_parse_negotiate(m, 72, &n), NVMF_AUTH_FAIL_INCORRECT_PAYLOAD);
+	CU_ASSERT_EQUAL(rblk_auth_negotiate_parse(m, 72, &n), NVMF_AUTH_FAIL_INCORRECT_PAYLOAD);
 	/* Wrong type or id. */
 	negotiate(m, 9);
 	m[0] = NVMF_AUTH_TYPE_DHCHAP;
-	CU_ASSERT_EQUAL(rblk_auth_parse_negotiate(m, 72, &n), NVMF_AUTH_FAIL_INCORRECT_PAYLOAD);
+	CU_ASSERT_EQUAL(rblk_auth_negotiate_parse(m, 72, &n), NVMF_AUTH_FAIL_INCORRECT_PAYLOAD);
 }
 
 static void test_negotiate_descriptors(void)
@@ -127,7 +127,7 @@ static void test_negotiate_descriptors(void)
 	negotiate(m, 1);
 	/* No DH-HMAC-CHAP descriptor at all. */
 	m[8] = 0x02;
-	CU_ASSERT_EQUAL(rblk_auth_parse_negotiate(m, 72, &n), NVMF_AUTH_FAIL_NOT_USABLE);
+	CU_ASSERT_EQUAL(rblk_auth_negotiate_parse(m, 72, &n), NVMF_AUTH_FAIL_NOT_USABLE);
 	/* Three descriptors, DH-HMAC-CHAP second: that one is used. */
 	memset(m + 72, 0, 128);
 	memcpy(m + 72, m + 8, 64);
@@ -135,7 +135,7 @@ static void test_negotiate_descriptors(void)
 	m[8 + 64 + 2] = 1;
 	m[8 + 64 + 4] = 2; /* SHA-384 only */
 	m[7] = 3;
-	CU_ASSERT_EQUAL(rblk_auth_parse_negotiate(m, sizeof(m), &n), 0);
+	CU_ASSERT_EQUAL(rblk_auth_negotiate_parse(m, sizeof(m), &n), 0);
 	CU_ASSERT_EQUAL(n.halen, 1);
 	CU_ASSERT_EQUAL(n.hash_ids[0], 2);
 	CU_ASSERT_EQUAL(n.dhlen, 6);
@@ -147,7 +147,7 @@ static void test_select(void)
 	struct rblk_auth_negotiate_info n;
 	const uint32_t ok = (1u << 1) | (1u << 2) | (1u << 3);
 
-	rblk_auth_parse_negotiate(m, negotiate(m, 1), &n);
+	rblk_auth_negotiate_parse(m, negotiate(m, 1), &n);
 	/* The configured hash and group when offered. */
 	CU_ASSERT_EQUAL(rblk_auth_select(&n, 3, ok, 1, &hash, &dh), 0);
 	CU_ASSERT_EQUAL(hash, 3);
@@ -168,7 +168,7 @@ static void test_select(void)
 	CU_ASSERT_EQUAL(rblk_auth_select(&n, 1, ok, 0, &hash, &dh), NVMF_AUTH_FAIL_HASH_UNUSABLE);
 
 	/* The configured group must be offered: never a weaker one. */
-	rblk_auth_parse_negotiate(m, negotiate(m, 1), &n);
+	rblk_auth_negotiate_parse(m, negotiate(m, 1), &n);
 	n.dhlen = 1; /* NULL only */
 	CU_ASSERT_EQUAL(rblk_auth_select(&n, 1, ok, 1, &hash, &dh), NVMF_AUTH_FAIL_DHGROUP_UNUSABLE);
 	n.dhlen = 0;
@@ -211,18 +211,20 @@ static void test_reply(void)
 
 	len = reply(m, 32, 0, 0, 0);
 	CU_ASSERT_EQUAL(len, 80);
-	CU_ASSERT_EQUAL(rblk_auth_parse_reply(m, len, 32, 0, &r), 0);
+	CU_ASSERT_EQUAL(rblk_auth_reply_parse(m, len, 32, 0, &r), 0);
 	CU_ASSERT_EQUAL(r.t_id, 0x1234);
-	CU_ASSERT_EQUAL(r.cvalid, 0);
+	CU_ASSERT_EQUAL(r.hl, 32);
 	CU_ASSERT_PTR_EQUAL(r.response, m + 16);
-	CU_ASSERT_PTR_EQUAL(r.challenge, m + 48);
+	CU_ASSERT_PTR_NULL(r.c2); /* CVALID 0: the zeros are no challenge */
 	CU_ASSERT_PTR_NULL(r.dhv);
+	CU_ASSERT_EQUAL(r.dhvlen, 0);
 
 	len = reply(m, 64, 256, 1, 0xdeadbeef);
-	CU_ASSERT_EQUAL(rblk_auth_parse_reply(m, len, 64, 256, &r), 0);
-	CU_ASSERT_EQUAL(r.cvalid, 1);
+	CU_ASSERT_EQUAL(rblk_auth_reply_parse(m, len, 64, 256, &r), 0);
+	CU_ASSERT_PTR_EQUAL(r.c2, m + 16 + 64);
 	CU_ASSERT_EQUAL(r.seqnum, 0xdeadbeef);
 	CU_ASSERT_PTR_EQUAL(r.dhv, m + 16 + 128);
+	CU_ASSERT_EQUAL(r.dhvlen, 256);
 	CU_ASSERT_EQUAL(r.dhv[255], 0xCC);
 }
 
@@ -234,22 +236,22 @@ static void test_reply_rejects(void)
 
 	len = reply(m, 32, 256, 1, 5);
 	/* Truncated and oversized. */
-	CU_ASSERT_EQUAL(rblk_auth_parse_reply(m, len - 1, 32, 256, &r), NVMF_AUTH_FAIL_INCORRECT_PAYLOAD);
-	CU_ASSERT_EQUAL(rblk_auth_parse_reply(m, len + 1, 32, 256, &r), NVMF_AUTH_FAIL_INCORRECT_PAYLOAD);
-	CU_ASSERT_EQUAL(rblk_auth_parse_reply(m, 15, 32, 256, &r), NVMF_AUTH_FAIL_INCORRECT_PAYLOAD);
+	CU_ASSERT_EQUAL(rblk_auth_reply_parse(m, len - 1, 32, 256, &r), NVMF_AUTH_FAIL_INCORRECT_PAYLOAD);
+	CU_ASSERT_EQUAL(rblk_auth_reply_parse(m, len + 1, 32, 256, &r), NVMF_AUTH_FAIL_INCORRECT_PAYLOAD);
+	CU_ASSERT_EQUAL(rblk_auth_reply_parse(m, 15, 32, 256, &r), NVMF_AUTH_FAIL_INCORRECT_PAYLOAD);
 	/* HL of another hash; DHVLEN of another group, or a value with the NULL group. */
-	CU_ASSERT_EQUAL(rblk_auth_parse_reply(m, len, 48, 256, &r), NVMF_AUTH_FAIL_INCORRECT_PAYLOAD);
-	CU_ASSERT_EQUAL(rblk_auth_parse_reply(m, len, 32, 384, &r), NVMF_AUTH_FAIL_INCORRECT_PAYLOAD);
-	CU_ASSERT_EQUAL(rblk_auth_parse_reply(m, len, 32, 0, &r), NVMF_AUTH_FAIL_INCORRECT_PAYLOAD);
+	CU_ASSERT_EQUAL(rblk_auth_reply_parse(m, len, 48, 256, &r), NVMF_AUTH_FAIL_INCORRECT_PAYLOAD);
+	CU_ASSERT_EQUAL(rblk_auth_reply_parse(m, len, 32, 384, &r), NVMF_AUTH_FAIL_INCORRECT_PAYLOAD);
+	CU_ASSERT_EQUAL(rblk_auth_reply_parse(m, len, 32, 0, &r), NVMF_AUTH_FAIL_INCORRECT_PAYLOAD);
 	/* CVALID 2; CVALID 1 with S2 = 0. */
 	m[8] = 2;
-	CU_ASSERT_EQUAL(rblk_auth_parse_reply(m, len, 32, 256, &r), NVMF_AUTH_FAIL_INCORRECT_PAYLOAD);
+	CU_ASSERT_EQUAL(rblk_auth_reply_parse(m, len, 32, 256, &r), NVMF_AUTH_FAIL_INCORRECT_PAYLOAD);
 	len = reply(m, 32, 256, 1, 0);
-	CU_ASSERT_EQUAL(rblk_auth_parse_reply(m, len, 32, 256, &r), NVMF_AUTH_FAIL_INCORRECT_PAYLOAD);
+	CU_ASSERT_EQUAL(rblk_auth_reply_parse(m, len, 32, 256, &r), NVMF_AUTH_FAIL_INCORRECT_PAYLOAD);
 	/* Another message. */
 	len = reply(m, 32, 0, 0, 0);
 	m[1] = NVMF_AUTH_ID_SUCCESS2;
-	CU_ASSERT_EQUAL(rblk_auth_parse_reply(m, len, 32, 0, &r), NVMF_AUTH_FAIL_INCORRECT_PAYLOAD);
+	CU_ASSERT_EQUAL(rblk_auth_reply_parse(m, len, 32, 0, &r), NVMF_AUTH_FAIL_INCORRECT_PAYLOAD);
 }
 
 static void test_success2_failure2(void)
@@ -263,10 +265,10 @@ static void test_success2_failure2(void)
 	m[1] = NVMF_AUTH_ID_SUCCESS2;
 	m[4] = 0x02;
 	m[5] = 0x01;
-	CU_ASSERT_EQUAL(rblk_auth_parse_success2(m, 16, &t_id), 0);
+	CU_ASSERT_EQUAL(rblk_auth_success2_parse(m, 16, &t_id), 0);
 	CU_ASSERT_EQUAL(t_id, 0x0102);
-	CU_ASSERT_EQUAL(rblk_auth_parse_success2(m, 15, &t_id), NVMF_AUTH_FAIL_INCORRECT_PAYLOAD);
-	CU_ASSERT_EQUAL(rblk_auth_parse_success2(m, 17, &t_id), NVMF_AUTH_FAIL_INCORRECT_PAYLOAD);
+	CU_ASSERT_EQUAL(rblk_auth_success2_parse(m, 15, &t_id), NVMF_AUTH_FAIL_INCORRECT_PAYLOAD);
+	CU_ASSERT_EQUAL(rblk_auth_success2_parse(m, 17, &t_id), NVMF_AUTH_FAIL_INCORRECT_PAYLOAD);
 
 	m[0] = NVMF_AUTH_TYPE_COMMON;
 	m[1] = NVMF_AUTH_ID_FAILURE2;
@@ -274,13 +276,13 @@ static void test_success2_failure2(void)
 	m[5] = 0;
 	m[6] = NVMF_AUTH_RESCODE_FAILED;
 	m[7] = NVMF_AUTH_FAIL_FAILED;
-	CU_ASSERT_EQUAL(rblk_auth_parse_failure2(m, 8, &t_id, &exp), 0);
+	CU_ASSERT_EQUAL(rblk_auth_failure2_parse(m, 8, &t_id, &exp), 0);
 	CU_ASSERT_EQUAL(t_id, 9);
 	CU_ASSERT_EQUAL(exp, NVMF_AUTH_FAIL_FAILED);
-	CU_ASSERT_EQUAL(rblk_auth_parse_failure2(m, 7, &t_id, &exp), NVMF_AUTH_FAIL_INCORRECT_PAYLOAD);
-	CU_ASSERT_EQUAL(rblk_auth_parse_failure2(m, 16, &t_id, &exp), NVMF_AUTH_FAIL_INCORRECT_PAYLOAD);
+	CU_ASSERT_EQUAL(rblk_auth_failure2_parse(m, 7, &t_id, &exp), NVMF_AUTH_FAIL_INCORRECT_PAYLOAD);
+	CU_ASSERT_EQUAL(rblk_auth_failure2_parse(m, 16, &t_id, &exp), NVMF_AUTH_FAIL_INCORRECT_PAYLOAD);
 	m[1] = NVMF_AUTH_ID_FAILURE1; /* a host never sends Failure1 */
-	CU_ASSERT_EQUAL(rblk_auth_parse_failure2(m, 8, &t_id, &exp), NVMF_AUTH_FAIL_INCORRECT_PAYLOAD);
+	CU_ASSERT_EQUAL(rblk_auth_failure2_parse(m, 8, &t_id, &exp), NVMF_AUTH_FAIL_INCORRECT_PAYLOAD);
 }
 
 static void test_build_challenge(void)
@@ -290,10 +292,10 @@ static void test_build_challenge(void)
 	memset(cval, 0x5A, sizeof(cval));
 	memset(dhv, 0xC3, sizeof(dhv));
 	memset(buf, 0xEE, sizeof(buf));
-	CU_ASSERT_EQUAL(rblk_auth_build_challenge(buf, sizeof(buf) - 1, 0x0102, 2, 48, 0x11223344,
+	CU_ASSERT_EQUAL(rblk_auth_challenge_build(buf, sizeof(buf) - 1, 0x0102, 2, 48, 0x11223344,
 						  cval, 1, dhv, 256), -ENOSPC);
 	CU_ASSERT_EQUAL(buf[0], 0xEE);
-	CU_ASSERT_EQUAL(rblk_auth_build_challenge(buf, sizeof(buf), 0x0102, 2, 48, 0x11223344,
+	CU_ASSERT_EQUAL(rblk_auth_challenge_build(buf, sizeof(buf), 0x0102, 2, 48, 0x11223344,
 						  cval, 1, dhv, 256), 16 + 48 + 256);
 	CU_ASSERT_EQUAL(buf[0], NVMF_AUTH_TYPE_DHCHAP);
 	CU_ASSERT_EQUAL(buf[1], NVMF_AUTH_ID_CHALLENGE);
@@ -313,7 +315,7 @@ static void test_build_challenge(void)
 	CU_ASSERT_EQUAL(buf[sizeof(buf) - 1], 0xC3);
 
 	/* NULL group: no DH value. */
-	CU_ASSERT_EQUAL(rblk_auth_build_challenge(buf, 48, 1, 1, 32, 1, cval, 0, NULL, 0), 48);
+	CU_ASSERT_EQUAL(rblk_auth_challenge_build(buf, 48, 1, 1, 32, 1, cval, 0, NULL, 0), 48);
 	CU_ASSERT_EQUAL(buf[9], 0);
 	CU_ASSERT_EQUAL(buf[10] | buf[11], 0);
 }
@@ -325,7 +327,7 @@ static void test_build_success1_failure1(void)
 	memset(rval, 0x77, sizeof(rval));
 	memset(buf, 0xEE, sizeof(buf));
 	/* Unidirectional: HL set anyway, RVALID 0, 16 bytes. */
-	CU_ASSERT_EQUAL(rblk_auth_build_success1(buf, sizeof(buf), 5, 64, NULL), 16);
+	CU_ASSERT_EQUAL(rblk_auth_success1_build(buf, sizeof(buf), 5, 64, NULL), 16);
 	CU_ASSERT_EQUAL(buf[0], NVMF_AUTH_TYPE_DHCHAP);
 	CU_ASSERT_EQUAL(buf[1], NVMF_AUTH_ID_SUCCESS1);
 	CU_ASSERT_EQUAL(buf[4], 5);
@@ -333,14 +335,14 @@ static void test_build_success1_failure1(void)
 	CU_ASSERT_EQUAL(buf[8], 0);
 	CU_ASSERT_EQUAL(buf[16], 0xEE);
 	/* Bidirectional. */
-	CU_ASSERT_EQUAL(rblk_auth_build_success1(buf, 79, 5, 64, rval), -ENOSPC);
-	CU_ASSERT_EQUAL(rblk_auth_build_success1(buf, sizeof(buf), 5, 64, rval), 80);
+	CU_ASSERT_EQUAL(rblk_auth_success1_build(buf, 79, 5, 64, rval), -ENOSPC);
+	CU_ASSERT_EQUAL(rblk_auth_success1_build(buf, sizeof(buf), 5, 64, rval), 80);
 	CU_ASSERT_EQUAL(buf[8], NVMF_AUTH_RVALID);
 	CU_ASSERT_EQUAL(buf[16], 0x77);
 	CU_ASSERT_EQUAL(buf[79], 0x77);
 
-	CU_ASSERT_EQUAL(rblk_auth_build_failure1(buf, 7, 3, NVMF_AUTH_FAIL_FAILED), -ENOSPC);
-	CU_ASSERT_EQUAL(rblk_auth_build_failure1(buf, 8, 0x0203, NVMF_AUTH_FAIL_HASH_UNUSABLE), 8);
+	CU_ASSERT_EQUAL(rblk_auth_failure1_build(buf, 7, 3, NVMF_AUTH_FAIL_FAILED), -ENOSPC);
+	CU_ASSERT_EQUAL(rblk_auth_failure1_build(buf, 8, 0x0203, NVMF_AUTH_FAIL_HASH_UNUSABLE), 8);
 	CU_ASSERT_EQUAL(buf[0], NVMF_AUTH_TYPE_COMMON);
 	CU_ASSERT_EQUAL(buf[1], NVMF_AUTH_ID_FAILURE1);
 	CU_ASSERT_EQUAL(buf[4], 0x03);
@@ -351,10 +353,10 @@ static void test_build_success1_failure1(void)
 
 static void test_reason_names(void)
 {
-	CU_ASSERT_STRING_EQUAL(rblk_auth_reason_str(NVMF_AUTH_FAIL_FAILED), "authentication failed");
-	CU_ASSERT_STRING_EQUAL(rblk_auth_reason_str(NVMF_AUTH_FAIL_INCORRECT_PROTOCOL),
+	CU_ASSERT_STRING_EQUAL(rblk_auth_failure_str(NVMF_AUTH_FAIL_FAILED), "authentication failed");
+	CU_ASSERT_STRING_EQUAL(rblk_auth_failure_str(NVMF_AUTH_FAIL_INCORRECT_PROTOCOL),
 			       "incorrect protocol message");
-	CU_ASSERT_STRING_EQUAL(rblk_auth_reason_str(0x42), "?");
+	CU_ASSERT_STRING_EQUAL(rblk_auth_failure_str(0x42), "unknown reason");
 }
 
 static const struct ut_case cases[] = {
