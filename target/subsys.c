@@ -150,8 +150,10 @@ void rblk_subsys_destroy(struct rblk_subsystem *ss)
 	for (uint32_t i = 0; i < ss->max_nsid; i++)
 		if (ss->ns[i])
 			rblk_subsys_remove_ns(ss, i + 1);
-	for (unsigned i = 0; i < ss->nr_hosts; i++)
-		free(ss->hosts[i]);
+	for (unsigned i = 0; i < ss->nr_hosts; i++) {
+		free(ss->hosts[i].nqn);
+		rblk_tgt_auth_cfg_free(ss->hosts[i].auth);
+	}
 	free(ss->hosts);
 	pthread_rwlock_destroy(&ss->ns_lock);
 	pthread_mutex_destroy(&ss->lock);
@@ -175,7 +177,7 @@ struct rblk_subsystem *rblk_subsys_find_locked(struct rblk_target *tgt, const ch
 static int host_index(struct rblk_subsystem *ss, const char *hostnqn)
 {
 	for (unsigned i = 0; i < ss->nr_hosts; i++)
-		if (!strcmp(ss->hosts[i], hostnqn))
+		if (!strcmp(ss->hosts[i].nqn, hostnqn))
 			return (int)i;
 	return -1;
 }
@@ -202,7 +204,8 @@ bool rblk_subsys_host_allowed(struct rblk_subsystem *ss, const char *hostnqn)
 
 int rblk_subsys_add_host(struct rblk_subsystem *ss, const char *hostnqn)
 {
-	char **hosts, *dup, why[160];
+	struct rblk_tgt_host *hosts;
+	char *dup, why[160];
 	int ret = 0;
 
 	if (rblk_tgt_nqn_check(hostnqn, why, sizeof(why))) {
@@ -223,7 +226,9 @@ int rblk_subsys_add_host(struct rblk_subsystem *ss, const char *hostnqn)
 		ret = -ENOMEM;
 		goto out;
 	}
-	hosts[ss->nr_hosts++] = dup;
+	hosts[ss->nr_hosts].nqn = dup;
+	hosts[ss->nr_hosts].auth = NULL;
+	ss->nr_hosts++;
 	ss->hosts = hosts;
 out:
 	pthread_mutex_unlock(&ss->lock);
@@ -241,10 +246,65 @@ int rblk_subsys_remove_host(struct rblk_subsystem *ss, const char *hostnqn)
 	if (i < 0) {
 		ret = -ENOENT;
 	} else {
-		free(ss->hosts[i]);
+		/* The key goes with the host: allowing it again starts without one. */
+		free(ss->hosts[i].nqn);
+		rblk_tgt_auth_cfg_free(ss->hosts[i].auth);
 		ss->hosts[i] = ss->hosts[--ss->nr_hosts];
 		revoke_locked(ss);
 	}
+	pthread_mutex_unlock(&ss->lock);
+	return ret;
+}
+
+int rblk_subsys_set_host_auth(struct rblk_subsystem *ss, const char *hostnqn,
+			      struct rblk_tgt_auth_cfg *cfg)
+{
+	struct rblk_tgt_host *h;
+	int i, ret = 0;
+
+	pthread_mutex_lock(&ss->lock);
+	i = host_index(ss, hostnqn);
+	if (i < 0) {
+		ret = -ENOENT;
+		goto out;
+	}
+	h = &ss->hosts[i];
+	/* The same configuration again (a reload that changed nothing): nobody is failed. */
+	if (rblk_tgt_auth_cfg_equal(h->auth, cfg))
+		goto out;
+	rblk_tgt_auth_cfg_free(h->auth);
+	h->auth = cfg;
+	cfg = NULL;
+	/*
+	 * Controllers snapshot the keys at Connect: one authenticated with the
+	 * old key (or with none) would otherwise keep its access. Failing them
+	 * makes the host reconnect and authenticate with what is configured now.
+	 */
+	for (struct rblk_tgt_ctrl *c = ss->ctrls; c; c = c->next)
+		if (!strcmp(c->hostnqn, hostnqn))
+			rblk_tgt_ctrl_fatal(c, "the host's authentication key changed");
+	RBLK_NOTICE("subsystem %s host %s: DH-HMAC-CHAP %s", ss->nqn, hostnqn,
+		    h->auth ? "key set" : "key removed");
+out:
+	pthread_mutex_unlock(&ss->lock);
+	rblk_tgt_auth_cfg_free(cfg);
+	if (ret)
+		RBLK_ERR("subsystem %s: cannot set DH-HMAC-CHAP for host %s: not an allowed host",
+			 ss->nqn, hostnqn);
+	return ret;
+}
+
+int rblk_subsys_host_keys(struct rblk_subsystem *ss, const char *hostnqn,
+			  struct rblk_tgt_auth_keys **out)
+{
+	int i, ret = 0;
+
+	*out = NULL;
+	pthread_mutex_lock(&ss->lock);
+	i = host_index(ss, hostnqn);
+	/* Under the lock: a key changing now fails the controller being set up. */
+	if (i >= 0 && ss->hosts[i].auth)
+		ret = rblk_tgt_auth_keys_create(ss->hosts[i].auth, hostnqn, ss->nqn, out);
 	pthread_mutex_unlock(&ss->lock);
 	return ret;
 }
