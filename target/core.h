@@ -418,8 +418,16 @@ struct rblk_tgt_ns_stats {
 };
 
 /* An allowed host of a subsystem. */
+/*
+ * A host the subsystem knows: allowed in (allowed_hosts), and/or with
+ * DH-HMAC-CHAP settings. Settings may exist for a host that is not on the
+ * list: a host let in by allow_any_host must authenticate all the same, and
+ * a reload sets a host's key before it allows the host, so that no Connect
+ * ever finds the host allowed without its key.
+ */
 struct rblk_tgt_host {
 	char *nqn;
+	bool allowed;
 	struct rblk_tgt_auth_cfg *auth;  /* DH-HMAC-CHAP, NULL: none (target/auth.h) */
 };
 

@@ -182,14 +182,16 @@ struct rblk_host_auth {
 void rblk_host_auth_init(struct rblk_host_auth *auth) RBLK_EXPORT;
 /*
  * Sets, changes or (NULL auth, or an empty key) removes hostnqn's
- * authentication on ss. The host must be allowed first
- * (rblk_subsystem_allow_host; -ENOENT otherwise), and the key applies even
- * while allow_any_host is set. Secrets are parsed here: -EINVAL for a key
- * that is not a valid DHHC-1 secret, an unknown hash or group, or a ctrl_key
- * without a key (logged without the secret). Any change fails the host's
- * live controllers, which must reconnect and authenticate with what is
- * configured now; the same configuration again changes nothing. Disallowing
- * the host forgets its keys. -EOPNOTSUPP on the discovery subsystem.
+ * authentication on ss. The host need not be allowed (yet): set its key
+ * first, then allow it, and no Connect finds it allowed without its key.
+ * The key applies under allow_any_host too: a host with a key always
+ * authenticates (nvmet skips authentication under allow_any_host; failing
+ * closed, rblk does not). Secrets are parsed here: -EINVAL for a key that is
+ * not a valid DHHC-1 secret, an unknown hash or group, or a ctrl_key without
+ * a key (logged without the secret). Any change fails the host's live
+ * controllers, which must reconnect and authenticate with what is configured
+ * now; the same configuration again changes nothing. Disallowing the host
+ * keeps its key. -EOPNOTSUPP on the discovery subsystem.
  */
 int rblk_subsystem_set_host_auth(struct rblk_subsystem *ss, const char *hostnqn,
 				 const struct rblk_host_auth *auth) RBLK_EXPORT;

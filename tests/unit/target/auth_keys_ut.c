@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Tests for target/auth_keys.c and the host-key half of target/subsys.c:
- * rblk_subsystem_set_host_auth()'s rules (allowed host first, keys parsed at
+ * rblk_subsystem_set_host_auth()'s rules (any host, allowed or not, keys parsed at
  * once, defaults, removal), secrets never in a log line, and what a change
  * does to the host's live controllers.
  */
@@ -40,6 +40,8 @@ static void setup(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(env);
 	ss = tt_add_subsys(env, TT_SUBNQN, "mem:1M", NULL);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(ss);
+	/* Only TT_HOSTNQN is allowed (test_key_under_allow_any turns allow-any on). */
+	CU_ASSERT_EQUAL_FATAL(rblk_subsystem_set_allow_any_host(ss, false), 0);
 	CU_ASSERT_EQUAL_FATAL(rblk_subsystem_allow_host(ss, TT_HOSTNQN), 0);
 	ah_key(key, sizeof(key), RBLK_AUTH_HASH_SHA256, 32, 0x31);
 	ah_key(key2, sizeof(key2), RBLK_AUTH_HASH_SHA512, 64, 0x32);
@@ -124,8 +126,13 @@ static void test_refusals(void)
 	char bad[RBLK_AUTH_SECRET_STR_MAX];
 
 	setup();
-	/* Allowed hosts only. */
-	CU_ASSERT_EQUAL(set(TT_HOSTNQN2, key, NULL, NULL, NULL), -ENOENT);
+	/* A host not (yet) allowed may get a key; that does not let it in. */
+	CU_ASSERT_EQUAL(set(TT_HOSTNQN2, key, NULL, NULL, NULL), 0);
+	CU_ASSERT_PTR_NOT_NULL(cfg_of(TT_HOSTNQN2));
+	CU_ASSERT_FALSE(rblk_subsys_host_allowed(ss, TT_HOSTNQN2));
+	CU_ASSERT_EQUAL(rblk_subsystem_set_host_auth(ss, TT_HOSTNQN2, NULL), 0);
+	CU_ASSERT_PTR_NULL(cfg_of(TT_HOSTNQN2));
+	CU_ASSERT_EQUAL(rblk_subsystem_disallow_host(ss, TT_HOSTNQN2), -ENOENT);
 	/* Keys that do not parse: a flipped base64 character breaks the CRC. */
 	snprintf(bad, sizeof(bad), "%s", key);
 	bad[12] = bad[12] == 'A' ? 'B' : 'A';
@@ -177,11 +184,42 @@ static void test_remove_and_disallow(void)
 	CU_ASSERT_EQUAL(set(TT_HOSTNQN, key, NULL, NULL, NULL), 0);
 	CU_ASSERT_EQUAL(rblk_subsystem_set_host_auth(ss, TT_HOSTNQN, NULL), 0);
 	CU_ASSERT_PTR_NULL(cfg_of(TT_HOSTNQN));
-	/* Disallowing forgets the key: allowed again, the host has none. */
+	/*
+	 * Disallowing keeps the key (allow_any_host may still let the host in,
+	 * and it must authenticate then); allowed again, the host has it.
+	 */
 	CU_ASSERT_EQUAL(set(TT_HOSTNQN, key, NULL, NULL, NULL), 0);
 	CU_ASSERT_EQUAL(rblk_subsystem_disallow_host(ss, TT_HOSTNQN), 0);
+	CU_ASSERT_FALSE(rblk_subsys_host_allowed(ss, TT_HOSTNQN));
+	CU_ASSERT_PTR_NOT_NULL(cfg_of(TT_HOSTNQN));
+	CU_ASSERT_EQUAL(rblk_subsystem_disallow_host(ss, TT_HOSTNQN), -ENOENT);
 	CU_ASSERT_EQUAL(rblk_subsystem_allow_host(ss, TT_HOSTNQN), 0);
-	CU_ASSERT_PTR_NULL(cfg_of(TT_HOSTNQN));
+	CU_ASSERT_EQUAL(rblk_subsystem_allow_host(ss, TT_HOSTNQN), -EEXIST);
+	CU_ASSERT_PTR_NOT_NULL(cfg_of(TT_HOSTNQN));
+	teardown();
+}
+
+/* Failing closed: a host with a key authenticates under allow_any_host too. */
+static void test_key_under_allow_any(void)
+{
+	struct tt_queue *q;
+	struct nvme_cqe cqe;
+
+	setup();
+	CU_ASSERT_EQUAL(rblk_subsystem_disallow_host(ss, TT_HOSTNQN), 0);
+	CU_ASSERT_EQUAL(rblk_subsystem_set_allow_any_host(ss, true), 0);
+	CU_ASSERT_EQUAL(set(TT_HOSTNQN, key, NULL, NULL, NULL), 0);
+	q = tt_queue_create(env, 0, 32);
+	CU_ASSERT_EQUAL_FATAL(tt_connect(q, TT_SUBNQN, TT_HOSTNQN, 0, 31, 0xFFFF, 0, 0, &cqe), 0);
+	CU_ASSERT_EQUAL(nvme_cqe_status(&cqe), 0);
+	CU_ASSERT_TRUE(rblk_le32(cqe.dw0) & NVMF_CONNECT_AUTHREQ_ATR);
+	tt_queue_destroy(q);
+	/* A host without a key is let in as before, without authentication. */
+	q = tt_queue_create(env, 0, 32);
+	CU_ASSERT_EQUAL_FATAL(tt_connect(q, TT_SUBNQN, TT_HOSTNQN2, 0, 31, 0xFFFF, 0, 0, &cqe), 0);
+	CU_ASSERT_EQUAL(nvme_cqe_status(&cqe), 0);
+	CU_ASSERT_FALSE(rblk_le32(cqe.dw0) & NVMF_CONNECT_AUTHREQ_ATR);
+	tt_queue_destroy(q);
 	teardown();
 }
 
@@ -211,6 +249,7 @@ static void test_change_fails_live_controllers(void)
 	struct nvme_cqe cqe;
 
 	setup();
+	CU_ASSERT_EQUAL(rblk_subsystem_allow_host(ss, TT_HOSTNQN2), 0);
 	/* A key where there was none: the unauthenticated controller goes. */
 	q = live_ctrl(NULL);
 	other = tt_queue_create(env, 0, 32);
@@ -282,6 +321,7 @@ static const struct ut_case cases[] = {
 	UT_CASE(test_refusals),
 	UT_CASE(test_sized_struct),
 	UT_CASE(test_remove_and_disallow),
+	UT_CASE(test_key_under_allow_any),
 	UT_CASE(test_change_fails_live_controllers),
 	UT_CASE(test_controller_snapshot),
 	UT_END,
