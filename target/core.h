@@ -57,6 +57,7 @@
 #include "common/clock.h"
 #include "protocol/nvme.h"
 #include "protocol/nvmf.h"
+#include "target/auth.h"
 
 struct rblk_target;
 struct rblk_subsystem;
@@ -210,6 +211,7 @@ struct rblk_sq {
 	uint16_t sqhd;
 	bool sqhd_disabled;              /* Connect CATTR bit 2 */
 	_Atomic uint64_t last_cmd_ms;    /* traffic-based keep-alive (TBKAS) */
+	struct rblk_tgt_auth_q auth;     /* DH-HMAC-CHAP when ctrl->auth (target/auth.h) */
 	struct rblk_sq_stats stats;
 };
 
@@ -227,7 +229,9 @@ void rblk_sq_teardown(struct rblk_sq *sq);
 void rblk_sq_destroy(struct rblk_sq *sq);
 /*
  * Periodic hook (every opts.kato_check_ms) for each queue of a poll group.
- * On an admin queue it enforces the controller's keep-alive timeout: on
+ * On every queue it fails the controller when the queue's authentication
+ * is unfinished past its deadline (target/auth.h). On an admin queue it
+ * enforces the controller's keep-alive timeout: on
  * expiry CSTS.CFS is set and every queue of that controller is disconnected.
  */
 void rblk_sq_tick(struct rblk_sq *sq, uint64_t now_ms); /* now_ms: rblk_clock_ms() */
@@ -387,6 +391,7 @@ struct rblk_target {
 	uint16_t next_portid;
 	_Atomic uint64_t genctr;         /* discovery log generation counter */
 	_Atomic uint64_t ana_chgcnt;     /* ANA log change count (one for the target, as nvmet) */
+	_Atomic uint32_t auth_seqnum;    /* last DH-HMAC-CHAP sequence number (0: none yet) */
 	struct rblk_transport *transport;
 	int stop_fd;                     /* eventfd: rblk_target_stop() -> run() */
 	_Atomic bool stop_requested;
@@ -412,6 +417,20 @@ struct rblk_tgt_ns_stats {
 	_Atomic uint64_t sync_errors;    /* ... that failed */
 };
 
+/* An allowed host of a subsystem. */
+/*
+ * A host the subsystem knows: allowed in (allowed_hosts), and/or with
+ * DH-HMAC-CHAP settings. Settings may exist for a host that is not on the
+ * list: a host let in by allow_any_host must authenticate all the same, and
+ * a reload sets a host's key before it allows the host, so that no Connect
+ * ever finds the host allowed without its key.
+ */
+struct rblk_tgt_host {
+	char *nqn;
+	bool allowed;
+	struct rblk_tgt_auth_cfg *auth;  /* DH-HMAC-CHAP, NULL: none (target/auth.h) */
+};
+
 struct rblk_subsystem {
 	struct rblk_target *tgt;
 	struct rblk_subsystem *next;     /* tgt->subsys, under tgt->lock */
@@ -423,7 +442,7 @@ struct rblk_subsystem {
 
 	pthread_mutex_t lock;            /* hosts, controllers */
 	bool allow_any_host;
-	char **hosts;
+	struct rblk_tgt_host *hosts;
 	unsigned nr_hosts;
 	struct rblk_tgt_ctrl *ctrls;         /* list by ->next */
 	unsigned nr_ctrls;
@@ -464,6 +483,11 @@ struct rblk_tgt_ctrl {
 	char hostnqn[NVMF_NQN_FIELD_LEN];
 	uint8_t hostid[16];
 	struct rblk_listener *listener;  /* the admin queue's port (NULL unknown); set under tgt->lock */
+	/*
+	 * DH-HMAC-CHAP keys of the host (NULL: no authentication), snapshot at
+	 * the admin Connect, read-only after: a change fails the controller.
+	 */
+	struct rblk_tgt_auth_keys *auth;
 	_Atomic int refs;                /* one per bound sq, plus transient */
 	uint64_t created_ms;
 
@@ -577,6 +601,19 @@ int rblk_subsys_add_host(struct rblk_subsystem *ss, const char *hostnqn);
  */
 int rblk_subsys_remove_host(struct rblk_subsystem *ss, const char *hostnqn);
 void rblk_subsys_set_allow_any(struct rblk_subsystem *ss, bool allow);
+/*
+ * Sets (cfg) or removes (NULL) an allowed host's DH-HMAC-CHAP configuration,
+ * taking cfg over in every case. The host's controllers fail unless the
+ * configuration is unchanged. -ENOENT when hostnqn is not an allowed host.
+ */
+int rblk_subsys_set_host_auth(struct rblk_subsystem *ss, const char *hostnqn,
+			      struct rblk_tgt_auth_cfg *cfg);
+/*
+ * For a new controller of hostnqn: the keys its queues authenticate with, or
+ * *out NULL when the host has none. 0 or -errno.
+ */
+int rblk_subsys_host_keys(struct rblk_subsystem *ss, const char *hostnqn,
+			  struct rblk_tgt_auth_keys **out);
 /* tgt->lock held: the controllers @hostnqn holds on every subsystem. */
 unsigned rblk_tgt_host_ctrls_locked(struct rblk_target *tgt, const char *hostnqn);
 /* New controller bound to ss with a free cntlid: 0, -EBUSY (cntlids exhausted), -ENODEV (removing). */
@@ -693,6 +730,8 @@ uint16_t rblk_ana_log(struct rblk_req *req, uint64_t lpo, bool rgo, bool rae);
 /* fabrics.c / admin.c / io.c / discovery.c: parse step per command set. */
 uint16_t rblk_fabrics_parse_connect(struct rblk_req *req);
 uint16_t rblk_fabrics_parse_admin(struct rblk_req *req);
+/* Authentication Send / Receive, on any queue of a controller. */
+uint16_t rblk_fabrics_parse_auth(struct rblk_req *req);
 uint16_t rblk_admin_parse(struct rblk_req *req);
 uint16_t rblk_io_parse(struct rblk_req *req);
 uint16_t rblk_disc_parse(struct rblk_req *req);

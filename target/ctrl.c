@@ -105,6 +105,7 @@ void rblk_tgt_ctrl_put(struct rblk_tgt_ctrl *ctrl)
 	RBLK_INFO("ctrl %u on %s destroyed%s", ctrl->cntlid, ss->nqn,
 		  ctrl->clean_shutdown ? "" : " (no shutdown)");
 	rblk_subsys_remove_ctrl(ss, ctrl);
+	rblk_tgt_auth_keys_free(ctrl->auth);
 	pthread_mutex_destroy(&ctrl->lock);
 	free(ctrl->sqs);
 	free(ctrl);
@@ -305,6 +306,7 @@ uint16_t rblk_tgt_ctrl_install_sq(struct rblk_tgt_ctrl *ctrl, struct rblk_sq *sq
 	sq->size = (uint16_t)(sqsize + 1);
 	sq->sqhd = 0;
 	sq->sqhd_disabled = sqflow_disabled;
+	rblk_tgt_auth_sq_start(sq, rblk_clock_ms());
 	sq->state = RBLK_SQ_LIVE;
 	atomic_store_explicit(&sq->last_cmd_ms, rblk_clock_ms(), memory_order_relaxed);
 	pthread_mutex_unlock(&ctrl->lock);
@@ -373,6 +375,7 @@ void rblk_sq_destroy(struct rblk_sq *sq)
 	struct rblk_tgt_ctrl *ctrl = sq->ctrl;
 
 	sq->state = RBLK_SQ_CLOSING;
+	rblk_tgt_auth_sq_release(sq);
 	if (!ctrl)
 		return;
 	pthread_mutex_lock(&ctrl->lock);
@@ -389,7 +392,11 @@ void rblk_sq_tick(struct rblk_sq *sq, uint64_t now_ms)
 	uint64_t last = 0, timeout;
 	bool expired = false;
 
-	if (sq->state != RBLK_SQ_LIVE || sq->qid != 0)
+	if (sq->state != RBLK_SQ_LIVE)
+		return;
+	/* Every queue: an authentication left unfinished fails its controller. */
+	rblk_tgt_auth_tick(sq, now_ms);
+	if (sq->qid != 0)
 		return;
 	pthread_mutex_lock(&ctrl->lock);
 	if (ctrl->kato_ms && !ctrl->fatal) {

@@ -2,7 +2,8 @@
 /*
  * The fabrics command set (opcode 0x7F): Connect for admin and I/O queues
  * (dynamic controller model; the checks and statuses of nvmet's
- * fabrics-cmd.c, docs/interop.md §6) and Property Get/Set (§7).
+ * fabrics-cmd.c, docs/interop.md §6), Property Get/Set (§7), and the
+ * Authentication Send/Receive commands whose messages auth.c handles.
  * A subsystem not exported on the port the host came through is unknown
  * there, as in nvmet (IPO 256, SUBNQN).
  */
@@ -11,6 +12,7 @@
 #include <string.h>
 
 #include "common/log.h"
+#include "protocol/auth_ctrl.h"
 #include "protocol/connect.h"
 #include "protocol/props.h"
 #include "target/core.h"
@@ -31,6 +33,16 @@ static uint16_t invalid_param(struct rblk_req *req, uint8_t iattr, uint16_t ipo)
 	if (iattr == NVMF_IATTR_SQE)
 		req->error_loc = ipo;
 	return NVME_SC_CONNECT_INVALID_PARAM | NVME_SC_DNR;
+}
+
+/*
+ * Connect response DW0: CNTLID, and AUTHREQ.ATR when the host has a key:
+ * this queue, admin or I/O, must authenticate before anything else runs
+ * (nvmet_connect_result sets it on both).
+ */
+static uint32_t connect_dw0(const struct rblk_tgt_ctrl *ctrl)
+{
+	return ctrl->cntlid | (ctrl->auth ? NVMF_CONNECT_AUTHREQ_ATR : 0);
 }
 
 /* The stateless checks are rblk_connect_decode()'s; what they leave is MQES and the CM depth. */
@@ -110,6 +122,14 @@ static uint16_t admin_connect(struct rblk_req *req, const struct rblk_connect_in
 	} else if (ret) {
 		return NVME_SC_INTERNAL;
 	}
+	/* Before the queue is installed: its first command may already be an Authentication Send. */
+	ret = rblk_subsys_host_keys(ss, ci->hostnqn, &ctrl->auth);
+	if (ret) {
+		RBLK_ERR("connect from %s to %s: cannot set up authentication: %s", ci->hostnqn,
+			 ci->subnqn, strerror(-ret));
+		rblk_tgt_ctrl_put(ctrl);
+		return NVME_SC_INTERNAL;
+	}
 
 	status = rblk_tgt_ctrl_install_sq(ctrl, req->sq, 0, ci->sqsize,
 				      ci->cattr & NVMF_CATTR_DISABLE_SQFLOW);
@@ -117,8 +137,7 @@ static uint16_t admin_connect(struct rblk_req *req, const struct rblk_connect_in
 		rblk_tgt_ctrl_put(ctrl);
 		return status;
 	}
-	/* DW0: CNTLID, and AUTHREQ (bits 17:16) zero: no authentication. */
-	rblk_req_set_dw0(req, ctrl->cntlid);
+	rblk_req_set_dw0(req, connect_dw0(ctrl));
 	return 0;
 }
 
@@ -168,7 +187,7 @@ static uint16_t io_connect(struct rblk_req *req, const struct rblk_connect_info 
 		goto out_put;
 	}
 	/* The reference now belongs to the queue. */
-	rblk_req_set_dw0(req, ctrl->cntlid);
+	rblk_req_set_dw0(req, connect_dw0(ctrl));
 	return 0;
 
 out_put:
@@ -305,8 +324,37 @@ uint16_t rblk_fabrics_parse_admin(struct rblk_req *req)
 		req->execute = execute_prop_set;
 		return 0;
 	default:
-		/* Includes Disconnect (not in 6.1) and authentication (not supported). */
+		/* Includes Disconnect (not in 6.1); authentication was dispatched before. */
 		req->error_loc = NVME_SQE_FCTYPE_OFFSET;
 		return NVME_SC_INVALID_OPCODE | NVME_SC_DNR;
 	}
+}
+
+/* ------------------------------------------------------------------------ */
+/* Authentication Send / Receive.                                            */
+
+uint16_t rblk_fabrics_parse_auth(struct rblk_req *req)
+{
+	bool send = rblk_req_fctype(req) == NVMF_FCTYPE_AUTH_SEND;
+	uint32_t len;
+	uint16_t status;
+
+	/* A host without a key has nothing to authenticate with: as before keys existed. */
+	if (!req->sq->ctrl->auth) {
+		req->error_loc = NVME_SQE_FCTYPE_OFFSET;
+		return NVME_SC_INVALID_OPCODE | NVME_SC_DNR;
+	}
+	status = rblk_auth_cmd_decode((const struct nvmf_auth_cmd *)req->cmd, &len, &req->error_loc);
+	if (status)
+		return status;
+	/* No message is that long: refuse before any data moves. */
+	if (send && len > RBLK_TGT_AUTH_SEND_MAX) {
+		req->error_loc = offsetof(struct nvmf_auth_cmd, tl_al);
+		return NVME_SC_INVALID_FIELD | NVME_SC_DNR;
+	}
+	/* Receive: AL bytes go back, the message and zeroes after it (nvmet). */
+	req->data_len = len;
+	req->dir = send ? RBLK_XFER_H2C : RBLK_XFER_C2H;
+	req->execute = send ? rblk_tgt_auth_send : rblk_tgt_auth_receive;
+	return 0;
 }

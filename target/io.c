@@ -352,7 +352,7 @@ uint16_t rblk_io_parse(struct rblk_req *req)
 	uint16_t status;
 
 	if (cmd->opc == NVME_ADMIN_FABRICS) {
-		/* Authentication is not supported; Connect was handled before. */
+		/* Connect and authentication were dispatched before: nothing else on I/O queues. */
 		req->error_loc = NVME_SQE_FCTYPE_OFFSET;
 		return NVME_SC_INVALID_OPCODE | NVME_SC_DNR;
 	}

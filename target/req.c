@@ -38,6 +38,11 @@ void rblk_req_init(struct rblk_req *req, struct rblk_sq *sq, struct nvme_sqe *cm
 	atomic_store_explicit(&sq->last_cmd_ms, rblk_clock_ms(), memory_order_relaxed);
 }
 
+static bool is_fabrics(const struct rblk_req *req, uint8_t fctype)
+{
+	return req->cmd->opc == NVME_ADMIN_FABRICS && rblk_req_fctype(req) == fctype;
+}
+
 uint16_t rblk_req_parse(struct rblk_req *req)
 {
 	struct rblk_sq *sq = req->sq;
@@ -57,11 +62,21 @@ uint16_t rblk_req_parse(struct rblk_req *req)
 		status = rblk_fabrics_parse_connect(req);
 		break;
 	case RBLK_SQ_LIVE:
-		if (req->cmd->opc == NVME_ADMIN_FABRICS &&
-		    rblk_req_fctype(req) == NVMF_FCTYPE_CONNECT) {
+		if (is_fabrics(req, NVMF_FCTYPE_CONNECT)) {
 			/* The queue already has an association (NVMe-oF 1.1 §3.3). */
 			req->error_loc = offsetof(struct nvmf_connect_cmd, qid);
 			status = NVME_SC_CMD_SEQ_ERROR | NVME_SC_DNR;
+		} else if (is_fabrics(req, NVMF_FCTYPE_AUTH_SEND) ||
+			   is_fabrics(req, NVMF_FCTYPE_AUTH_RECV)) {
+			status = rblk_fabrics_parse_auth(req);
+		} else if (!rblk_tgt_auth_sq_open(sq)) {
+			/*
+			 * Fail closed: until this queue authenticated, nothing
+			 * else runs, Property Get/Set included (nvmet lets
+			 * fabrics commands through; no host needs them first).
+			 */
+			req->error_loc = offsetof(struct nvme_sqe, opc);
+			status = NVME_SC_AUTH_REQUIRED | NVME_SC_DNR;
 		} else if (sq->qid == 0) {
 			if (rblk_tgt_ctrl_is_disc(sq->ctrl))
 				status = rblk_disc_parse(req);

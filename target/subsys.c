@@ -150,8 +150,10 @@ void rblk_subsys_destroy(struct rblk_subsystem *ss)
 	for (uint32_t i = 0; i < ss->max_nsid; i++)
 		if (ss->ns[i])
 			rblk_subsys_remove_ns(ss, i + 1);
-	for (unsigned i = 0; i < ss->nr_hosts; i++)
-		free(ss->hosts[i]);
+	for (unsigned i = 0; i < ss->nr_hosts; i++) {
+		free(ss->hosts[i].nqn);
+		rblk_tgt_auth_cfg_free(ss->hosts[i].auth);
+	}
 	free(ss->hosts);
 	pthread_rwlock_destroy(&ss->ns_lock);
 	pthread_mutex_destroy(&ss->lock);
@@ -172,12 +174,43 @@ struct rblk_subsystem *rblk_subsys_find_locked(struct rblk_target *tgt, const ch
 /* ------------------------------------------------------------------------ */
 /* Hosts.                                                                    */
 
+/* The host's entry (allowed or only with settings), or -1. */
 static int host_index(struct rblk_subsystem *ss, const char *hostnqn)
 {
 	for (unsigned i = 0; i < ss->nr_hosts; i++)
-		if (!strcmp(ss->hosts[i], hostnqn))
+		if (!strcmp(ss->hosts[i].nqn, hostnqn))
 			return (int)i;
 	return -1;
+}
+
+static bool host_listed(struct rblk_subsystem *ss, const char *hostnqn)
+{
+	int i = host_index(ss, hostnqn);
+
+	return i >= 0 && ss->hosts[i].allowed;
+}
+
+static void host_drop(struct rblk_subsystem *ss, int i)
+{
+	free(ss->hosts[i].nqn);
+	rblk_tgt_auth_cfg_free(ss->hosts[i].auth);
+	ss->hosts[i] = ss->hosts[--ss->nr_hosts];
+}
+
+/* A new entry for @hostnqn (not allowed, no settings yet); its index or -ENOMEM. */
+static int host_new(struct rblk_subsystem *ss, const char *hostnqn)
+{
+	struct rblk_tgt_host *hosts;
+	char *dup = strdup(hostnqn);
+
+	hosts = dup ? realloc(ss->hosts, (ss->nr_hosts + 1) * sizeof(*hosts)) : NULL;
+	if (!hosts) {
+		free(dup);
+		return -ENOMEM;
+	}
+	hosts[ss->nr_hosts] = (struct rblk_tgt_host){ .nqn = dup };
+	ss->hosts = hosts;
+	return (int)ss->nr_hosts++;
 }
 
 /* ss->lock held (lock order ss -> ctrl, as the port unlink). */
@@ -186,7 +219,7 @@ static void revoke_locked(struct rblk_subsystem *ss)
 	if (ss->allow_any_host)
 		return;
 	for (struct rblk_tgt_ctrl *c = ss->ctrls; c; c = c->next)
-		if (host_index(ss, c->hostnqn) < 0)
+		if (!host_listed(ss, c->hostnqn))
 			rblk_tgt_ctrl_fatal(c, "the host is no longer allowed on the subsystem");
 }
 
@@ -195,15 +228,15 @@ bool rblk_subsys_host_allowed(struct rblk_subsystem *ss, const char *hostnqn)
 	bool ok;
 
 	pthread_mutex_lock(&ss->lock);
-	ok = ss->allow_any_host || host_index(ss, hostnqn) >= 0;
+	ok = ss->allow_any_host || host_listed(ss, hostnqn);
 	pthread_mutex_unlock(&ss->lock);
 	return ok;
 }
 
 int rblk_subsys_add_host(struct rblk_subsystem *ss, const char *hostnqn)
 {
-	char **hosts, *dup, why[160];
-	int ret = 0;
+	char why[160];
+	int i, ret = 0;
 
 	if (rblk_tgt_nqn_check(hostnqn, why, sizeof(why))) {
 		RBLK_ERR("subsystem %s: host NQN \"%s\" %s", ss->nqn, hostnqn ? hostnqn : "(null)",
@@ -212,20 +245,13 @@ int rblk_subsys_add_host(struct rblk_subsystem *ss, const char *hostnqn)
 	}
 	rblk_tgt_nqn_warn_form("allowed host", hostnqn);
 	pthread_mutex_lock(&ss->lock);
-	if (host_index(ss, hostnqn) >= 0) {
+	i = host_index(ss, hostnqn);
+	if (i >= 0 && ss->hosts[i].allowed)
 		ret = -EEXIST;
-		goto out;
-	}
-	dup = strdup(hostnqn);
-	hosts = dup ? realloc(ss->hosts, (ss->nr_hosts + 1) * sizeof(*hosts)) : NULL;
-	if (!hosts) {
-		free(dup);
-		ret = -ENOMEM;
-		goto out;
-	}
-	hosts[ss->nr_hosts++] = dup;
-	ss->hosts = hosts;
-out:
+	else if (i < 0 && (i = host_new(ss, hostnqn)) < 0)
+		ret = i;
+	else
+		ss->hosts[i].allowed = true;	/* with the settings it may already have */
 	pthread_mutex_unlock(&ss->lock);
 	return ret;
 }
@@ -238,13 +264,71 @@ int rblk_subsys_remove_host(struct rblk_subsystem *ss, const char *hostnqn)
 		return -EINVAL;
 	pthread_mutex_lock(&ss->lock);
 	i = host_index(ss, hostnqn);
-	if (i < 0) {
+	if (i < 0 || !ss->hosts[i].allowed) {
 		ret = -ENOENT;
 	} else {
-		free(ss->hosts[i]);
-		ss->hosts[i] = ss->hosts[--ss->nr_hosts];
+		/*
+		 * Its settings stay (rblk_subsystem_set_host_auth(NULL) removes
+		 * them): under allow_any_host the host must still authenticate.
+		 */
+		ss->hosts[i].allowed = false;
+		if (!ss->hosts[i].auth)
+			host_drop(ss, i);
 		revoke_locked(ss);
 	}
+	pthread_mutex_unlock(&ss->lock);
+	return ret;
+}
+
+int rblk_subsys_set_host_auth(struct rblk_subsystem *ss, const char *hostnqn,
+			      struct rblk_tgt_auth_cfg *cfg)
+{
+	struct rblk_tgt_host *h;
+	int i, ret = 0;
+
+	pthread_mutex_lock(&ss->lock);
+	i = host_index(ss, hostnqn);
+	if (i < 0 && cfg && (i = host_new(ss, hostnqn)) < 0) {
+		ret = i;
+		goto out;
+	}
+	/* The same configuration again (a reload that changed nothing): nobody is failed. */
+	if (i < 0 || rblk_tgt_auth_cfg_equal(ss->hosts[i].auth, cfg))
+		goto out;
+	h = &ss->hosts[i];
+	rblk_tgt_auth_cfg_free(h->auth);
+	h->auth = cfg;
+	cfg = NULL;
+	/*
+	 * Controllers snapshot the keys at Connect: one authenticated with the
+	 * old key (or with none) would otherwise keep its access. Failing them
+	 * makes the host reconnect and authenticate with what is configured now.
+	 */
+	for (struct rblk_tgt_ctrl *c = ss->ctrls; c; c = c->next)
+		if (!strcmp(c->hostnqn, hostnqn))
+			rblk_tgt_ctrl_fatal(c, "the host's authentication key changed");
+	RBLK_NOTICE("subsystem %s host %s: DH-HMAC-CHAP %s", ss->nqn, hostnqn,
+		    h->auth ? "key set" : "key removed");
+	/* Settings gone from a host that is not on the list: nothing left to keep. */
+	if (!h->auth && !h->allowed)
+		host_drop(ss, i);
+out:
+	pthread_mutex_unlock(&ss->lock);
+	rblk_tgt_auth_cfg_free(cfg);
+	return ret;
+}
+
+int rblk_subsys_host_keys(struct rblk_subsystem *ss, const char *hostnqn,
+			  struct rblk_tgt_auth_keys **out)
+{
+	int i, ret = 0;
+
+	*out = NULL;
+	pthread_mutex_lock(&ss->lock);
+	i = host_index(ss, hostnqn);
+	/* Under the lock: a key changing now fails the controller being set up. */
+	if (i >= 0 && ss->hosts[i].auth)
+		ret = rblk_tgt_auth_keys_create(ss->hosts[i].auth, hostnqn, ss->nqn, out);
 	pthread_mutex_unlock(&ss->lock);
 	return ret;
 }

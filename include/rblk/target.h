@@ -147,6 +147,55 @@ int rblk_subsystem_allow_host(struct rblk_subsystem *ss, const char *hostnqn) RB
 int rblk_subsystem_disallow_host(struct rblk_subsystem *ss, const char *hostnqn) RBLK_EXPORT;
 int rblk_subsystem_set_allow_any_host(struct rblk_subsystem *ss, bool allow) RBLK_EXPORT;
 
+/*
+ * In-band authentication (NVMe DH-HMAC-CHAP) of one allowed host, as nvmet's
+ * hosts/<nqn>/dhchap_{key,ctrl_key,hash,dhgroup}. With a key, every queue
+ * the host connects must authenticate before it runs anything else: the
+ * Connect response asks for it (AUTHREQ.ATR) and any other command fails
+ * with Authentication Required until the queue's transaction succeeds. A
+ * failed transaction fails the controller, as in nvmet.
+ */
+struct rblk_host_auth {
+	size_t size;            /* sizeof(struct rblk_host_auth) (rblk_host_auth_init) */
+	/* The host's secret, "DHHC-1:0N:<base64>:" (nvme gen-dhchap-key); NULL or "" = none. */
+	const char *key;
+	/*
+	 * The controller's secret: hosts that ask for bidirectional
+	 * authentication get its response; NULL or "" = none (such a host is
+	 * refused). Requires key.
+	 */
+	const char *ctrl_key;
+	/*
+	 * The HMAC preferred: "sha256", "sha384", "sha512" (or "hmac(sha256)"
+	 * ...); a host that does not offer it gets its first one that is
+	 * supported. NULL = "sha256", nvmet's default.
+	 */
+	const char *hash;
+	/*
+	 * The Diffie-Hellman group the host must use: "null" (none) or
+	 * "ffdhe2048" .. "ffdhe8192"; a host that does not offer it is
+	 * refused. NULL = "null", nvmet's default.
+	 */
+	const char *dhgroup;
+};
+
+void rblk_host_auth_init(struct rblk_host_auth *auth) RBLK_EXPORT;
+/*
+ * Sets, changes or (NULL auth, or an empty key) removes hostnqn's
+ * authentication on ss. The host need not be allowed (yet): set its key
+ * first, then allow it, and no Connect finds it allowed without its key.
+ * The key applies under allow_any_host too: a host with a key always
+ * authenticates (nvmet skips authentication under allow_any_host; failing
+ * closed, rblk does not). Secrets are parsed here: -EINVAL for a key that is
+ * not a valid DHHC-1 secret, an unknown hash or group, or a ctrl_key without
+ * a key (logged without the secret). Any change fails the host's live
+ * controllers, which must reconnect and authenticate with what is configured
+ * now; the same configuration again changes nothing. Disallowing the host
+ * keeps its key. -EOPNOTSUPP on the discovery subsystem.
+ */
+int rblk_subsystem_set_host_auth(struct rblk_subsystem *ss, const char *hostnqn,
+				 const struct rblk_host_auth *auth) RBLK_EXPORT;
+
 struct rblk_ns_opts {
 	size_t size;
 	uint32_t nsid;               /* 0 = lowest free */
