@@ -827,11 +827,12 @@ static char descs[4096];
 static void diff_types(const char *new_json, char *out, size_t len)
 {
 	/*
-	 * ALLOW_HOST_KEPT and ALLOW_HOST are both "H": a host allowed. ANA:
+	 * ALLOW_HOST_KEPT and ALLOW_HOST are both "H": a host allowed; both
+	 * HOST_AUTH ops "K": a host's DH-HMAC-CHAP settings. ANA:
 	 * G/q a state made accessible/inaccessible, g a namespace's group, d a
 	 * group dropped from a port (tests/unit/daemon/config_mpath_ut.c).
 	 */
-	static const char letters[] = "HoxunsSNHAlGgqdkR";
+	static const char letters[] = "KHoxunsSKNHAlGgqdkR";
 	struct rblk_config *a, *b;
 	struct rblk_config_diff d;
 	size_t i;
