@@ -21,6 +21,10 @@ enum {
 	OPT_NS,
 	OPT_ALLOW_HOST,
 	OPT_ALLOW_ANY_HOST,
+	OPT_DHCHAP_KEY,
+	OPT_DHCHAP_CTRL_KEY,
+	OPT_DHCHAP_HASH,
+	OPT_DHCHAP_DHGROUP,
 	OPT_BACKEND,
 	OPT_POLL_GROUPS,
 	OPT_POLL_MODE,
@@ -49,6 +53,10 @@ static const struct option long_opts[] = {
 	{ "ns", required_argument, NULL, OPT_NS },
 	{ "allow-host", required_argument, NULL, OPT_ALLOW_HOST },
 	{ "allow-any-host", no_argument, NULL, OPT_ALLOW_ANY_HOST },
+	{ "dhchap-key", required_argument, NULL, OPT_DHCHAP_KEY },
+	{ "dhchap-ctrl-key", required_argument, NULL, OPT_DHCHAP_CTRL_KEY },
+	{ "dhchap-hash", required_argument, NULL, OPT_DHCHAP_HASH },
+	{ "dhchap-dhgroup", required_argument, NULL, OPT_DHCHAP_DHGROUP },
 	{ "backend", required_argument, NULL, OPT_BACKEND },
 	{ "poll-groups", required_argument, NULL, OPT_POLL_GROUPS },
 	{ "poll-mode", required_argument, NULL, OPT_POLL_MODE },
@@ -96,6 +104,13 @@ void rblk_tgt_usage(FILE *out)
 	      "                           bs=BLOCKSIZE\n"
 	      "      --allow-host NQN     let this host NQN connect (repeatable)\n"
 	      "      --allow-any-host     let every host connect\n"
+	      "DH-HMAC-CHAP for the host of the last --allow-host (it must then authenticate):\n"
+	      "      --dhchap-key SECRET  the host's DHHC-1 secret (rblk gen-dhchap-key makes one)\n"
+	      "      --dhchap-ctrl-key SECRET  the controller's secret: bidirectional\n"
+	      "      --dhchap-hash HASH   sha256 (default), sha384 or sha512\n"
+	      "      --dhchap-dhgroup G   null (default), ffdhe2048, 3072, 4096, 6144 or 8192\n"
+	      "                           (secrets on a command line show in ps: prefer the\n"
+	      "                           config file's hosts[].dhchap, kept mode 0600)\n"
 	      "Target options:\n"
 	      "      --backend uring|aio  block backend (default: io_uring when available)\n"
 	      "      --poll-groups N      reactor threads (default: online CPUs)\n"
@@ -241,6 +256,7 @@ struct pstate {
 	struct rblk_cfg_subsys *cur; /* the last --subsystem; re-found after each add */
 	size_t cur_idx;
 	bool have_cur;
+	const char *last_host;       /* the last --allow-host's NQN (argv) */
 };
 
 static struct rblk_cfg_subsys *cur_subsys(struct pstate *p)
@@ -380,11 +396,27 @@ static int allow_host(struct pstate *p, const char *nqn)
 		return usage_err(p, "--allow-host %s: not a valid NQN: it %s\n", nqn, why);
 	if (ss->allow_any_host)
 		return usage_err(p, "--allow-host %s: %s already allows any host\n", nqn, ss->nqn);
+	p->last_host = nqn;
 	if (rblk_cfg_strv_has(ss->hosts, ss->nr_hosts, nqn))
 		return 0;
 	if (!rblk_cfg_strv_has(f->hosts, f->nr_hosts, nqn) && (ret = rblk_config_add_host(f, nqn)))
 		return ret;
 	return rblk_cfg_subsys_allow_host(ss, nqn);
+}
+
+/* --dhchap-*: a setting of the last --allow-host's host; validated with the config. */
+static int set_dhchap(struct pstate *p, const char *flag, enum rblk_cfg_auth_field f,
+		      const char *arg)
+{
+	struct rblk_cfg_auth *a;
+
+	if (!p->last_host)
+		return usage_err(p, "%s: give --allow-host NQN before it (the host it is for)\n", flag);
+	if (!*arg)
+		return usage_err(p, "%s: empty\n", flag);
+	if (rblk_config_set_auth(p->a->flags, flag, p->last_host, &a) || rblk_cfg_auth_set(a, f, arg))
+		return -ENOMEM;
+	return 0;
 }
 
 static int set_u32(struct pstate *p, const char *flag, const char *arg, uint32_t min,
@@ -452,6 +484,14 @@ static int handle(struct pstate *p, int c, const char *arg)
 					 "use one or the other\n", ss->nqn);
 		ss->allow_any_host = true;
 		return 0;
+	case OPT_DHCHAP_KEY:
+		return set_dhchap(p, "--dhchap-key", RBLK_CFG_AUTH_KEY, arg);
+	case OPT_DHCHAP_CTRL_KEY:
+		return set_dhchap(p, "--dhchap-ctrl-key", RBLK_CFG_AUTH_CTRL_KEY, arg);
+	case OPT_DHCHAP_HASH:
+		return set_dhchap(p, "--dhchap-hash", RBLK_CFG_AUTH_HASH, arg);
+	case OPT_DHCHAP_DHGROUP:
+		return set_dhchap(p, "--dhchap-dhgroup", RBLK_CFG_AUTH_DHGROUP, arg);
 	case OPT_BACKEND:
 		if (strcmp(arg, "uring") && strcmp(arg, "aio"))
 			return usage_err(p, "--backend %s: not \"uring\" or \"aio\"\n", arg);

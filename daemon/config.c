@@ -58,6 +58,7 @@ void rblk_config_free(struct rblk_config *cfg)
 	if (!cfg)
 		return;
 	strv_free(cfg->hosts, cfg->nr_hosts);
+	rblk_config_free_auth(cfg);
 	for (size_t i = 0; i < cfg->nr_subsys; i++)
 		subsys_clear(&cfg->subsys[i]);
 	free(cfg->subsys);
@@ -351,7 +352,8 @@ int rblk_config_dup(const struct rblk_config *cfg, struct rblk_config **out)
 	c->tgt = cfg->tgt;
 	c->tgt.backend = NULL;
 	if (str_dup(&c->tgt.backend, cfg->tgt.backend) ||
-	    strv_dup(&c->hosts, &c->nr_hosts, cfg->hosts, cfg->nr_hosts))
+	    strv_dup(&c->hosts, &c->nr_hosts, cfg->hosts, cfg->nr_hosts) ||
+	    rblk_config_dup_auth(c, cfg))
 		goto nomem;
 	if (cfg->nr_subsys && !(c->subsys = calloc(cfg->nr_subsys, sizeof(*c->subsys))))
 		goto nomem;
@@ -421,6 +423,9 @@ int rblk_config_merge(struct rblk_config *dst, struct rblk_config *src)
 		if (!strv_has(dst->hosts, dst->nr_hosts, src->hosts[i]) &&
 		    rblk_config_add_host(dst, src->hosts[i]))
 			goto out;
+	/* A host's settings in @src (the flags) replace the file's. */
+	if (rblk_config_dup_auth(dst, src))
+		goto out;
 	for (size_t i = 0; i < src->nr_subsys; i++) {
 		struct rblk_cfg_subsys *ss = push(&dst->subsys, &dst->nr_subsys, sizeof(*ss));
 

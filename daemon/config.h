@@ -6,6 +6,7 @@
  *   config.c        the model: allocation, builders, copy, merge, target options
  *   config_check.c  value rules (NQN, UUID, stable IDs) and whole-config validation
  *   config_preflight.c  the start-up check: target options, paths, non-empty
+ *   config_auth.c   hosts' DH-HMAC-CHAP settings: model and validation
  *   config_parse.c  JSON text -> model (key paths in every message)
  *   config_save.c   model -> JSON in nvmetcli's style, atomic file write
  *   config_diff.c   old model x new model -> ordered change list; applying a
@@ -111,9 +112,32 @@ struct rblk_cfg_tgt {
 	uint32_t max_queues;
 };
 
+/*
+ * A host's DH-HMAC-CHAP settings: nvmetcli hosts[].dhchap, or the --dhchap-*
+ * flags after --allow-host. Strings as given; rblk_config_validate() checks
+ * them (config_auth.c). Every subsystem that host reaches authenticates it.
+ */
+struct rblk_cfg_auth {
+	char *where;     /* "hosts[2].dhchap" or "--dhchap-key" */
+	char *host;      /* host NQN */
+	char *key;       /* DHHC-1 host secret; NULL only in an invalid entry */
+	char *ctrl_key;  /* DHHC-1 controller secret: bidirectional; NULL = not */
+	char *hash;      /* NULL = hmac(sha256) */
+	char *dhgroup;   /* NULL = null (no Diffie-Hellman) */
+};
+
+enum rblk_cfg_auth_field {
+	RBLK_CFG_AUTH_KEY,
+	RBLK_CFG_AUTH_CTRL_KEY,
+	RBLK_CFG_AUTH_HASH,
+	RBLK_CFG_AUTH_DHGROUP,
+};
+
 struct rblk_config {
 	char **hosts;           /* "hosts": NQNs that allowed_hosts may name */
 	size_t nr_hosts;
+	struct rblk_cfg_auth *auth; /* at most one per host NQN */
+	size_t nr_auth;
 	struct rblk_cfg_subsys *subsys;
 	size_t nr_subsys;
 	struct rblk_cfg_port *ports;
@@ -212,6 +236,25 @@ int rblk_cfg_poll_mode_parse(const char *s, enum rblk_poll_mode *out);
 /* The target options this config asks for, over rblk_target_opts_init()'s defaults. */
 void rblk_config_target_opts(const struct rblk_config *cfg, struct rblk_target_opts *o);
 
+/* ---- DH-HMAC-CHAP settings (config_auth.c) ---- */
+/* Finds or adds @host's entry (its @where replaced). 0 or -ENOMEM. */
+int rblk_config_set_auth(struct rblk_config *cfg, const char *where, const char *host,
+			 struct rblk_cfg_auth **out);
+/* Sets one field (@value NULL clears it; the old secret is overwritten). */
+int rblk_cfg_auth_set(struct rblk_cfg_auth *a, enum rblk_cfg_auth_field f, const char *value);
+const struct rblk_cfg_auth *rblk_config_find_auth(const struct rblk_config *cfg, const char *host);
+void rblk_config_del_auth(struct rblk_config *cfg, size_t i);
+void rblk_config_free_auth(struct rblk_config *cfg);
+int rblk_config_dup_auth(struct rblk_config *dst, const struct rblk_config *src);
+/* Same settings (NULL = none). */
+bool rblk_cfg_auth_equal(const struct rblk_cfg_auth *a, const struct rblk_cfg_auth *b);
+/*
+ * Logs each unusable setting (naming the host, never the secret) and counts
+ * it in *errors, in every mode: skipping one would let its host in
+ * unauthenticated. Returns the number found.
+ */
+unsigned rblk_config_check_auth(const struct rblk_config *cfg, unsigned *errors);
+
 /* ---- JSON (config_parse.c) ---- */
 /*
  * Parses nvmetcli JSON. @source names the input in messages (a file name).
@@ -238,6 +281,12 @@ enum rblk_cfg_op_type {
 	 * after ANY_HOST_OFF it would come too late: turning allow-any off
 	 * disconnects every host not on the list at that moment.
 	 */
+	/*
+	 * ss (new, also in the old config), host, auth (NULL: none any more):
+	 * first of all, so that no host is ever allowed in under a key it no
+	 * longer has. The target fails that host's live controllers.
+	 */
+	RBLK_CFG_OP_HOST_AUTH_KEPT,
 	RBLK_CFG_OP_ALLOW_HOST_KEPT,
 	RBLK_CFG_OP_ANY_HOST_OFF,   /* ss (new) */
 	RBLK_CFG_OP_DISALLOW_HOST,  /* ss (old), host */
@@ -245,6 +294,7 @@ enum rblk_cfg_op_type {
 	RBLK_CFG_OP_DEL_NS,         /* ss (old), ns (old) */
 	RBLK_CFG_OP_DEL_SUBSYS,     /* ss (old); its links go with it */
 	RBLK_CFG_OP_ADD_SUBSYS,     /* ss (new) */
+	RBLK_CFG_OP_HOST_AUTH,      /* ss (new), host, auth: before any host is allowed in */
 	RBLK_CFG_OP_ADD_NS,         /* ss (new), ns (new) */
 	RBLK_CFG_OP_ALLOW_HOST,     /* ss (new), host */
 	RBLK_CFG_OP_ANY_HOST_ON,    /* ss (new) */
@@ -270,6 +320,7 @@ struct rblk_cfg_op {
 	const struct rblk_cfg_ns *ns;
 	const struct rblk_cfg_port *port;
 	const char *host;
+	const struct rblk_cfg_auth *auth;
 	uint32_t grpid;  /* ANA ops */
 	enum rblk_ana_state ana_state;
 	char why[160];   /* "serial changed", "path /a -> /b", ... */

@@ -308,6 +308,7 @@ static void fill_ids(struct rblk_config *cfg)
 int rblk_config_validate(struct rblk_config *cfg, enum rblk_cfg_mode mode, unsigned *nerrors)
 {
 	struct vctx v = { .mode = mode };
+	unsigned bad_auth;
 
 	for (size_t i = 0; i < cfg->nr_hosts;) {
 		if (rblk_cfg_strv_has(cfg->hosts, i, cfg->hosts[i])) {
@@ -331,9 +332,11 @@ int rblk_config_validate(struct rblk_config *cfg, enum rblk_cfg_mode mode, unsig
 		else
 			i++;
 	}
+	/* Unusable DH-HMAC-CHAP settings refuse the configuration in every mode. */
+	bad_auth = rblk_config_check_auth(cfg, &v.errors);
 	if (nerrors)
 		*nerrors = v.errors;
-	if (v.errors && mode == RBLK_CFG_STRICT)
+	if (bad_auth || (v.errors && mode == RBLK_CFG_STRICT))
 		return -EINVAL;
 	warn_semantics(cfg);
 	rblk_cfg_mpath_warn(cfg);

@@ -123,8 +123,42 @@ static const char *subsys_change(const struct rblk_cfg_subsys *a,
 	return why;
 }
 
-static int add_whole_subsys(struct rblk_config_diff *d, const struct rblk_cfg_subsys *ss,
-			    const char *why)
+/* HOST_AUTH(_KEPT) for @host on @ss: @auth NULL removes its settings. */
+static int auth_op(struct rblk_config_diff *d, enum rblk_cfg_op_type type,
+		   const struct rblk_cfg_subsys *ss, const char *host, const struct rblk_cfg_auth *auth)
+{
+	struct rblk_cfg_op *op = op_add(d, type, ss);
+
+	if (!op)
+		return -ENOMEM;
+	op->host = host;
+	op->auth = auth;
+	return 0;
+}
+
+/*
+ * A subsystem that stays: every host whose settings changed, appeared or
+ * went (settings are per host, so each subsystem gets the change).
+ */
+static int diff_auth(struct rblk_config_diff *d, const struct rblk_config *o,
+		     const struct rblk_config *n, const struct rblk_cfg_subsys *ss)
+{
+	for (size_t i = 0; i < n->nr_auth; i++) {
+		const struct rblk_cfg_auth *na = &n->auth[i];
+
+		if (!rblk_cfg_auth_equal(rblk_config_find_auth(o, na->host), na) &&
+		    auth_op(d, RBLK_CFG_OP_HOST_AUTH_KEPT, ss, na->host, na))
+			return -ENOMEM;
+	}
+	for (size_t i = 0; i < o->nr_auth; i++)
+		if (!rblk_config_find_auth(n, o->auth[i].host) &&
+		    auth_op(d, RBLK_CFG_OP_HOST_AUTH_KEPT, ss, o->auth[i].host, NULL))
+			return -ENOMEM;
+	return 0;
+}
+
+static int add_whole_subsys(struct rblk_config_diff *d, const struct rblk_config *cfg,
+			    const struct rblk_cfg_subsys *ss, const char *why)
 {
 	struct rblk_cfg_op *op = op_add(d, RBLK_CFG_OP_ADD_SUBSYS, ss);
 
@@ -132,6 +166,9 @@ static int add_whole_subsys(struct rblk_config_diff *d, const struct rblk_cfg_su
 		return -ENOMEM;
 	if (why)
 		snprintf(op->why, sizeof(op->why), "%s", why);
+	for (size_t i = 0; i < cfg->nr_auth; i++)
+		if (auth_op(d, RBLK_CFG_OP_HOST_AUTH, ss, cfg->auth[i].host, &cfg->auth[i]))
+			return -ENOMEM;
 	for (size_t i = 0; i < ss->nr_ns; i++) {
 		if (!ss->ns[i].enable)
 			continue;
@@ -148,12 +185,15 @@ static int add_whole_subsys(struct rblk_config_diff *d, const struct rblk_cfg_su
 }
 
 /* Both exist with the same identity: namespaces, hosts, allow_any_host. */
-static int diff_subsys(struct rblk_config_diff *d, const struct rblk_cfg_subsys *o,
+static int diff_subsys(struct rblk_config_diff *d, const struct rblk_config *oc,
+		       const struct rblk_config *nc, const struct rblk_cfg_subsys *o,
 		       const struct rblk_cfg_subsys *n)
 {
 	struct rblk_cfg_op *op;
 	char why[128];
 
+	if (diff_auth(d, oc, nc, n))
+		return -ENOMEM;
 	if (o->allow_any_host && !n->allow_any_host && !op_add(d, RBLK_CFG_OP_ANY_HOST_OFF, n))
 		return -ENOMEM;
 	if (!o->allow_any_host && n->allow_any_host && !op_add(d, RBLK_CFG_OP_ANY_HOST_ON, n))
@@ -369,7 +409,7 @@ static int sort_ops(struct rblk_config_diff *d)
 	sorted = malloc(d->nr * sizeof(*sorted));
 	if (!sorted)
 		return -ENOMEM;
-	for (int t = RBLK_CFG_OP_ALLOW_HOST_KEPT; t <= RBLK_CFG_OP_RESTART_NEEDED; t++)
+	for (int t = RBLK_CFG_OP_HOST_AUTH_KEPT; t <= RBLK_CFG_OP_RESTART_NEEDED; t++)
 		for (size_t i = 0; i < d->nr; i++)
 			if ((int)d->ops[i].type == t)
 				sorted[k++] = d->ops[i];
@@ -393,7 +433,7 @@ int rblk_config_diff(const struct rblk_config *old, const struct rblk_config *ne
 		const char *change = n ? subsys_change(o, n, why, sizeof(why)) : NULL;
 
 		if (n && !change) {
-			ret = diff_subsys(&d, o, n);
+			ret = diff_subsys(&d, old, new, o, n);
 			continue;
 		}
 		if (!(op = op_add(&d, RBLK_CFG_OP_DEL_SUBSYS, o))) {
@@ -402,12 +442,12 @@ int rblk_config_diff(const struct rblk_config *old, const struct rblk_config *ne
 		}
 		if (change) {
 			snprintf(op->why, sizeof(op->why), "%s", change);
-			ret = add_whole_subsys(&d, n, change);
+			ret = add_whole_subsys(&d, new, n, change);
 		}
 	}
 	for (size_t i = 0; i < new->nr_subsys && !ret; i++)
 		if (!old || !rblk_config_find_subsys(old, new->subsys[i].nqn))
-			ret = add_whole_subsys(&d, &new->subsys[i], NULL);
+			ret = add_whole_subsys(&d, new, &new->subsys[i], NULL);
 	if (!ret)
 		ret = diff_ports(&d, old, new);
 	if (!ret && old)
@@ -430,6 +470,16 @@ void rblk_cfg_op_describe(const struct rblk_cfg_op *op, char *buf, size_t len)
 	if (op->why[0])
 		snprintf(extra, sizeof(extra), " (%s)", op->why);
 	switch (op->type) {
+	case RBLK_CFG_OP_HOST_AUTH_KEPT:
+	case RBLK_CFG_OP_HOST_AUTH:
+		if (!op->auth)
+			snprintf(buf, len, "%s: host %s: no DH-HMAC-CHAP any more", nqn, op->host);
+		else
+			snprintf(buf, len, "%s: host %s: DH-HMAC-CHAP, %s, DH group %s%s", nqn, op->host,
+				 op->auth->hash ? op->auth->hash : "hmac(sha256)",
+				 op->auth->dhgroup ? op->auth->dhgroup : "null",
+				 op->auth->ctrl_key ? ", bidirectional" : "");
+		break;
 	case RBLK_CFG_OP_ANY_HOST_OFF:
 		snprintf(buf, len, "%s: allow_any_host off", nqn);
 		break;
@@ -541,6 +591,20 @@ static int apply_listen(struct rblk_target *tgt, const struct rblk_cfg_port *p)
 	return rblk_target_listen(tgt, &o);
 }
 
+static int apply_auth(struct rblk_subsystem *ss, const char *host, const struct rblk_cfg_auth *a)
+{
+	struct rblk_host_auth ha;
+
+	if (!a)
+		return rblk_subsystem_set_host_auth(ss, host, NULL);
+	rblk_host_auth_init(&ha);
+	ha.key = a->key;
+	ha.ctrl_key = a->ctrl_key;
+	ha.hash = a->hash;
+	ha.dhgroup = a->dhgroup;
+	return rblk_subsystem_set_host_auth(ss, host, &ha);
+}
+
 static int apply_op(struct rblk_target *tgt, const struct rblk_cfg_op *op)
 {
 	struct rblk_subsystem *ss = NULL;
@@ -555,6 +619,9 @@ static int apply_op(struct rblk_target *tgt, const struct rblk_cfg_op *op)
 			return -ENOENT;
 	}
 	switch (op->type) {
+	case RBLK_CFG_OP_HOST_AUTH_KEPT:
+	case RBLK_CFG_OP_HOST_AUTH:
+		return apply_auth(ss, op->host, op->auth);
 	case RBLK_CFG_OP_ANY_HOST_OFF:
 		return rblk_subsystem_set_allow_any_host(ss, false);
 	case RBLK_CFG_OP_ANY_HOST_ON:

@@ -53,12 +53,66 @@ static bool get_backend(struct rblk_cj_ctx *c, const char *path, struct json_obj
 	return *out != NULL;
 }
 
+/*
+ * hosts[i].dhchap: the kernel's configfs host attributes. nvmetcli writes
+ * every one, "" when unset, so "" means "not set" here too; an object
+ * without a key sets nothing. Values are checked by rblk_config_validate().
+ */
+static int parse_dhchap(struct rblk_cj_ctx *c, const char *path, struct json_object *o,
+			const char *nqn, struct rblk_config *cfg)
+{
+	static const struct {
+		const char *name;
+		enum rblk_cfg_auth_field f;
+	} fields[] = {
+		{ "key", RBLK_CFG_AUTH_KEY },
+		{ "ctrl_key", RBLK_CFG_AUTH_CTRL_KEY },
+		{ "hash", RBLK_CFG_AUTH_HASH },
+		{ "dhgroup", RBLK_CFG_AUTH_DHGROUP },
+	};
+	const char *vals[4] = { NULL };
+	struct rblk_cfg_auth *a;
+	bool bad = false;
+	char p[128];
+
+	if (!rblk_cj_get_obj(c, path, o, "host"))
+		return 0;
+	json_object_object_foreach(o, key, v) {
+		size_t i;
+
+		rblk_cj_path(p, sizeof(p), "%s.%s", path, key);
+		for (i = 0; i < 4 && strcmp(key, fields[i].name); i++)
+			;
+		if (i == 4) {
+			rblk_cj_other_key(path, key, v, NULL);
+			continue;
+		}
+		/* A secret is never echoed: the message says only what is wrong. */
+		if (!json_object_is_type(v, json_type_string)) {
+			perr(c, "host", "%s: not a string", p);
+			bad = true;
+			continue;
+		}
+		if (*json_object_get_string(v))
+			vals[i] = json_object_get_string(v);
+	}
+	/*
+	 * Unauthenticated, as in the kernel, when no key is set. A value of the
+	 * wrong type keeps the entry (without that value) so that validation
+	 * refuses it: dropping it would let the host in unauthenticated.
+	 */
+	if (!vals[0] && !vals[1] && !bad)
+		return 0;
+	if (rblk_config_set_auth(cfg, path, nqn, &a))
+		return -ENOMEM;
+	for (size_t i = 0; i < 4; i++)
+		if (rblk_cfg_auth_set(a, fields[i].f, vals[i]))
+			return -ENOMEM;
+	return 0;
+}
+
 static int parse_hosts(struct rblk_cj_ctx *c, struct json_object *arr, struct rblk_config *cfg)
 {
-	static const struct rblk_cj_known host_keys[] = {
-		{ "dhchap", NULL, "DH-HMAC-CHAP is not supported" },
-		{ NULL, NULL, NULL },
-	};
 
 	if (!rblk_cj_get_arr(c, "hosts", arr, "hosts section"))
 		return 0;
@@ -82,18 +136,15 @@ static int parse_hosts(struct rblk_cj_ctx *c, struct json_object *arr, struct rb
 			continue;
 		}
 		json_object_object_foreach(h, key, val) {
-			struct json_object *k2;
-
 			if (strcmp(key, "nqn") == 0)
 				continue;
-			/* A configured key means the kernel would authenticate this host. */
-			if (strcmp(key, "dhchap") == 0 && json_object_is_type(val, json_type_object) &&
-			    json_object_object_get_ex(val, "key", &k2) && !rblk_cj_value_is(k2, "")) {
-				RBLK_WARN("%s.dhchap.key: ignored: DH-HMAC-CHAP is not supported, this "
-					  "host connects without authentication", path);
+			if (strcmp(key, "dhchap") == 0) {
+				rblk_cj_path(p2, sizeof(p2), "%s.dhchap", path);
+				if (parse_dhchap(c, p2, val, nqn, cfg))
+					return -ENOMEM;
 				continue;
 			}
-			rblk_cj_other_key(path, key, val, host_keys);
+			rblk_cj_other_key(path, key, val, NULL);
 		}
 		if (rblk_config_add_host(cfg, nqn))
 			return -ENOMEM;

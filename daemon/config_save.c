@@ -265,6 +265,21 @@ static void collapse_empty(char *s)
 	*w = '\0';
 }
 
+/* nvmetcli's host "dhchap" object: every attribute, "" for unset, as configfs shows them. */
+static struct json_object *dhchap_json(const struct rblk_cfg_auth *a)
+{
+	struct json_object *o = json_object_new_object();
+
+	if (!o || put_str(o, "key", a->key ? a->key : "") ||
+	    put_str(o, "ctrl_key", a->ctrl_key ? a->ctrl_key : "") ||
+	    put_str(o, "hash", a->hash ? a->hash : "hmac(sha256)") ||
+	    put_str(o, "dhgroup", a->dhgroup ? a->dhgroup : "null")) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
 int rblk_config_to_json(const struct rblk_config *cfg, char **out)
 {
 	struct json_object *root = json_object_new_object(), *hosts = json_object_new_array();
@@ -278,7 +293,10 @@ int rblk_config_to_json(const struct rblk_config *cfg, char **out)
 	for (size_t i = 0; i < cfg->nr_hosts; i++) {
 		struct json_object *h = json_object_new_object();
 
-		if (!h || put_str(h, "nqn", cfg->hosts[i]) || append(hosts, h)) {
+		const struct rblk_cfg_auth *a = rblk_config_find_auth(cfg, cfg->hosts[i]);
+
+		if (!h || put_str(h, "nqn", cfg->hosts[i]) || (a && put(h, "dhchap", dhchap_json(a))) ||
+		    append(hosts, h)) {
 			json_object_put(h);
 			goto out;
 		}

@@ -246,10 +246,10 @@ static void test_unsupported_values_warn(void)
 	cfg = parse_ok("{\"subsystems\": [{\"nqn\": \"" SUB0 "\", \"attr\": {\"allow_any_host\": 1},"
 		       " \"passthru\": [{\"device\": {\"path\": \"/dev/nvme0\"}}],"
 		       " \"colour\": \"blue\"}], \"hosts\": [{\"nqn\": \"" HOST1 "\","
-		       " \"dhchap\": {\"key\": \"DHHC-1:00:abc\"}}], \"extra\": 1}");
+		       " \"dhchap\": {\"key\": \"\", \"hash\": \"hmac(sha256)\"}}], \"extra\": 1}");
 	CU_ASSERT(logged("subsystems[0].passthru: ignored"));
 	CU_ASSERT(logged("subsystems[0].colour: unknown key, ignored"));
-	CU_ASSERT(logged("hosts[0].dhchap.key: ignored: DH-HMAC-CHAP is not supported"));
+	CU_ASSERT_EQUAL(cfg->nr_auth, 0);	/* no key: no authentication, as in nvmet */
 	CU_ASSERT(logged("extra: unknown key, ignored"));
 	CU_ASSERT_EQUAL(nr_err, 0);
 	rblk_config_free(cfg);
@@ -827,11 +827,12 @@ static char descs[4096];
 static void diff_types(const char *new_json, char *out, size_t len)
 {
 	/*
-	 * ALLOW_HOST_KEPT and ALLOW_HOST are both "H": a host allowed. ANA:
+	 * ALLOW_HOST_KEPT and ALLOW_HOST are both "H": a host allowed; both
+	 * HOST_AUTH ops "K": a host's DH-HMAC-CHAP settings. ANA:
 	 * G/q a state made accessible/inaccessible, g a namespace's group, d a
 	 * group dropped from a port (tests/unit/daemon/config_mpath_ut.c).
 	 */
-	static const char letters[] = "HoxunsSNHAlGgqdkR";
+	static const char letters[] = "KHoxunsSKNHAlGgqdkR";
 	struct rblk_config *a, *b;
 	struct rblk_config_diff d;
 	size_t i;

@@ -210,6 +210,23 @@ int rblk_subsystem_allow_host(struct rblk_subsystem *ss, const char *hostnqn)
 	return 0;
 }
 
+void rblk_host_auth_init(struct rblk_host_auth *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+}
+
+/* Logged without the secrets' text: only whether each is there. */
+int rblk_subsystem_set_host_auth(struct rblk_subsystem *ss, const char *hostnqn,
+				 const struct rblk_host_auth *a)
+{
+	if (!a)
+		return record("host_auth %s %s none", ss->nqn, hostnqn);
+	return record("host_auth %s %s key=%d ctrl_key=%d hash=%s dhgroup=%s", ss->nqn, hostnqn,
+		      a->key != NULL, a->ctrl_key != NULL, a->hash ? a->hash : "-",
+		      a->dhgroup ? a->dhgroup : "-");
+}
+
 int rblk_subsystem_disallow_host(struct rblk_subsystem *ss, const char *hostnqn)
 {
 	int ret = record("disallow_host %s %s", ss->nqn, hostnqn);
