@@ -61,8 +61,16 @@ connect_ms() {
 }
 
 # ---- the kernel target (6.12 has nvmet-auth)
-if modinfo nvmet-auth >/dev/null 2>&1 || grep -q dhchap_key /lib/modules/$(uname -r)/modules.builtin 2>/dev/null ||
-	modinfo nvmet 2>/dev/null | grep -q nvme_auth; then
+# nvmet authenticates when it was built with it: its host entries then have dhchap_key.
+nvmet_has_auth() {
+	local probe=$NVMET_CFS/hosts/nqn.2024-01.io.rblk:probe ok=1
+	modprobe nvmet 2>/dev/null || return 1
+	mkdir "$probe" 2>/dev/null || return 1
+	[ -e "$probe/dhchap_key" ] && ok=0
+	rmdir "$probe"
+	return $ok
+}
+if nvmet_has_auth; then
 	blk=$(null_blk_create 1 memory_backed=1)
 	nvmet_setup_rdma_port 1 $VM_ADDR0 4421
 	nvmet_add_subsystem $NQN_K "$blk"
