@@ -23,6 +23,7 @@ TGT=$(rblk_bin daemon/rblk-target) || exit 1
 NQN=nqn.2024-01.io.rblk:ana-mpath
 need_cmd nvme nvme-cli
 need_cmd fio fio
+need_cmd jq jq
 modprobe nvme_rdma || die "modprobe nvme_rdma failed"
 mp=$(cat /sys/module/nvme_core/parameters/multipath 2>/dev/null) ||
 	skip "this kernel's nvme_core has no multipath parameter (built without CONFIG_NVME_MULTIPATH)"
@@ -75,6 +76,14 @@ writes() {
 		sleep 0.2
 	done
 	grep -oE '"write_cmds": *[0-9]+' "$f" | tail -1 | grep -oE '[0-9]+$'
+}
+
+# refused NAME: commands target NAME completed with an error on its I/O queues, from
+# the last statistics it printed (with ANA, the commands it refused with 0x302)
+refused() {
+	awk '/^\{/ { buf = ""; on = 1 } on { buf = buf $0 "\n" } /^\}/ { on = 0; last = buf }
+		END { printf "%s", last }' "$T_WORK/$1.log" |
+		jq '[.controllers[].queues[] | select(.qid > 0) | .errors] | add // 0'
 }
 
 # paths: the hidden per-controller path devices of $HEAD (nvmeXnZ has nvmeXcYnZ, one
@@ -200,6 +209,8 @@ wa=$(writes A); wb=$(writes B)
 sleep 8
 wa2=$(writes A); wb2=$(writes B)
 log "in 8 s with A inaccessible: A served $((wa2 - wa)) writes, B $((wb2 - wb))"
+log "A refused $(refused A) commands with an error status so far (those in flight when" \
+	"its group became inaccessible; the host retried them through B)"
 [ "$wa2" = "$wa" ] || fail "A still receives writes while its group is inaccessible"
 [ "$wb2" -gt "$wb" ] || fail "B received no writes while A was inaccessible"
 kill -0 "$FPID" 2>/dev/null || { cat "$T_WORK/fio-ana.txt"; fail "fio stopped after A became inaccessible"; }
