@@ -34,6 +34,17 @@
 #include "protocol/auth_ctrl.h"
 #include "target/core.h"
 
+/*
+ * Between the failure and the controller's end: the completion of the
+ * command that carried it (the Auth Receive that read our Failure1, the Auth
+ * Send with the host's Failure2) must reach the host first. Disconnecting at
+ * once flushed it from the send queue, and the Linux host then waited out its
+ * admin timeout, six times over (six minutes for a wrong key). The host
+ * disconnects by itself when it learns of the failure; the grace bounds the
+ * time a host that does not can hold the queue, which serves nothing meanwhile.
+ */
+#define FAILED_GRACE_MS 2000
+
 /* The hashes a host may fall back to when it does not offer the configured one. */
 #define HASHES_OK ((1u << RBLK_AUTH_HASH_SHA256) | (1u << RBLK_AUTH_HASH_SHA384) | \
 		   (1u << RBLK_AUTH_HASH_SHA512))
@@ -105,7 +116,7 @@ static void enter(struct rblk_sq *sq, enum rblk_tgt_auth_state next)
 	case RBLK_TGT_AUTH_FAILED:
 		wipe(a);
 		a->authenticated = false;
-		rblk_tgt_ctrl_fatal(ctrl, "authentication failed");
+		a->deadline_ms = rblk_clock_ms() + FAILED_GRACE_MS;
 		break;
 	default:
 		break;
@@ -144,14 +155,16 @@ void rblk_tgt_auth_tick(struct rblk_sq *sq, uint64_t now_ms)
 {
 	struct rblk_tgt_auth_q *a = &sq->auth;
 
-	if (!sq->ctrl->auth || a->state == RBLK_TGT_AUTH_DONE || a->state == RBLK_TGT_AUTH_FAILED)
+	if (!sq->ctrl->auth || a->state == RBLK_TGT_AUTH_DONE || now_ms <= a->deadline_ms)
 		return;
-	if (now_ms <= a->deadline_ms)
-		return;
-	RBLK_NOTICE("ctrl %u on %s (%s) qid %u: authentication unfinished after %u ms (%s)",
-		    sq->ctrl->cntlid, sq->ctrl->ss->nqn, sq->ctrl->hostnqn, sq->qid,
-		    sq->tgt->opts.connect_timeout_ms, rblk_tgt_auth_state_str(a->state));
-	enter(sq, RBLK_TGT_AUTH_FAILED);
+	if (a->state != RBLK_TGT_AUTH_FAILED) {
+		RBLK_NOTICE("ctrl %u on %s (%s) qid %u: authentication unfinished after %u ms (%s)",
+			    sq->ctrl->cntlid, sq->ctrl->ss->nqn, sq->ctrl->hostnqn, sq->qid,
+			    sq->tgt->opts.connect_timeout_ms, rblk_tgt_auth_state_str(a->state));
+		enter(sq, RBLK_TGT_AUTH_FAILED);
+	}
+	/* Nothing of ours in flight now, or the grace is over: the controller ends. */
+	rblk_tgt_ctrl_fatal(sq->ctrl, "authentication failed");
 }
 
 /* ------------------------------------------------------------------------ */

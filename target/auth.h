@@ -90,7 +90,7 @@ enum rblk_tgt_auth_state {
 	RBLK_TGT_AUTH_SUCCESS2,      /* bidirectional: waits for the host's Success2 */
 	RBLK_TGT_AUTH_DONE,          /* authenticated; a Negotiate starts re-authentication */
 	RBLK_TGT_AUTH_FAILURE1,      /* refused: waits for the Receive of Failure1 */
-	RBLK_TGT_AUTH_FAILED,        /* over: the controller was failed */
+	RBLK_TGT_AUTH_FAILED,        /* over: the controller fails (at deadline_ms, see auth.c) */
 };
 
 const char *rblk_tgt_auth_state_str(enum rblk_tgt_auth_state s);
@@ -114,7 +114,8 @@ struct rblk_tgt_auth_q {
 	uint8_t hl;                       /* the hash's length */
 	bool bidirectional;               /* the host asked for our response */
 	uint32_t s1;                      /* our sequence number */
-	uint64_t deadline_ms;             /* an unfinished transaction fails then */
+	uint64_t deadline_ms;             /* an unfinished transaction fails then; FAILED: the
+					   * controller is failed then */
 	uint8_t c1[RBLK_AUTH_MAX_HASH_LEN];   /* our challenge */
 	uint8_t resp[RBLK_AUTH_MAX_HASH_LEN]; /* our response to the host's challenge */
 	struct rblk_auth_dh *dh;          /* our ephemeral key pair (DH groups) */
@@ -132,7 +133,10 @@ bool rblk_tgt_auth_sq_open(const struct rblk_sq *sq);
 /* Authentication Send / Receive execute handlers (fabrics.c parses them). */
 void rblk_tgt_auth_send(struct rblk_req *req);
 void rblk_tgt_auth_receive(struct rblk_req *req);
-/* Periodic (rblk_sq_tick): a transaction past its deadline fails the controller. */
+/*
+ * Periodic (rblk_sq_tick): a transaction past its deadline fails the
+ * controller, and so does a failed one past its grace (auth.c).
+ */
 void rblk_tgt_auth_tick(struct rblk_sq *sq, uint64_t now_ms);
 
 #endif

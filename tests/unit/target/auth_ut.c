@@ -72,8 +72,15 @@ static void enable(void)
 	CU_ASSERT_TRUE(csts & NVME_CSTS_RDY);
 }
 
+/*
+ * The controller failed and its queues disconnected, once the grace that
+ * lets the failing command's completion reach the host is over (a tick far
+ * in the future ends it).
+ */
 static bool ctrl_failed(struct tt_queue *q)
 {
+	if (q->sq.ctrl && q->sq.auth.state == RBLK_TGT_AUTH_FAILED)
+		rblk_tgt_auth_tick(&q->sq, UINT64_MAX);
 	return q->sq.ctrl && __atomic_load_n(&q->sq.ctrl->fatal, __ATOMIC_RELAXED) &&
 	       q->disconnects > 0;
 }
@@ -326,8 +333,15 @@ static void test_wrong_response(void)
 	CU_ASSERT_EQUAL(aq->sq.auth.state, RBLK_TGT_AUTH_FAILURE1);
 	CU_ASSERT_FALSE(aq->sq.ctrl->fatal);
 	CU_ASSERT_EQUAL(read_failure1(h.t_id), NVMF_AUTH_FAIL_FAILED);
-	/* Read: the controller fails (nvmet), its queues disconnect. */
+	/*
+	 * Read: the controller fails (nvmet), its queues disconnect; not at
+	 * once, so that the Receive's completion reaches the host first.
+	 */
 	CU_ASSERT_EQUAL(aq->sq.auth.state, RBLK_TGT_AUTH_FAILED);
+	CU_ASSERT_FALSE(aq->sq.ctrl->fatal);
+	CU_ASSERT_EQUAL(aq->disconnects, 0);
+	rblk_tgt_auth_tick(&aq->sq, rblk_clock_ms());
+	CU_ASSERT_FALSE(aq->sq.ctrl->fatal);
 	CU_ASSERT_TRUE(ctrl_failed(aq));
 	CU_ASSERT_EQUAL(TT_SC(tt_prop_get(aq, NVME_REG_VS, false, &v)),
 			NVME_SC_AUTH_REQUIRED | NVME_SC_DNR);
