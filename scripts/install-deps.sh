@@ -4,11 +4,24 @@
 # when something is missing. Run as root on Debian 12.
 set -euo pipefail
 
+# --ceph: also the daemons and tools for tests/ceph/ceph-mini.sh (a throw-away
+# one-node cluster the RBD tests run against). Not default: ceph-osd pulls in
+# lvm2 and friends that nothing else needs.
+WITH_CEPH=0
+for a in "$@"; do
+	case "$a" in
+	--ceph) WITH_CEPH=1 ;;
+	*) echo "usage: $0 [--ceph]" >&2; exit 2 ;;
+	esac
+done
+
 PKGS=(
 	# build
 	build-essential cmake pkg-config clang
 	libibverbs-dev librdmacm-dev liburing-dev libaio-dev libcunit1-dev
 	libjson-c-dev libnl-3-dev libnl-genl-3-dev libssl-dev
+	# the RBD backend (rbd:POOL/IMAGE namespaces); the build skips it without them
+	librbd-dev librados-dev
 	# RDMA user space: providers (rxe), tools
 	rdma-core ibverbs-providers ibverbs-utils librdmacm1 rdmacm-utils perftest infiniband-diags
 	# the VM: QEMU, a static busybox for the initramfs, kmod for depmod/modprobe
@@ -18,6 +31,9 @@ PKGS=(
 	# developer checks
 	valgrind
 )
+if [ "$WITH_CEPH" = 1 ]; then
+	PKGS+=(ceph-mon ceph-osd ceph-common)
+fi
 
 # The VM's second kernel, 6.12, comes from bookworm-backports. The source is added with
 # a pin below the default (1 < 500), so that apt never installs or upgrades anything
