@@ -25,6 +25,9 @@ static const struct rblk_backend_ops *const engines[] = {
 	&rblk_aio_ops,
 	&rblk_mem_ops,
 	&rblk_null_ops,
+#ifdef RBLK_HAVE_RBD
+	&rblk_rbd_ops,
+#endif
 };
 
 static const struct {
@@ -46,6 +49,11 @@ const struct rblk_backend_ops *rblk_backend_find(const char *name)
 		if (strcmp(name, engines[i]->name) == 0)
 			return engines[i];
 	return NULL;
+}
+
+bool rblk_backend_built(const char *name)
+{
+	return rblk_backend_find(name) != NULL;
 }
 
 static pthread_once_t auto_once = PTHREAD_ONCE_INIT;
@@ -85,7 +93,8 @@ static int engine_get(const char *name, const struct rblk_backend_ops **out)
 		name = rblk_backend_auto_name(NULL, 0);
 	ops = rblk_backend_find(name);
 	if (!ops) {
-		RBLK_ERR("backend: unknown engine \"%s\" (uring, aio, mem, null)", name);
+		RBLK_ERR("backend: unknown engine \"%s\" (uring, aio, mem, null%s)", name,
+			 rblk_backend_built("rbd") ? ", rbd" : "");
 		return -EINVAL;
 	}
 	if (ops->probe) {
@@ -224,6 +233,8 @@ void rblk_bdev_put(struct rblk_bdev *bdev)
 
 int rblk_bdev_sync(struct rblk_bdev *bdev)
 {
+	if (bdev->ops->bdev_sync)
+		return bdev->ops->bdev_sync(bdev);
 	/* mem and null: the RAM is all there is; nothing would survive anyway. */
 	if (bdev->ops->kind != RBLK_BACKEND_FILE || bdev->fd < 0)
 		return 0;
@@ -273,11 +284,13 @@ int rblk_bqueue_create(const struct rblk_bqueue_opts *uopts, struct rblk_bqueue 
 	q->depth = opts.depth;
 	q->flags = opts.flags;
 	q->efd = -1;
+	pthread_mutex_init(&q->remote_lock, NULL);
 	if (ops->queue_init) {
 		r = ops->queue_init(q, &opts);
 		if (r) {
 			RBLK_ERR("backend: %s queue (depth %u): %s", ops->name, opts.depth,
 				 strerror(-r));
+			pthread_mutex_destroy(&q->remote_lock);
 			free(q);
 			return r;
 		}
@@ -304,6 +317,7 @@ void rblk_bqueue_destroy(struct rblk_bqueue *q)
 		q->ops->queue_fini(q);
 	if (q->efd >= 0)
 		close(q->efd);
+	pthread_mutex_destroy(&q->remote_lock);
 	free(q->bufs);
 	free(q);
 }
@@ -450,6 +464,47 @@ void rblk_bqueue_complete_later(struct rblk_bqueue *q, struct rblk_bio *bio)
 	q->local_tail = bio;
 }
 
+void rblk_bqueue_complete_remote(struct rblk_bqueue *q, struct rblk_bio *bio)
+{
+	bool was_empty;
+
+	bio->priv.next = NULL;
+	pthread_mutex_lock(&q->remote_lock);
+	was_empty = !q->remote_head;
+	if (q->remote_tail)
+		q->remote_tail->priv.next = bio;
+	else
+		__atomic_store_n(&q->remote_head, bio, __ATOMIC_RELEASE);
+	q->remote_tail = bio;
+	/*
+	 * One wake-up per empty-to-non-empty transition is enough: the owner
+	 * takes the whole list at once, so a later push finds it empty again.
+	 */
+	if (was_empty && q->efd >= 0)
+		efd_signal(q);
+	pthread_mutex_unlock(&q->remote_lock);
+}
+
+/* Moves the remote list to the end of the local one (owner thread only). */
+static void take_remote(struct rblk_bqueue *q)
+{
+	struct rblk_bio *head, *tail;
+
+	pthread_mutex_lock(&q->remote_lock);
+	head = q->remote_head;
+	tail = q->remote_tail;
+	__atomic_store_n(&q->remote_head, NULL, __ATOMIC_RELAXED);
+	q->remote_tail = NULL;
+	pthread_mutex_unlock(&q->remote_lock);
+	if (!head)
+		return;
+	if (q->local_tail)
+		q->local_tail->priv.next = head;
+	else
+		q->local_head = head;
+	q->local_tail = tail;
+}
+
 void rblk_bio_complete(struct rblk_bqueue *q, struct rblk_bio *bio)
 {
 	/* Before the callback, so it can submit into the freed slot. */
@@ -488,6 +543,9 @@ int rblk_bqueue_poll(struct rblk_bqueue *q, unsigned max)
 	unsigned n = 0;
 	int r;
 
+	/* An unlocked peek: a push we miss now has signalled the eventfd. */
+	if (__atomic_load_n(&q->remote_head, __ATOMIC_ACQUIRE))
+		take_remote(q);
 	if (q->local_head)
 		n = drain_local(q, max);
 	if (n < max && q->ops->poll) {
@@ -515,9 +573,11 @@ int rblk_bqueue_eventfd(struct rblk_bqueue *q)
 			return r;
 		}
 	}
+	pthread_mutex_lock(&q->remote_lock);
 	q->efd = efd;
-	if (q->local_head)
+	if (q->local_head || q->remote_head)
 		efd_signal(q);
+	pthread_mutex_unlock(&q->remote_lock);
 	return efd;
 }
 

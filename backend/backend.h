@@ -252,4 +252,7 @@ void rblk_bqueue_unregister_bdev(struct rblk_bqueue *q, struct rblk_bdev *bdev);
  */
 const char *rblk_backend_auto_name(char *why, size_t whylen);
 
+/* Whether this build has the engine (e.g. "rbd" needs librbd at build time). */
+bool rblk_backend_built(const char *name);
+
 #endif

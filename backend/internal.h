@@ -7,12 +7,17 @@
 #ifndef RBLK_BACKEND_INTERNAL_H
 #define RBLK_BACKEND_INTERNAL_H
 
+#include <pthread.h>
+
 #include "backend/backend.h"
 
 /* What an engine's bdevs are. */
 enum rblk_backend_kind {
 	RBLK_BACKEND_FILE,   /* files and block devices, served by uring/aio queues */
 	RBLK_BACKEND_MEMORY, /* completes inline on any queue (mem, null) */
+	/* Served on any queue by a library with its own threads (rbd): those
+	 * threads finish bios through rblk_bqueue_complete_remote(). */
+	RBLK_BACKEND_REMOTE,
 };
 
 /*
@@ -33,6 +38,9 @@ struct rblk_backend_ops {
 	int (*bdev_open)(struct rblk_bdev *bdev, const struct rblk_bdev_opts *opts);
 	/* Releases what bdev_open took. */
 	void (*bdev_close)(struct rblk_bdev *bdev);
+	/* Optional. rblk_bdev_sync() for non-file engines that hold data
+	 * elsewhere (rbd). Synchronous; 0 or -errno. */
+	int (*bdev_sync)(struct rblk_bdev *bdev);
 
 	/* Optional. Sets q->priv up for q->depth bios in flight. 0 or -errno. */
 	int (*queue_init)(struct rblk_bqueue *q, const struct rblk_bqueue_opts *opts);
@@ -41,7 +49,8 @@ struct rblk_backend_ops {
 
 	/* Starts or enqueues one validated bio. FILE engines are called with their
 	 * own queues; MEMORY engines with any queue and may only use
-	 * rblk_bqueue_complete_later(). 0 = accepted: the bio completes later
+	 * rblk_bqueue_complete_later(); REMOTE engines with any queue, finishing
+	 * from their own threads with rblk_bqueue_complete_remote(). 0 = accepted: the bio completes later
 	 * through rblk_bio_complete(). -errno = refused, nothing started. */
 	int (*submit)(struct rblk_bqueue *q, struct rblk_bio *bio);
 	/* Optional. Hands what submit enqueued to the kernel: count or -errno
@@ -63,6 +72,9 @@ extern const struct rblk_backend_ops rblk_uring_ops;
 extern const struct rblk_backend_ops rblk_aio_ops;
 extern const struct rblk_backend_ops rblk_mem_ops;
 extern const struct rblk_backend_ops rblk_null_ops;
+#ifdef RBLK_HAVE_RBD
+extern const struct rblk_backend_ops rblk_rbd_ops;
+#endif
 
 /* "uring"/"io_uring", "aio"/"libaio", "mem", "null"; NULL if unknown. */
 const struct rblk_backend_ops *rblk_backend_find(const char *name);
@@ -76,6 +88,14 @@ struct rblk_bqueue {
 	int efd;                        /* -1 until rblk_bqueue_eventfd() */
 	struct rblk_bio *local_head;    /* completed, callback not yet run */
 	struct rblk_bio *local_tail;
+	/*
+	 * Finished by other threads (REMOTE engines), not yet moved to the local
+	 * list. Guarded by remote_lock, which also guards efd's publication so a
+	 * completion racing rblk_bqueue_eventfd() still wakes the owner.
+	 */
+	pthread_mutex_t remote_lock;
+	struct rblk_bio *remote_head;
+	struct rblk_bio *remote_tail;
 	/* Registered buffers, kept to validate buf_index before the kernel does. */
 	struct iovec *bufs;
 	unsigned nbufs;
@@ -93,6 +113,10 @@ void rblk_bio_complete(struct rblk_bqueue *q, struct rblk_bio *bio);
 /* Queues a finished bio (res set) whose callback runs from the next poll;
  * signals the eventfd if the local list was empty. */
 void rblk_bqueue_complete_later(struct rblk_bqueue *q, struct rblk_bio *bio);
+/* The same from any thread (a library's callback thread): the bio's callback
+ * still runs on the queue's owner, from its next poll. Never blocks beyond a
+ * short mutex and one eventfd write. */
+void rblk_bqueue_complete_remote(struct rblk_bqueue *q, struct rblk_bio *bio);
 
 /*
  * The bio stage machine shared by the kernel engines. rblk_bio_start() picks

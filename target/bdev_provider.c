@@ -2,7 +2,8 @@
 /*
  * The built-in backends as a namespace provider (include/rblk/provider.h):
  * a file or block device through the target's engine (io_uring or libaio),
- * "mem:SIZE" (RAM) and "null:SIZE". The same seam an embedder's provider
+ * "mem:SIZE" (RAM), "null:SIZE" and "rbd:POOL/IMAGE" (Ceph, completing from
+ * librbd's threads into the group's queue). The same seam an embedder's provider
  * uses, so everything that runs against rblk-target proves it.
  *
  * Thread model: submit() runs on a poll group's thread and sends the io
@@ -18,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend/rbd_path.h"
 #include "common/log.h"
 #include "common/util.h"
 #include "target/core.h"
@@ -161,6 +163,13 @@ int rblk_bdev_provider_open(struct rblk_target *tgt, const struct rblk_ns_opts *
 				 path);
 			return ret;
 		}
+	} else if (rblk_rbd_path_is(path)) {
+		/* Served on any poll group's queue, whatever the target's engine. */
+		if (!rblk_backend_built("rbd")) {
+			RBLK_ERR("namespace %s: this build has no RBD support (librbd-dev)", path);
+			return -EOPNOTSUPP;
+		}
+		bo.engine = "rbd";
 	} else {
 		/* The poll groups' queues serve one engine: the target's. */
 		if (opts->backend && strcmp(opts->backend, tgt->backend)) {

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The rules on a namespace's path that need no target: the size of a
- * "mem:SIZE" / "null:SIZE" namespace, and whether a file or block device
- * would open (bdev_provider.c opens it for real with the same rules). Apart
+ * "mem:SIZE" / "null:SIZE" namespace, the form of an "rbd:POOL/IMAGE" one,
+ * and whether a file or block device would open (bdev_provider.c opens it
+ * for real with the same rules). Apart
  * from bdev_provider.c so that rblk-target's start-up check links it
  * without the core's subsystem and transport code.
  */
@@ -13,6 +14,7 @@
 #include <string.h>
 
 #include "backend/backend.h"
+#include "backend/rbd_path.h"
 #include "target/core.h"
 
 int rblk_tgt_parse_mem_size(const char *s, uint64_t *out)
@@ -59,6 +61,21 @@ int rblk_tgt_ns_path_check(const char *path, bool read_only, uint32_t block_size
 				 "suffix", path);
 			return -EINVAL;
 		}
+		return 0;
+	}
+	if (rblk_rbd_path_is(path)) {
+		struct rblk_rbd_path rp;
+
+		if (rblk_rbd_path_parse(path, &rp)) {
+			snprintf(why, len, "%s: must be rbd:POOL/IMAGE or rbd:POOL/NAMESPACE/IMAGE "
+				 "(no @snapshot)", path);
+			return -EINVAL;
+		}
+		if (!rblk_backend_built("rbd")) {
+			snprintf(why, len, "%s: this build has no RBD support (librbd-dev)", path);
+			return -EOPNOTSUPP;
+		}
+		/* Whether the image opens needs the cluster: the open will say. */
 		return 0;
 	}
 	return rblk_bdev_path_check(path, read_only, why, len);

@@ -1,0 +1,284 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The "rbd" engine: a namespace backed by a Ceph RBD image through librbd,
+ * named "rbd:POOL/IMAGE" or "rbd:POOL/NAMESPACE/IMAGE".
+ *
+ * The cluster is found the way every Ceph client finds it: the configuration
+ * file librados picks ($CEPH_CONF, else /etc/ceph/ceph.conf, ...), then
+ * $CEPH_ARGS on top (e.g. "--keyring /path --mon_host ..."). The identity is
+ * client.$RBLK_RBD_ID, default client.admin. One librados connection per
+ * namespace: simple, and a namespace's failure stays its own.
+ *
+ * I/O is asynchronous (rbd_aio_*). librbd runs completion callbacks on its own
+ * threads, so a callback only notes the result and hands the bio back to the
+ * queue that submitted it (rblk_bqueue_complete_remote: a short mutex and an
+ * eventfd write). The bio's callback then runs on that queue's owner, from its
+ * poll, exactly as for the kernel engines. No thread of ours, none per request.
+ *
+ * FUA (write, write zeroes): librbd has no per-write FUA, but a flush it
+ * accepts completes only after the writes submitted before it (librbd waits
+ * for in-flight async operations before flushing). So an FUA write is the
+ * write plus a flush submitted right behind it, and the bio finishes when
+ * both have: priv.done counts the completions still outstanding.
+ *
+ * Errors: librbd's results are -errno (-EIO, -ENOSPC when the pool is full,
+ * -EROFS, -ETIMEDOUT, -EBLOCKLISTED, ...), left unchanged in bio->res for the
+ * target's errno-to-status mapping, as with the other engines.
+ */
+#include <errno.h>
+#include <rados/librados.h>
+#include <rbd/librbd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/internal.h"
+#include "backend/rbd_path.h"
+#include "common/log.h"
+
+#define RBD_DEFAULT_ID "admin"
+
+struct rbd_dev {
+	rados_t cluster;
+	rados_ioctx_t ioctx;
+	rbd_image_t image;
+};
+
+/* Connects as client.$RBLK_RBD_ID with the usual Ceph client configuration. */
+static int cluster_connect(const char *label, rados_t *out)
+{
+	const char *id = getenv("RBLK_RBD_ID");
+	char name[128];
+	rados_t cl;
+	int r;
+
+	if (!id || !*id)
+		id = RBD_DEFAULT_ID;
+	if ((size_t)snprintf(name, sizeof(name), "client.%s", id) >= sizeof(name))
+		return -EINVAL;
+	r = rados_create2(&cl, "ceph", name, 0);
+	if (r < 0)
+		return r;
+	/* No file at all is fine: CEPH_ARGS may carry mon_host and the key. */
+	r = rados_conf_read_file(cl, NULL);
+	if (r < 0 && r != -ENOENT) {
+		RBLK_ERR("backend: %s: reading the Ceph configuration: %s", label, strerror(-r));
+		goto out_shutdown;
+	}
+	r = rados_conf_parse_env(cl, NULL);
+	if (r < 0) {
+		RBLK_ERR("backend: %s: parsing CEPH_ARGS: %s", label, strerror(-r));
+		goto out_shutdown;
+	}
+	r = rados_connect(cl);
+	if (r < 0) {
+		RBLK_ERR("backend: %s: connecting to the Ceph cluster as %s: %s", label, name,
+			 strerror(-r));
+		goto out_shutdown;
+	}
+	*out = cl;
+	return 0;
+
+out_shutdown:
+	rados_shutdown(cl);
+	return r;
+}
+
+static int rbd_bdev_open(struct rblk_bdev *bdev, const struct rblk_bdev_opts *opts)
+{
+	uint32_t bs = opts->block_size ? opts->block_size : 512;
+	struct rblk_rbd_path p;
+	struct rbd_dev *d;
+	uint64_t size;
+	int r;
+
+	r = rblk_rbd_path_parse(opts->path, &p);
+	if (r) {
+		RBLK_ERR("backend: %s: not rbd:POOL/IMAGE or rbd:POOL/NAMESPACE/IMAGE",
+			 opts->path ? opts->path : "(null)");
+		return r;
+	}
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return -ENOMEM;
+	r = cluster_connect(bdev->path, &d->cluster);
+	if (r)
+		goto out_free;
+	r = rados_ioctx_create(d->cluster, p.pool, &d->ioctx);
+	if (r < 0) {
+		RBLK_ERR("backend: %s: pool %s: %s", bdev->path, p.pool, strerror(-r));
+		goto out_shutdown;
+	}
+	if (p.ns[0])
+		rados_ioctx_set_namespace(d->ioctx, p.ns);
+	if (opts->read_only)
+		r = rbd_open_read_only(d->ioctx, p.image, &d->image, NULL);
+	else
+		r = rbd_open(d->ioctx, p.image, &d->image, NULL);
+	if (r < 0) {
+		RBLK_ERR("backend: %s: image %s: %s", bdev->path, p.image, strerror(-r));
+		goto out_ioctx;
+	}
+	r = rbd_get_size(d->image, &size);
+	if (r < 0)
+		goto out_close;
+	/* A tail shorter than a block cannot be addressed: leave it out. */
+	size &= ~(uint64_t)(bs - 1);
+	if (!size) {
+		RBLK_ERR("backend: %s: image smaller than one %u-byte block", bdev->path, bs);
+		r = -EINVAL;
+		goto out_close;
+	}
+	bdev->priv = d;
+	bdev->size = size;
+	bdev->lba_shift = __builtin_ctz(bs);
+	bdev->buf_align = 1;
+	bdev->caps = (struct rblk_bdev_caps){
+		.can_flush = true,
+		.can_write_zeroes = true,
+		.can_discard = true,
+		/* rbd_skip_partial_discard (default on) leaves partial objects
+		 * as they were: no promise of zeroes. */
+		.discard_zeroes = false,
+		/* librbd's cache may ack writes before the OSDs have them. */
+		.write_cache = true,
+	};
+	return 0;
+
+out_close:
+	rbd_close(d->image);
+out_ioctx:
+	rados_ioctx_destroy(d->ioctx);
+out_shutdown:
+	rados_shutdown(d->cluster);
+out_free:
+	free(d);
+	return r;
+}
+
+static void rbd_bdev_close(struct rblk_bdev *bdev)
+{
+	struct rbd_dev *d = bdev->priv;
+
+	if (!d)
+		return;
+	/* rbd_close flushes librbd's cache and waits for its I/O. */
+	rbd_close(d->image);
+	rados_ioctx_destroy(d->ioctx);
+	rados_shutdown(d->cluster);
+	free(d);
+	bdev->priv = NULL;
+}
+
+static int rbd_bdev_sync(struct rblk_bdev *bdev)
+{
+	struct rbd_dev *d = bdev->priv;
+
+	return rbd_flush(d->image);
+}
+
+/* The first error wins; later ones say less about what went wrong. */
+static void note_error(struct rblk_bio *bio, int err)
+{
+	int zero = 0;
+
+	__atomic_compare_exchange_n(&bio->res, &zero, err, false, __ATOMIC_RELAXED,
+				    __ATOMIC_RELAXED);
+}
+
+/* One of the bio's operations is over; the last one hands it back. */
+static void part_done(struct rblk_bio *bio)
+{
+	if (__atomic_sub_fetch(&bio->priv.done, 1, __ATOMIC_ACQ_REL) == 0)
+		rblk_bqueue_complete_remote(bio->priv.slot, bio);
+}
+
+/* On a librbd thread: must not block, must not call back into the queue. */
+static void rbd_done(rbd_completion_t c, void *arg)
+{
+	struct rblk_bio *bio = arg;
+	ssize_t r = rbd_aio_get_return_value(c);
+
+	rbd_aio_release(c);
+	if (r < 0)
+		note_error(bio, (int)r);
+	else if (bio->op == RBLK_BIO_READ && (uint64_t)r != bio->len)
+		note_error(bio, -EIO); /* never a silent short read */
+	part_done(bio);
+}
+
+/* Starts one librbd operation for bio. 0 or -errno (nothing started). */
+static int issue(rbd_image_t img, struct rblk_bio *bio, enum rblk_bio_op op)
+{
+	const struct iovec *iov = bio->iov;
+	rbd_completion_t c;
+	int r;
+
+	r = rbd_aio_create_completion(bio, rbd_done, &c);
+	if (r < 0)
+		return r;
+	switch (op) {
+	case RBLK_BIO_READ:
+		if (bio->iovcnt == 1)
+			r = rbd_aio_read(img, bio->offset, iov->iov_len, iov->iov_base, c);
+		else
+			r = rbd_aio_readv(img, iov, bio->iovcnt, bio->offset, c);
+		break;
+	case RBLK_BIO_WRITE:
+		if (bio->iovcnt == 1)
+			r = rbd_aio_write(img, bio->offset, iov->iov_len, iov->iov_base, c);
+		else
+			r = rbd_aio_writev(img, iov, bio->iovcnt, bio->offset, c);
+		break;
+	case RBLK_BIO_FLUSH:
+		r = rbd_aio_flush(img, c);
+		break;
+	case RBLK_BIO_WRITE_ZEROES:
+		r = rbd_aio_write_zeroes(img, bio->offset, bio->len, c, 0, 0);
+		break;
+	case RBLK_BIO_DISCARD:
+		r = rbd_aio_discard(img, bio->offset, bio->len, c);
+		break;
+	default:
+		r = -EINVAL;
+		break;
+	}
+	if (r < 0) {
+		rbd_aio_release(c);
+		return r;
+	}
+	return 0;
+}
+
+static int rbd_submit(struct rblk_bqueue *q, struct rblk_bio *bio)
+{
+	struct rbd_dev *d = bio->bdev->priv;
+	bool fua = (bio->flags & RBLK_BIO_FUA) &&
+		   (bio->op == RBLK_BIO_WRITE || bio->op == RBLK_BIO_WRITE_ZEROES);
+	int r;
+
+	bio->priv.slot = q;
+	bio->priv.stage = fua ? RBLK_STAGE_SYNC : RBLK_STAGE_RW;
+	bio->priv.done = fua ? 2 : 1;
+	r = issue(d->image, bio, bio->op);
+	if (r)
+		return r;
+	if (fua) {
+		r = issue(d->image, bio, RBLK_BIO_FLUSH);
+		if (r) {
+			/* The write is under way: the bio must finish, with this error. */
+			note_error(bio, r);
+			part_done(bio);
+		}
+	}
+	return 0;
+}
+
+const struct rblk_backend_ops rblk_rbd_ops = {
+	.name = "rbd",
+	.kind = RBLK_BACKEND_REMOTE,
+	.bdev_open = rbd_bdev_open,
+	.bdev_close = rbd_bdev_close,
+	.bdev_sync = rbd_bdev_sync,
+	.submit = rbd_submit,
+};
