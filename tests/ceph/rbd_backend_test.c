@@ -1,0 +1,302 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The rbd engine (backend/rbd.c) against a real cluster: tests/ceph/run.sh
+ * starts one with ceph-mini.sh and runs this with CEPH_CONF set and the
+ * image rbd/$RBLK_CEPH_IMAGE (256 MiB) freshly created. Without CEPH_CONF it
+ * skips (77).
+ *
+ * Completions arrive on librbd's threads; everything here goes through
+ * rblk_bqueue_poll() on this thread, as a poll group does, and one case
+ * sleeps on the queue's eventfd to show the wake-up reaches the owner.
+ */
+#include <poll.h>
+#include <stdlib.h>
+
+#include "backend/internal.h"
+#include "../unit/backend/bdev_helpers.h"
+
+#define MiB (1ull << 20)
+#define IMAGE_SIZE (256 * MiB)
+#define OBJ (4 * MiB) /* RBD's default object size */
+
+static char path[300];
+
+static struct rblk_bdev *open_image(bool read_only)
+{
+	struct rblk_bdev_opts o = { .size = sizeof(o), .engine = "rbd", .path = path,
+				    .read_only = read_only };
+	struct rblk_bdev *bdev = NULL;
+
+	CU_ASSERT_EQUAL_FATAL(rblk_bdev_open(&o, &bdev), 0);
+	return bdev;
+}
+
+static struct rblk_bqueue *queue(void)
+{
+	/* Any engine's queue serves rbd: take the one a poll group would. */
+	struct rblk_bqueue_opts qo = { .size = sizeof(qo), .engine = NULL, .depth = 64 };
+	struct rblk_bqueue *q = NULL;
+
+	CU_ASSERT_EQUAL_FATAL(rblk_bqueue_create(&qo, &q), 0);
+	return q;
+}
+
+static void test_geometry(void)
+{
+	struct rblk_bdev *bdev = open_image(false);
+
+	CU_ASSERT_EQUAL(bdev->size, IMAGE_SIZE);
+	CU_ASSERT_EQUAL(rblk_bdev_block_size(bdev), 512);
+	CU_ASSERT_STRING_EQUAL(bdev->engine, "rbd");
+	CU_ASSERT_TRUE(bdev->caps.write_cache);
+	CU_ASSERT_TRUE(bdev->caps.can_discard);
+	CU_ASSERT_FALSE(bdev->caps.discard_zeroes);
+	CU_ASSERT_EQUAL(rblk_bdev_sync(bdev), 0);
+	rblk_bdev_close(bdev);
+}
+
+/* 1 MiB across the first object boundary, in two iovecs (rbd_aio_writev/readv). */
+static void test_write_read_iov(void)
+{
+	struct rblk_bdev *bdev = open_image(false);
+	struct rblk_bqueue *q = queue();
+	char *buf = ut_alloc(MiB);
+	struct iovec iov[2] = { { buf, 384 * 1024 }, { buf + 384 * 1024, 640 * 1024 } };
+	struct ut_req req;
+	uint64_t off = OBJ - 512 * 1024;
+
+	ut_fill(buf, MiB, 11);
+	ut_bio_init(&req.bio, RBLK_BIO_WRITE, bdev, off, MiB, iov, 2);
+	CU_ASSERT_EQUAL(ut_bio_run(q, &req), 0);
+	memset(buf, 0, MiB);
+	ut_bio_init(&req.bio, RBLK_BIO_READ, bdev, off, MiB, iov, 2);
+	CU_ASSERT_EQUAL(ut_bio_run(q, &req), 0);
+	CU_ASSERT_EQUAL(ut_check(buf, MiB, 11), 0);
+	CU_ASSERT_EQUAL(ut_op(q, bdev, RBLK_BIO_FLUSH, 0, 0, 0), 0);
+	CU_ASSERT_EQUAL(rblk_bqueue_inflight(q), 0);
+	rblk_bqueue_destroy(q);
+	rblk_bdev_close(bdev);
+	free(buf);
+}
+
+/* 64 writes of 4 KiB in flight at once, then 64 reads; each its own pattern. */
+static void test_many_in_flight(void)
+{
+	enum { N = 64, BS = 4096 };
+	struct rblk_bdev *bdev = open_image(false);
+	struct rblk_bqueue *q = queue();
+	char *buf = ut_alloc(N * BS);
+	struct iovec iov[N];
+	struct ut_req reqs[N];
+
+	for (int pass = 0; pass < 2; pass++) {
+		enum rblk_bio_op op = pass ? RBLK_BIO_READ : RBLK_BIO_WRITE;
+
+		for (int i = 0; i < N; i++) {
+			if (!pass)
+				ut_fill(buf + i * BS, BS, 100 + i);
+			else
+				memset(buf + i * BS, 0, BS);
+			iov[i] = (struct iovec){ buf + i * BS, BS };
+			/* Scattered over the image: many objects, many PGs. */
+			ut_bio_init(&reqs[i].bio, op, bdev, (uint64_t)i * 3 * MiB + 8192, BS,
+				    &iov[i], 1);
+			reqs[i].calls = 0;
+			CU_ASSERT_EQUAL_FATAL(rblk_bqueue_submit(q, &reqs[i].bio), 0);
+		}
+		CU_ASSERT_EQUAL(rblk_bqueue_inflight(q), N);
+		CU_ASSERT_EQUAL_FATAL(ut_wait_all(q, reqs, N), 0);
+		for (int i = 0; i < N; i++) {
+			CU_ASSERT_EQUAL(reqs[i].calls, 1);
+			CU_ASSERT_EQUAL(reqs[i].bio.res, 0);
+		}
+	}
+	for (int i = 0; i < N; i++)
+		CU_ASSERT_EQUAL(ut_check(buf + i * BS, BS, 100 + i), 0);
+	CU_ASSERT_EQUAL(rblk_bqueue_inflight(q), 0);
+	rblk_bqueue_destroy(q);
+	rblk_bdev_close(bdev);
+	free(buf);
+}
+
+/* The owner sleeps on the eventfd; librbd's thread must wake it. */
+static void test_eventfd_wakeup(void)
+{
+	struct rblk_bdev *bdev = open_image(false);
+	struct rblk_bqueue *q = queue();
+	char *buf = ut_alloc(8192);
+	struct iovec iov = { buf, 8192 };
+	struct ut_req req = { 0 };
+	int efd = rblk_bqueue_eventfd(q);
+	struct pollfd pfd = { .fd = efd, .events = POLLIN };
+	uint64_t v;
+
+	CU_ASSERT_FATAL(efd >= 0);
+	ut_fill(buf, 8192, 7);
+	ut_bio_init(&req.bio, RBLK_BIO_WRITE, bdev, 64 * MiB, 8192, &iov, 1);
+	req.bio.flags = RBLK_BIO_FUA; /* the write and its flush: two librbd completions */
+	CU_ASSERT_EQUAL_FATAL(rblk_bqueue_submit(q, &req.bio), 0);
+	CU_ASSERT_EQUAL(rblk_bqueue_flush_submissions(q), 0);
+	/* Nothing runs the callback but our poll: it cannot have run yet. */
+	CU_ASSERT_EQUAL(req.calls, 0);
+	CU_ASSERT_EQUAL(poll(&pfd, 1, 10000), 1);
+	CU_ASSERT_EQUAL(read(efd, &v, sizeof(v)), (ssize_t)sizeof(v));
+	CU_ASSERT_EQUAL(rblk_bqueue_poll(q, 32), 1);
+	CU_ASSERT_EQUAL(req.calls, 1);
+	CU_ASSERT_EQUAL(req.bio.res, 0);
+	memset(buf, 0, 8192);
+	CU_ASSERT_EQUAL(ut_rw(q, bdev, RBLK_BIO_READ, buf, 64 * MiB, 8192, 0), 0);
+	CU_ASSERT_EQUAL(ut_check(buf, 8192, 7), 0);
+	rblk_bqueue_destroy(q);
+	rblk_bdev_close(bdev);
+	free(buf);
+}
+
+static void test_write_zeroes_and_discard(void)
+{
+	struct rblk_bdev *bdev = open_image(false);
+	struct rblk_bqueue *q = queue();
+	char *buf = ut_alloc(2 * OBJ);
+	uint64_t base = 32 * MiB; /* object-aligned */
+
+	/* Write zeroes in the middle of a pattern: exactly that range turns to zero. */
+	ut_fill(buf, MiB, 21);
+	CU_ASSERT_EQUAL(ut_rw(q, bdev, RBLK_BIO_WRITE, buf, base, MiB, 0), 0);
+	CU_ASSERT_EQUAL(ut_op(q, bdev, RBLK_BIO_WRITE_ZEROES, base + 4096, 8192, RBLK_BIO_FUA), 0);
+	memset(buf, 0xee, MiB);
+	CU_ASSERT_EQUAL(ut_rw(q, bdev, RBLK_BIO_READ, buf, base, MiB, 0), 0);
+	CU_ASSERT_EQUAL(ut_check(buf, 4096, 21), 0);
+	CU_ASSERT_TRUE(ut_is_zero(buf + 4096, 8192));
+	/* The pattern depends on the position: seed + offset picks up where it was. */
+	CU_ASSERT_EQUAL(ut_check(buf + 12288, MiB - 12288, 21 + 12288), 0);
+
+	/* Discarding two whole objects removes them: they read back as zeroes. */
+	ut_fill(buf, 2 * OBJ, 22);
+	CU_ASSERT_EQUAL(ut_rw(q, bdev, RBLK_BIO_WRITE, buf, base, 2 * OBJ, 0), 0);
+	CU_ASSERT_EQUAL(ut_op(q, bdev, RBLK_BIO_DISCARD, base, 2 * OBJ, 0), 0);
+	memset(buf, 0xee, 2 * OBJ);
+	CU_ASSERT_EQUAL(ut_rw(q, bdev, RBLK_BIO_READ, buf, base, 2 * OBJ, 0), 0);
+	CU_ASSERT_TRUE(ut_is_zero(buf, 2 * OBJ));
+	/* A partial discard is advisory (no discard_zeroes): it only has to succeed. */
+	CU_ASSERT_EQUAL(ut_op(q, bdev, RBLK_BIO_DISCARD, base + 512, 4096, 0), 0);
+	rblk_bqueue_destroy(q);
+	rblk_bdev_close(bdev);
+	free(buf);
+}
+
+static void test_out_of_range(void)
+{
+	struct rblk_bdev *bdev = open_image(false);
+	struct rblk_bqueue *q = queue();
+	char *buf = ut_alloc(8192);
+
+	/* The last block is addressable, the one after it is not. */
+	ut_fill(buf, 512, 31);
+	CU_ASSERT_EQUAL(ut_rw(q, bdev, RBLK_BIO_WRITE, buf, IMAGE_SIZE - 512, 512, 0), 0);
+	memset(buf, 0, 512);
+	CU_ASSERT_EQUAL(ut_rw(q, bdev, RBLK_BIO_READ, buf, IMAGE_SIZE - 512, 512, 0), 0);
+	CU_ASSERT_EQUAL(ut_check(buf, 512, 31), 0);
+	CU_ASSERT_EQUAL(ut_rw(q, bdev, RBLK_BIO_READ, buf, IMAGE_SIZE, 512, 0), -ERANGE);
+	CU_ASSERT_EQUAL(ut_rw(q, bdev, RBLK_BIO_WRITE, buf, IMAGE_SIZE - 4096, 8192, 0), -ERANGE);
+	CU_ASSERT_EQUAL(ut_op(q, bdev, RBLK_BIO_WRITE_ZEROES, IMAGE_SIZE - 512, 1024, 0), -ERANGE);
+	CU_ASSERT_EQUAL(ut_op(q, bdev, RBLK_BIO_DISCARD, IMAGE_SIZE, 512, 0), -ERANGE);
+	CU_ASSERT_EQUAL(ut_rw(q, bdev, RBLK_BIO_READ, buf, 100, 512, 0), -EINVAL);
+	/* Refused bios never reached librbd: nothing is in flight. */
+	CU_ASSERT_EQUAL(rblk_bqueue_inflight(q), 0);
+	rblk_bqueue_destroy(q);
+	rblk_bdev_close(bdev);
+	free(buf);
+}
+
+static void test_read_only(void)
+{
+	struct rblk_bdev *bdev = open_image(true);
+	struct rblk_bqueue *q = queue();
+	char *buf = ut_alloc(4096);
+
+	CU_ASSERT_TRUE(bdev->read_only);
+	CU_ASSERT_EQUAL(ut_rw(q, bdev, RBLK_BIO_WRITE, buf, 0, 4096, 0), -EROFS);
+	CU_ASSERT_EQUAL(ut_rw(q, bdev, RBLK_BIO_READ, buf, 0, 4096, 0), 0);
+	rblk_bqueue_destroy(q);
+	rblk_bdev_close(bdev);
+	free(buf);
+}
+
+static void test_open_errors(void)
+{
+	struct rblk_bdev_opts o = { .size = sizeof(o), .engine = "rbd" };
+	struct rblk_bdev *bdev = NULL;
+
+	o.path = "rbd:rbd/no-such-image";
+	CU_ASSERT_EQUAL(rblk_bdev_open(&o, &bdev), -ENOENT);
+	o.path = "rbd:no-such-pool/img0";
+	CU_ASSERT_EQUAL(rblk_bdev_open(&o, &bdev), -ENOENT);
+	o.path = "rbd:img0";
+	CU_ASSERT_EQUAL(rblk_bdev_open(&o, &bdev), -EINVAL);
+	CU_ASSERT_PTR_NULL(bdev);
+}
+
+/*
+ * The least-privileged client: client.rblk (caps "profile rbd" on pool rbd)
+ * with only its own key, given the way Ceph clients take it, in CEPH_ARGS.
+ */
+static void test_client_id_and_ceph_args(void)
+{
+	const char *keyring = getenv("RBLK_CEPH_CLIENT_KEYRING");
+	char args[400];
+	struct rblk_bdev *bdev;
+
+	if (!keyring) {
+		ut_skip("RBLK_CEPH_CLIENT_KEYRING not set");
+		return;
+	}
+	snprintf(args, sizeof(args), "--keyring %s", keyring);
+	setenv("CEPH_ARGS", args, 1);
+	setenv("RBLK_RBD_ID", "rblk", 1);
+	bdev = open_image(false);
+	CU_ASSERT_EQUAL(bdev->size, IMAGE_SIZE);
+	rblk_bdev_close(bdev);
+	/* A client the cluster does not know is refused (cephx). */
+	setenv("RBLK_RBD_ID", "nobody", 1);
+	{
+		struct rblk_bdev_opts o = { .size = sizeof(o), .engine = "rbd", .path = path };
+
+		bdev = NULL;
+		CU_ASSERT_TRUE(rblk_bdev_open(&o, &bdev) < 0);
+		CU_ASSERT_PTR_NULL(bdev);
+	}
+	unsetenv("RBLK_RBD_ID");
+	unsetenv("CEPH_ARGS");
+}
+
+static int setup(void)
+{
+	const char *image = getenv("RBLK_CEPH_IMAGE");
+
+	if (!getenv("CEPH_CONF")) {
+		fprintf(stderr, "CEPH_CONF not set: run through tests/ceph/run.sh\n");
+		exit(UT_SKIP);
+	}
+	snprintf(path, sizeof(path), "rbd:rbd/%s", image ? image : "img0");
+	return 0;
+}
+
+static int teardown(void)
+{
+	return 0;
+}
+
+static const struct ut_case cases[] = {
+	UT_CASE(test_geometry),
+	UT_CASE(test_write_read_iov),
+	UT_CASE(test_many_in_flight),
+	UT_CASE(test_eventfd_wakeup),
+	UT_CASE(test_write_zeroes_and_discard),
+	UT_CASE(test_out_of_range),
+	UT_CASE(test_read_only),
+	UT_CASE(test_open_errors),
+	UT_CASE(test_client_id_and_ceph_args),
+	UT_END,
+};
+
+UT_MAIN_INIT("ceph/rbd_backend", cases, setup, teardown)
