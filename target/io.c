@@ -18,7 +18,12 @@
  *   -EROFS, -EPERM      Namespace Write Protected + DNR.
  *   -EOPNOTSUPP         Invalid Opcode + DNR (nvmet's mapping).
  *   -ENOMEM, -EAGAIN,
- *   -EBUSY, -EINTR      Internal Error without DNR (transient).
+ *   -EBUSY, -EINTR,
+ *   -ETIMEDOUT          Internal Error without DNR (transient). A network
+ *                       backend (rbd, with rados_osd_op_timeout set) times out
+ *                       while OSDs are down or peering: a retry, or another
+ *                       path, may well succeed. A fenced (blocklisted) Ceph
+ *                       client's -ESHUTDOWN stays final, as below.
  *   anything else       Internal Error + DNR.
  */
 #include <errno.h>
@@ -54,6 +59,7 @@ static uint16_t errno_to_status(int res, enum rblk_provider_op op)
 	case -EAGAIN:
 	case -EBUSY:
 	case -EINTR:
+	case -ETIMEDOUT:
 		return NVME_SC_INTERNAL;
 	default:
 		return NVME_SC_INTERNAL | NVME_SC_DNR;

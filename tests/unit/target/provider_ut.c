@@ -411,6 +411,13 @@ static void test_errors(void)
 	ram.fail_res = -EOPNOTSUPP;
 	CU_ASSERT_EQUAL(TT_SC(tt_rw(iq, NVME_IO_READ, 1, 0, 8, 0, buf, 4096)),
 			NVME_SC_INVALID_OPCODE | NVME_SC_DNR);
+	/* A network backend's timeout may pass: the host may retry. */
+	ram.fail_res = -ETIMEDOUT;
+	CU_ASSERT_EQUAL(TT_SC(tt_rw(iq, NVME_IO_READ, 1, 0, 8, 0, buf, 4096)), NVME_SC_INTERNAL);
+	/* A fenced (blocklisted) Ceph client will not recover: DNR. */
+	ram.fail_res = -ESHUTDOWN;
+	CU_ASSERT_EQUAL(TT_SC(tt_rw(iq, NVME_IO_READ, 1, 0, 8, 0, buf, 4096)),
+			NVME_SC_INTERNAL | NVME_SC_DNR);
 	ram.fail_op = -1;
 	/* Refused at submit: nothing started, the command fails. */
 	ram.refuse_res = -ENOSPC;
