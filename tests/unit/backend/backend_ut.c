@@ -9,6 +9,7 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -427,6 +428,94 @@ static void test_eventfd_created_with_completions_pending(void)
 	rblk_bdev_close(bdev);
 }
 
+/*
+ * Completions from another thread (what librbd's callback threads do for the
+ * rbd engine): the owner is woken through the eventfd and the callbacks run
+ * from its poll, in order, exactly once.
+ */
+struct remote_push {
+	struct rblk_bqueue *q;
+	struct ut_req *reqs;
+	int n;
+	int res;
+};
+
+static void *push_remote(void *arg)
+{
+	struct remote_push *p = arg;
+
+	for (int i = 0; i < p->n; i++) {
+		p->reqs[i].bio.res = p->res - i;
+		rblk_bqueue_complete_remote(p->q, &p->reqs[i].bio);
+	}
+	return NULL;
+}
+
+/* What rblk_bqueue_submit() accounts before a REMOTE engine takes the bio. */
+static void fake_inflight(struct rblk_bqueue *q, struct ut_req *reqs, int n,
+			  struct rblk_bdev *bdev)
+{
+	for (int i = 0; i < n; i++) {
+		ut_bio_init(&reqs[i].bio, RBLK_BIO_FLUSH, bdev, 0, 0, NULL, 0);
+		reqs[i].calls = 0;
+		q->inflight++;
+	}
+}
+
+static void test_remote_completions_wake_the_owner(void)
+{
+	struct rblk_bdev *bdev = open_mem(false, 0);
+	struct rblk_bqueue *q = open_queue("mem", 8);
+	struct ut_req reqs[3];
+	struct remote_push p = { .q = q, .reqs = reqs, .n = 3, .res = -100 };
+	pthread_t t;
+	uint64_t v;
+	int efd = rblk_bqueue_eventfd(q);
+
+	CU_ASSERT_FATAL(efd >= 0);
+	fake_inflight(q, reqs, 3, bdev);
+	CU_ASSERT_EQUAL_FATAL(pthread_create(&t, NULL, push_remote, &p), 0);
+	pthread_join(t, NULL);
+	/* Three pushes onto an empty list: one wake-up is enough. */
+	CU_ASSERT_EQUAL(read(efd, &v, sizeof(v)), (ssize_t)sizeof(v));
+	CU_ASSERT_EQUAL(v, 1);
+	for (int i = 0; i < 3; i++)
+		CU_ASSERT_EQUAL(reqs[i].calls, 0); /* nothing runs on the pushing thread */
+	/* A short budget leaves the rest behind and re-arms the eventfd. */
+	CU_ASSERT_EQUAL(rblk_bqueue_poll(q, 2), 2);
+	CU_ASSERT_EQUAL(reqs[0].calls, 1);
+	CU_ASSERT_EQUAL(reqs[1].calls, 1);
+	CU_ASSERT_EQUAL(reqs[2].calls, 0);
+	CU_ASSERT_TRUE(readable(efd));
+	CU_ASSERT_EQUAL(read(efd, &v, sizeof(v)), (ssize_t)sizeof(v));
+	CU_ASSERT_EQUAL(rblk_bqueue_poll(q, 8), 1);
+	CU_ASSERT_EQUAL(reqs[2].calls, 1);
+	CU_ASSERT_EQUAL(reqs[2].bio.res, -102);
+	CU_ASSERT_EQUAL(rblk_bqueue_inflight(q), 0);
+	CU_ASSERT_FALSE(readable(efd));
+	rblk_bqueue_destroy(q);
+	rblk_bdev_close(bdev);
+}
+
+static void test_remote_completion_before_eventfd(void)
+{
+	struct rblk_bdev *bdev = open_mem(false, 0);
+	struct rblk_bqueue *q = open_queue("mem", 8);
+	struct ut_req req;
+	int efd;
+
+	fake_inflight(q, &req, 1, bdev);
+	rblk_bqueue_complete_remote(q, &req.bio);
+	/* The eventfd arrives later: it must start readable, or the owner sleeps. */
+	efd = rblk_bqueue_eventfd(q);
+	CU_ASSERT_FATAL(efd >= 0);
+	CU_ASSERT_TRUE(readable(efd));
+	CU_ASSERT_EQUAL(rblk_bqueue_poll(q, 8), 1);
+	CU_ASSERT_EQUAL(req.calls, 1);
+	rblk_bqueue_destroy(q);
+	rblk_bdev_close(bdev);
+}
+
 static void test_destroy_completes_inflight(void)
 {
 	struct rblk_bdev *bdev = open_mem(false, 0);
@@ -492,6 +581,8 @@ static const struct ut_case cases[] = {
 	UT_CASE(test_callbacks_may_submit_without_starving_poll),
 	UT_CASE(test_eventfd_for_local_completions),
 	UT_CASE(test_eventfd_created_with_completions_pending),
+	UT_CASE(test_remote_completions_wake_the_owner),
+	UT_CASE(test_remote_completion_before_eventfd),
 	UT_CASE(test_destroy_completes_inflight),
 	UT_CASE(test_bdev_ids_are_reused),
 	UT_CASE(test_buffers_accepted_and_ignored_without_fixed_support),
