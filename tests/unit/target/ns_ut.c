@@ -151,6 +151,13 @@ static void test_path_check(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(why, "block size 8192: must be 0 (detect) or a power of two in 512..4096"));
 	CU_ASSERT_EQUAL(rblk_tgt_ns_path_check("/nonexistent/a.img", true, 0, why, sizeof(why)), -ENOENT);
 	CU_ASSERT_STRING_EQUAL(why, "/nonexistent/a.img: No such file or directory");
+	/* rbd: only the form is checked here; whether the image opens needs the cluster. */
+	CU_ASSERT_EQUAL(rblk_tgt_ns_path_check("rbd:pool/img@snap", false, 0, why, sizeof(why)),
+			-EINVAL);
+	CU_ASSERT_STRING_EQUAL(why, "rbd:pool/img@snap: must be rbd:POOL/IMAGE or "
+			       "rbd:POOL/NAMESPACE/IMAGE (no @snapshot)");
+	CU_ASSERT_EQUAL(rblk_tgt_ns_path_check("rbd:pool/img", false, 0, why, sizeof(why)),
+			rblk_backend_built("rbd") ? 0 : -EOPNOTSUPP);
 }
 
 static const struct ut_case cases[] = {
