@@ -37,6 +37,7 @@
 #include "common/log.h"
 
 #define RBD_DEFAULT_ID "admin"
+#define RBD_MOUNT_TIMEOUT "30" /* seconds to reach the monitors */
 
 struct rbd_dev {
 	rados_t cluster;
@@ -59,6 +60,14 @@ static int cluster_connect(const char *label, rados_t *out)
 	r = rados_create2(&cl, "ceph", name, 0);
 	if (r < 0)
 		return r;
+	/*
+	 * Ceph's default (300 s) would hold the target's start-up that long when
+	 * no monitor answers. Set first, so the file or CEPH_ARGS can still
+	 * override it.
+	 */
+	r = rados_conf_set(cl, "client_mount_timeout", RBD_MOUNT_TIMEOUT);
+	if (r < 0)
+		goto out_shutdown;
 	/* No file at all is fine: CEPH_ARGS may carry mon_host and the key. */
 	r = rados_conf_read_file(cl, NULL);
 	if (r < 0 && r != -ENOENT) {

@@ -269,6 +269,28 @@ static void test_client_id_and_ceph_args(void)
 	unsetenv("CEPH_ARGS");
 }
 
+/*
+ * No monitor where CEPH_ARGS points: the open fails, and soon, instead of
+ * holding start-up. (With nothing listening librados gives up at once, here
+ * with -EACCES; a monitor that accepts and never answers is bounded by
+ * client_mount_timeout, which this does not exercise.)
+ */
+static void test_unreachable_cluster_fails(void)
+{
+	struct rblk_bdev_opts o = { .size = sizeof(o), .engine = "rbd", .path = path };
+	struct rblk_bdev *bdev = NULL;
+	double t0 = ut_now();
+	int r;
+
+	/* Nothing listens on the discard port of loopback. */
+	setenv("CEPH_ARGS", "--mon_host 127.0.0.1:9 --client_mount_timeout 2", 1);
+	r = rblk_bdev_open(&o, &bdev);
+	unsetenv("CEPH_ARGS");
+	CU_ASSERT_TRUE(r < 0);
+	CU_ASSERT_PTR_NULL(bdev);
+	CU_ASSERT_TRUE(ut_now() - t0 < 15);
+}
+
 static int setup(void)
 {
 	const char *image = getenv("RBLK_CEPH_IMAGE");
@@ -296,6 +318,7 @@ static const struct ut_case cases[] = {
 	UT_CASE(test_read_only),
 	UT_CASE(test_open_errors),
 	UT_CASE(test_client_id_and_ceph_args),
+	UT_CASE(test_unreachable_cluster_fails),
 	UT_END,
 };
 
