@@ -171,7 +171,7 @@ sc_run() {	# STORE SIDE WL
 	local store=$1 side=$2 wl=$3 dev fpid bpid i0 i1 base pass
 	[ $side = kernel ] && dev=$KDEV || dev=$RDEV
 	for pass in count breakdown; do
-		base=$RAW/$store.$wl.$side.sc
+		base=$RAW/sc.$store.$wl.$side
 		fio --name=$wl --filename=$dev --ioengine=io_uring --direct=1 --time_based=1 --thread \
 			--runtime=$((RBLK_BENCH_RUNTIME + 2)) --size=256M --output-format=json $(wl_args $wl) \
 			--output=$base.$pass.fio.json &
@@ -202,11 +202,11 @@ for store in ${RBLK_BENCH_STORES//,/ }; do
 	# rblk-target idle, the host connected (keep-alives only)
 	sleep 2
 	p0=$(proc_cpu $TPID); s0=$(cut -d' ' -f1 /proc/uptime)
-	sc_start $TPID $RAW/$store.idle.target
+	sc_start $TPID $RAW/sc.$store.idle.target
 	sleep 10
-	sc_stop $TPID $RAW/$store.idle.target
+	sc_stop $TPID $RAW/sc.$store.idle.target
 	p1=$(proc_cpu $TPID); s1=$(cut -d' ' -f1 /proc/uptime)
-	sc_breakdown $TPID 5 $RAW/$store.idle.target.strace
+	sc_breakdown $TPID 5 $RAW/sc.$store.idle.target.strace
 	echo "{\"rblk_ticks\": $((p1 - p0)), \"seconds\": $(awk "BEGIN { print $s1 - $s0 }")}" > $RAW/$store.idle.json
 	echo "{\"kernel\": \"$KDESC\", \"rblk\": \"$RDESC\"}" > $RAW/$store.desc.json
 	log "$store: rblk-target idle: $((p1 - p0)) ticks in 10 s"

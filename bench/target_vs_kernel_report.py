@@ -71,7 +71,7 @@ def strace_top(path, n=5):
 
 def sc_side(raw, store, wl, side, tick_us):
     """The syscall run of one workload and side: per-I/O figures for fio and rblk-target."""
-    base = os.path.join(raw, f"{store}.{wl}.{side}.sc")
+    base = os.path.join(raw, f"sc.{store}.{wl}.{side}")
     if not os.path.exists(base + ".ios.json"):
         return None
     ios = json.load(open(base + ".ios.json"))["ios"]
@@ -113,12 +113,12 @@ def main():
         if os.path.exists(idle_p):
             idle = json.load(open(idle_p))
             st["rblk_idle_cpu_pct"] = 100.0 * idle["rblk_ticks"] / clk / idle["seconds"]
-        idle_sc = os.path.join(raw, f"{store}.idle.target.json")
+        idle_sc = os.path.join(raw, f"sc.{store}.idle.target.json")
         if os.path.exists(idle_sc):
             c = json.load(open(idle_sc))
             st["rblk_idle"] = {"syscalls_per_s": c["syscalls"] / c["seconds"] if c["syscalls"] is not None else None,
                                "cpu_pct": 100.0 * c["cpu_ticks"] / clk / c["seconds"],
-                               "top_calls": strace_top(os.path.join(raw, f"{store}.idle.target.strace"))}
+                               "top_calls": strace_top(os.path.join(raw, f"sc.{store}.idle.target.strace"))}
         sc_rows = []
         rows = []
         for wl in WLS:
