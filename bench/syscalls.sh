@@ -15,7 +15,6 @@
 #                           "cpu_ticks", "seconds"} (cpu_ticks: utime+stime, /proc/PID/stat)
 #   sc_breakdown PID S FILE strace -c -f -p PID for S seconds into FILE (the top calls;
 #                           strace slows the process, so only the shares mean anything)
-#   sc_blk_ios DEV          reads+writes completed on block device DEV so far
 #
 # Needs log() from the caller. Files: FILE.raw (the tool's output), FILE.json.
 
@@ -36,7 +35,6 @@ sc_probe() {
 
 sc_cpu_ticks() { local s; read -r s < /proc/$1/stat; s=${s##*) }; set -- $s; echo $(( ${12} + ${13} )); }
 sc_now() { cut -d' ' -f1 /proc/uptime; }
-sc_blk_ios() { local s; read -r -a s < /sys/block/${1#/dev/}/stat; echo $(( s[0] + s[4] )); }
 
 sc_start() {	# PID FILE
 	local pid=$1 f=$2

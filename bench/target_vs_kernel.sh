@@ -162,30 +162,27 @@ run_one() {	# STORE SIDE WL REP
 	log "$store $wl $side rep $rep done"
 }
 # The syscall run, apart from the timed ones: fio (--thread, so one process holds the
-# job) runs RUNTIME+2 s; after 1 s of ramp the counters attach to fio and, on the rblk
-# side, to rblk-target for RUNTIME s. The denominator is the device's own count of
-# completed commands over the same window (/sys/block/DEV/stat), so fio's start and
-# end do not count. Then the same again under strace -c for the breakdown. The kernel
+# job) ramps 1 s and runs RUNTIME+2 s; after the ramp the counters attach to fio and,
+# on the rblk side, to rblk-target for RUNTIME s. I/Os in the window = fio's IOPS x the
+# counted seconds (the device's own counters are no use: the multipath head node keeps
+# no statistics). Then the same again under strace -c for the breakdown. The kernel
 # target runs in kworkers and softirq: only fio, the host side, is counted there.
 sc_run() {	# STORE SIDE WL
-	local store=$1 side=$2 wl=$3 dev fpid bpid i0 i1 base pass
+	local store=$1 side=$2 wl=$3 dev fpid bpid base pass
 	[ $side = kernel ] && dev=$KDEV || dev=$RDEV
 	for pass in count breakdown; do
 		base=$RAW/sc.$store.$wl.$side
 		fio --name=$wl --filename=$dev --ioengine=io_uring --direct=1 --time_based=1 --thread \
-			--runtime=$((RBLK_BENCH_RUNTIME + 2)) --size=256M --output-format=json $(wl_args $wl) \
+			--eta=never --ramp_time=1 --runtime=$((RBLK_BENCH_RUNTIME + 2)) --size=256M --output-format=json $(wl_args $wl) \
 			--output=$base.$pass.fio.json &
 		fpid=$!
 		sleep 1
 		if [ $pass = count ]; then
 			sc_start $fpid $base.fio
 			[ $side = rblk ] && sc_start $TPID $base.target
-			i0=$(sc_blk_ios $dev)
 			sleep $RBLK_BENCH_RUNTIME
-			i1=$(sc_blk_ios $dev)
 			sc_stop $fpid $base.fio
 			[ $side = rblk ] && sc_stop $TPID $base.target
-			echo "{\"ios\": $((i1 - i0))}" > $base.ios.json
 		else
 			sc_breakdown $fpid $RBLK_BENCH_RUNTIME $base.fio.strace &
 			bpid=$!

@@ -72,14 +72,16 @@ def strace_top(path, n=5):
 def sc_side(raw, store, wl, side, tick_us):
     """The syscall run of one workload and side: per-I/O figures for fio and rblk-target."""
     base = os.path.join(raw, f"sc.{store}.{wl}.{side}")
-    if not os.path.exists(base + ".ios.json"):
+    if not os.path.exists(base + ".fio.json"):
         return None
-    ios = json.load(open(base + ".ios.json"))["ios"]
-    res = {"ios": ios}
+    job = load_json(base + ".count.fio.json")["jobs"][0]
+    iops = job["read"]["iops"] + job["write"]["iops"]
+    res = {"iops": iops}
     for who in ("fio", "target"):
         if not os.path.exists(f"{base}.{who}.json"):
             continue
         c = json.load(open(f"{base}.{who}.json"))
+        ios = res["ios"] = iops * c["seconds"]
         res[f"{who}_syscalls_per_io"] = c["syscalls"] / ios if ios and c["syscalls"] is not None else None
         res[f"{who}_cpu_us_per_io"] = c["cpu_ticks"] * tick_us / ios if ios else None
         res[f"{who}_top_calls"] = strace_top(f"{base}.{who}.strace")
@@ -162,12 +164,12 @@ def main():
             top = lambda calls: " ".join(f"{c[0]}:{c[2] or 0:.0f}%" for c in calls[:4]) if calls else "-"
             lines.append("")
             lines.append(f"system calls and CPU per I/O, store {store} (separate run, {env.get('syscall_tool', '?')}; "
-                         "I/Os = the device's completed commands in the window; target = rblk-target, "
+                         "I/Os = fio's IOPS x the counted seconds; target = rblk-target, "
                          "'-' for nvmet: it runs in the kernel)")
             lines.append(f"{'workload':18} {'target':6} {'I/Os':>6} {'fio sc/IO':>9} {'fio us/IO':>9} "
                          f"{'tgt sc/IO':>9} {'tgt us/IO':>9}  top calls: target | fio (strace -c, % of calls)")
             for wl, side, sc in sc_rows:
-                lines.append(f"{wl:18} {side:6} {sc['ios']:6} {f(sc.get('fio_syscalls_per_io')):>9} "
+                lines.append(f"{wl:18} {side:6} {sc.get('ios', 0):6.0f} {f(sc.get('fio_syscalls_per_io')):>9} "
                              f"{f(sc.get('fio_cpu_us_per_io')):>9} {f(sc.get('target_syscalls_per_io')):>9} "
                              f"{f(sc.get('target_cpu_us_per_io')):>9}  {top(sc.get('target_top_calls'))} | "
                              f"{top(sc.get('fio_top_calls'))}")
