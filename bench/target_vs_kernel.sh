@@ -79,7 +79,7 @@ modprobe null_blk nr_devices=2 gb=1 memory_backed=1 || die "null_blk"
 mkdir $C/ports/1
 echo rdma > $C/ports/1/addr_trtype; echo ipv4 > $C/ports/1/addr_adrfam
 echo 10.99.0.1 > $C/ports/1/addr_traddr; echo 4420 > $C/ports/1/addr_trsvcid
-echo "{\"kernel\": \"$(uname -r)\", \"cpus\": $(nproc), \"clk_tck\": $(getconf CLK_TCK), \"workloads\": \"$RBLK_BENCH_WORKLOADS\", \"syscall_tool\": \"$SC_TOOL\"}" > $RAW/env.json
+echo "{\"kernel\": \"$(uname -r)\", \"cpus\": $(nproc), \"clk_tck\": $(getconf CLK_TCK), \"workloads\": \"$RBLK_BENCH_WORKLOADS\", \"syscall_tool\": \"$SC_TOOL\", \"clocksource\": \"$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)\"}" > $RAW/env.json
 
 dev_for() {
 	local s d
