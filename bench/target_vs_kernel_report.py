@@ -182,7 +182,7 @@ def main():
     reps = max((len(res["stores"][s]["workloads"][WLS[0]]["kernel"]["runs"]) for s in stores), default=0)
     print(f"rblk-target vs kernel nvmet-rdma; Linux nvme-rdma host over Soft-RoCE in a TCG VM "
           f"(kernel {env['kernel']}, {env['cpus']} vCPUs, clocksource {env.get('clocksource', '?')}: "
-          f"clock_gettime is a system call unless it is tsc); medians of {reps} reps")
+          f"clock_gettime is a system call unless it is tsc or kvm-clock); medians of {reps} reps")
     print("vm_cpu_us_per_io: the whole VM's busy CPU (user+sys+irq+softirq) per I/O, host and "
           "Soft-RoCE included (the same on both sides): the kernel target's own share cannot be "
           "attributed; rblk_cpu_us_per_io: rblk-target's process CPU alone (in the kernel column: what "
