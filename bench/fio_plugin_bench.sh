@@ -103,7 +103,7 @@ TRID="trtype=RDMA adrfam=IPv4 traddr=10.99.0.1 trsvcid=4420 subnqn=${NQN//:/\\:}
 echo "{\"target\": \"$TDESC\", \"kernel_dev\": \"$dev\", \"kernel\": \"$(uname -r)\", \"cpus\": $(nproc), \"clk_tck\": $(getconf CLK_TCK), \"syscall_tool\": \"$SC_TOOL\"}" > $VM_OUT/raw/env.json
 log "target: $TDESC; kernel host device $dev"
 
-COMMON="--eta=never --lat_percentiles=1 --direct=1 --time_based=1 --ramp_time=1 --runtime=$RBLK_BENCH_RUNTIME --size=1g --output-format=json"
+COMMON="--eta=never --disk_util=0 --lat_percentiles=1 --direct=1 --time_based=1 --ramp_time=1 --runtime=$RBLK_BENCH_RUNTIME --size=1g --output-format=json"
 wl_args() {
 	case $1 in
 	randread-4k-qd32) echo "--rw=randread --bs=4k --iodepth=32 --norandommap=1" ;;

@@ -173,7 +173,7 @@ sc_run() {	# STORE SIDE WL
 	for pass in count breakdown; do
 		base=$RAW/sc.$store.$wl.$side
 		fio --name=$wl --filename=$dev --ioengine=io_uring --direct=1 --time_based=1 --thread \
-			--eta=never --ramp_time=1 --runtime=$((RBLK_BENCH_RUNTIME + 2)) --size=256M --output-format=json $(wl_args $wl) \
+			--eta=never --disk_util=0 --ramp_time=1 --runtime=$((RBLK_BENCH_RUNTIME + 2)) --size=256M --output-format=json $(wl_args $wl) \
 			--output=$base.$pass.fio.json &
 		fpid=$!
 		sleep 1
