@@ -19,6 +19,10 @@
 # fio-plugin; raw fio JSON in DIR/raw/).
 # Target: "kernel" (default: nvmet-rdma on a null_blk without memory, the cheapest
 # target, so the initiators' costs show) or "rblk" (rblk-target on a 1 GiB tmpfs file).
+# System calls (bench/syscalls.sh): one more run per workload and side, not timed: perf
+#   stat raw_syscalls:sys_enter (or strace -c) on fio (the plugin lives in it) and on
+#   rblk-target -> syscalls and CPU us per I/O, strace -c's top calls; rblk-target idle.
+#   A warning when another VM or a heavy process shares the machine (host-load.json).
 # --parse-only: no VM; summarise the raw JSON already in DIR/raw.
 # Absolute numbers from a TCG VM mean little; the ratios are the result.
 set -euo pipefail
@@ -34,7 +38,7 @@ while [ $# -gt 0 ]; do
 	--target) TARGET=$2; shift 2 ;;
 	--out) OUT=$2; shift 2 ;;
 	--parse-only) PARSE_ONLY=1; shift ;;
-	-h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	-*) die "unknown option $1" ;;
 	*) break ;;
 	esac
@@ -57,6 +61,9 @@ B=$RBLK_BUILD SO=$RBLK_BUILD/fio-plugin/librblk_fio.so
 NQN=nqn.2024-01.io.rblk:fio-bench
 log() { echo "[vm $(cut -d' ' -f1 /proc/uptime)s] $*" >&2; }
 die() { log "FAIL: $*"; exit 1; }
+. $RBLK_BENCH_SRC/bench/syscalls.sh
+sc_probe
+TPID=
 modprobe nvme_rdma || die "modprobe nvme_rdma"
 if [ "$RBLK_BENCH_TARGET" = kernel ]; then
 	modprobe null_blk nr_devices=1 gb=4 || die "null_blk"
@@ -76,6 +83,7 @@ else
 	dd if=/dev/zero of=/tmp/bench.img bs=1M count=1024 conv=notrunc status=none
 	$B/daemon/rblk-target --listen 10.99.0.1 --subsystem $NQN --ns /tmp/bench.img \
 		--allow-any-host > /tmp/target.log 2>&1 &
+	TPID=$!
 	for i in $(seq 300); do grep -q ready /tmp/target.log && break; sleep 0.2; done
 	grep -q ready /tmp/target.log || { cat /tmp/target.log; die "rblk-target did not start"; }
 	TDESC="rblk-target, 1 GiB file on tmpfs"
@@ -92,10 +100,10 @@ for i in $(seq 100); do
 done
 [ -n "$dev" ] || die "no block device for $NQN"
 TRID="trtype=RDMA adrfam=IPv4 traddr=10.99.0.1 trsvcid=4420 subnqn=${NQN//:/\\:} hostaddr=10.99.0.2 ns=1"
-echo "{\"target\": \"$TDESC\", \"kernel_dev\": \"$dev\", \"kernel\": \"$(uname -r)\", \"cpus\": $(nproc)}" > $VM_OUT/raw/env.json
+echo "{\"target\": \"$TDESC\", \"kernel_dev\": \"$dev\", \"kernel\": \"$(uname -r)\", \"cpus\": $(nproc), \"clk_tck\": $(getconf CLK_TCK), \"syscall_tool\": \"$SC_TOOL\"}" > $VM_OUT/raw/env.json
 log "target: $TDESC; kernel host device $dev"
 
-COMMON="--eta=never --lat_percentiles=1 --direct=1 --time_based=1 --ramp_time=1 --runtime=$RBLK_BENCH_RUNTIME --size=1g --output-format=json"
+COMMON="--eta=never --disk_util=0 --lat_percentiles=1 --direct=1 --time_based=1 --ramp_time=1 --runtime=$RBLK_BENCH_RUNTIME --size=1g --output-format=json"
 wl_args() {
 	case $1 in
 	randread-4k-qd32) echo "--rw=randread --bs=4k --iodepth=32 --norandommap=1" ;;
@@ -122,13 +130,52 @@ for rep in $(seq $RBLK_BENCH_REPS); do
 		fi
 	done
 done
+# The syscall runs, apart from the timed ones: fio runs RUNTIME+4 s; after 3 s (the
+# plugin connects first) the counters attach to fio and, with --target rblk, to
+# rblk-target for RUNTIME s; then the same under strace -c for the top calls. The plugin
+# has no block device to count commands on, so on both sides I/Os = the run's IOPS x
+# the counted seconds (the window lies inside fio's steady state).
+sc_side() {	# SIDE WL
+	local side=$1 wl=$2 base=$VM_OUT/raw/sc.$2.$1 fpid bpid pass
+	for pass in count breakdown; do
+		if [ $side = plugin ]; then
+			fio --name=$wl --ioengine=external:$SO --thread=1 --filename="$TRID" $COMMON \
+				$(wl_args $wl) --runtime=$((RBLK_BENCH_RUNTIME + 4)) --output=$base.$pass.fio.json &
+		else
+			fio --name=$wl --ioengine=io_uring --filename=$dev $COMMON $(wl_args $wl) \
+				--runtime=$((RBLK_BENCH_RUNTIME + 4)) --output=$base.$pass.fio.json &
+		fi
+		fpid=$!
+		sleep 3
+		if [ $pass = count ]; then
+			sc_start $fpid $base.fio
+			[ -n "$TPID" ] && sc_start $TPID $base.target
+			sleep $RBLK_BENCH_RUNTIME
+			sc_stop $fpid $base.fio
+			[ -n "$TPID" ] && sc_stop $TPID $base.target
+		else
+			sc_breakdown $fpid $RBLK_BENCH_RUNTIME $base.fio.strace &
+			bpid=$!
+			[ -n "$TPID" ] && sc_breakdown $TPID $RBLK_BENCH_RUNTIME $base.target.strace
+			wait $bpid
+		fi
+		wait $fpid || die "fio $side $wl ($pass run) failed"
+	done
+	log "$wl $side syscall runs done"
+}
+for wl in randread-4k-qd32 randread-4k-qd1 seqread-128k-qd16; do sc_side plugin $wl; sc_side kernel $wl; done
+if [ -n "$TPID" ]; then	# rblk-target idle, the kernel host connected
+	sc_start $TPID $VM_OUT/raw/sc.idle.target; sleep 10; sc_stop $TPID $VM_OUT/raw/sc.idle.target
+	sc_breakdown $TPID 5 $VM_OUT/raw/sc.idle.target.strace
+fi
 nvme disconnect -n $NQN >&2
 log "done"
 VMEOF
 
 echo "fio_plugin_bench: target $TARGET, $REPS reps x $RUNTIME s, build $BUILD, results in $OUT"
-export VM_OUT=$OUT VM_TIMEOUT=$((300 + REPS * 6 * (RUNTIME + 12)))
-export RBLK_BUILD=$BUILD RBLK_BENCH_REPS=$REPS RBLK_BENCH_RUNTIME=$RUNTIME RBLK_BENCH_TARGET=$TARGET
+export VM_OUT=$OUT VM_TIMEOUT=$((300 + REPS * 6 * (RUNTIME + 12) + 12 * (RUNTIME + 8) + 20))
+export RBLK_BENCH_SRC=$SRC RBLK_BUILD=$BUILD RBLK_BENCH_REPS=$REPS RBLK_BENCH_RUNTIME=$RUNTIME RBLK_BENCH_TARGET=$TARGET
+bench_host_load "$OUT/host-load.json"
 "$SRC/tests/vm/softroce-vm" "$OUT/vm-bench.sh" || die "the VM run failed (console: $OUT/console.log)"
 fi
 
@@ -181,5 +228,66 @@ for wl, m, unit, p, k, ratio, hib in rows:
 cpu = [(wl, s, res["workloads"][wl][s]["median"].get("cpu_usr"), res["workloads"][wl][s]["median"].get("cpu_sys"))
        for wl in wls for s in ("plugin", "kernel")]
 print("fio job CPU (median usr/sys %): " + "; ".join(f"{wl} {s} {u:.0f}/{y:.0f}" for wl, s, u, y in cpu if u is not None))
+
+def strace_top(path, n=4):
+    """The n most frequent calls of an strace -c summary: [[name, calls, pct_of_calls]]."""
+    rows, total = [], 0
+    for line in open(path) if os.path.exists(path) else []:
+        f = line.split()
+        if len(f) in (5, 6) and f[3].isdigit() and f[0].replace(".", "").isdigit():
+            if f[-1] == "total":
+                total = int(f[3])
+            else:
+                rows.append((f[-1], int(f[3])))
+    rows.sort(key=lambda r: -r[1])
+    return [[c, k, round(100.0 * k / total, 1) if total else None] for c, k in rows[:n]]
+
+
+tick_us = 1e6 / env.get("clk_tck", 100)
+sc_lines = []
+for wl in wls:
+    for side in ("plugin", "kernel"):
+        base = os.path.join(out, "raw", f"sc.{wl}.{side}")
+        if not os.path.exists(base + ".count.fio.json"):
+            continue
+        txt = open(base + ".count.fio.json").read()
+        iops = json.loads(txt[txt.index("{"):])["jobs"][0]["read"]["iops"]
+        sc = {"iops": iops}
+        for who in ("fio", "target"):
+            if os.path.exists(f"{base}.{who}.json"):
+                c = json.load(open(f"{base}.{who}.json"))
+                ios = iops * c["seconds"]
+                sc[f"{who}_syscalls_per_io"] = c["syscalls"] / ios if ios and c["syscalls"] is not None else None
+                sc[f"{who}_cpu_us_per_io"] = c["cpu_ticks"] * tick_us / ios if ios else None
+                sc[f"{who}_top_calls"] = strace_top(f"{base}.{who}.strace")
+        res["workloads"][wl][side]["syscall_run"] = sc
+        sc_lines.append((wl, side, sc))
+idle_p = os.path.join(out, "raw", "sc.idle.target.json")
+if os.path.exists(idle_p):
+    c = json.load(open(idle_p))
+    res["rblk_target_idle"] = {"syscalls_per_s": c["syscalls"] / c["seconds"] if c["syscalls"] is not None else None,
+                               "cpu_pct": 100.0 * c["cpu_ticks"] * tick_us / 1e6 / c["seconds"],
+                               "top_calls": strace_top(os.path.join(out, "raw", "sc.idle.target.strace"))}
+load_p = os.path.join(out, "host-load.json")
+if os.path.exists(load_p):
+    res["host_load"] = json.load(open(load_p))
+json.dump(res, open(os.path.join(out, "summary.json"), "w"), indent=2)
+if sc_lines:
+    f = lambda v: "-" if v is None else f"{v:8.2f}"
+    top = lambda calls: " ".join(f"{c[0]}:{c[2] or 0:.0f}%" for c in calls) if calls else "-"
+    print(f"system calls and CPU per I/O (separate run, {env.get('syscall_tool', '?')}; I/Os = IOPS x counted "
+          "seconds; fio = the fio process, the plugin inside it on the plugin side; tgt = rblk-target)")
+    print(f"{'workload':20} {'side':6} {'fio sc/IO':>9} {'fio us/IO':>9} {'tgt sc/IO':>9} {'tgt us/IO':>9}"
+          "  top calls: fio | target (strace -c, % of calls)")
+    for wl, side, sc in sc_lines:
+        print(f"{wl:20} {side:6} {f(sc.get('fio_syscalls_per_io')):>9} {f(sc.get('fio_cpu_us_per_io')):>9} "
+              f"{f(sc.get('target_syscalls_per_io')):>9} {f(sc.get('target_cpu_us_per_io')):>9}  "
+              f"{top(sc.get('fio_top_calls'))} | {top(sc.get('target_top_calls'))}")
+if "rblk_target_idle" in res:
+    i = res["rblk_target_idle"]
+    print(f"rblk-target idle (host connected): {'-' if i['syscalls_per_s'] is None else round(i['syscalls_per_s'])} "
+          f"syscalls/s, {i['cpu_pct']:.1f} % CPU; top: {top(i['top_calls']) if sc_lines else '-'}")
+if res.get("host_load", {}).get("warning"):
+    print(f"WARNING: {res['host_load']['warning']}: these figures are not comparable with a quiet machine's")
 print(f"summary: {os.path.join(out, 'summary.json')}")
 PYEOF

@@ -36,6 +36,10 @@
 # Output: a table on stdout, DIR/summary.json (DIR default BUILD_DIR/bench-out/
 #   initiator-vs-kernel; raw fio, rblk bench and perftest outputs in DIR/raw/).
 #   --parse-only: no VM; summarise what DIR/raw already holds.
+# System calls (bench/syscalls.sh): one more run per workload and initiator, not timed:
+#   perf stat raw_syscalls:sys_enter (or strace -c) on fio or rblk bench -> syscalls and
+#   CPU us per I/O, strace -c's top calls. A warning when another VM or a heavy process
+#   shares the machine (DIR/host-load.json).
 # The VM is TCG (no KVM): absolute numbers mean little; compare the ratios.
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -50,7 +54,7 @@ while [ $# -gt 0 ]; do
 	--sweep-time) SWEEP_TIME=$2; shift 2 ;;
 	--out) OUT=$2; shift 2 ;;
 	--parse-only) PARSE_ONLY=1; shift ;;
-	-h|--help) sed -n '2,39p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '2,43p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	-*) die "unknown option $1" ;;
 	*) break ;;
 	esac
@@ -72,6 +76,8 @@ T_WORK=/tmp/ivk T_NAME=initiator-vs-kernel
 . "$RBLK_VM_LIB"
 RBLK=$(rblk_bin cli/rblk) || exit 1
 need_cmd fio fio; need_cmd nvme nvme-cli; need_cmd ib_write_bw perftest
+. $RBLK_BENCH_SRC/bench/syscalls.sh
+sc_probe
 NQN=nqn.2024-01.io.rblk:ibench
 RUNTIME=$RBLK_BENCH_RUNTIME RAW=$VM_OUT/raw
 REGION=268435456	# 256 MiB: written once below, then every run stays inside it
@@ -92,7 +98,8 @@ cat > $RAW/env.json <<EOF
 {"kernel": "$(uname -r)", "cpus": $(nproc), "mtu": ${mtu:-0}, "kernel_dev": "$KDEV",
  "target": "kernel nvmet-rdma, null_blk memory_backed=1 (1 GiB, 256 MiB used)",
  "rblk_version": "$($RBLK --version 2>&1 | head -1)", "fio_version": "$(fio --version)",
- "runtime_s": $RUNTIME, "reps": $RBLK_BENCH_REPS, "sweep_time_s": $RBLK_BENCH_SWEEP_TIME}
+ "runtime_s": $RUNTIME, "reps": $RBLK_BENCH_REPS, "sweep_time_s": $RBLK_BENCH_SWEEP_TIME,
+ "clk_tck": $(getconf CLK_TCK), "syscall_tool": "$SC_TOOL"}
 EOF
 log "kernel host: $KDEV; rxe MTU $mtu"
 
@@ -171,15 +178,43 @@ for rep in $(seq $RBLK_BENCH_REPS); do
 		fi
 	done
 done
+# The syscall runs, apart from the timed ones: the initiator runs RUNTIME+4 s; after 3 s
+# (rblk bench connects first) the counter attaches to fio or rblk bench for RUNTIME s,
+# then strace -c for the top calls. The target is nvmet, in the kernel: nothing to
+# count there. I/Os = the run's IOPS x the counted seconds on both sides.
+sc_one() {	# SIDE WL
+	local side=$1 wl=$2 base=$RAW/sc.$2.$1 ipid pass t=$((RUNTIME + 4))
+	for pass in count breakdown; do
+		if [ $side = kernel ]; then
+			fio --name=$wl --filename=$KDEV --ioengine=io_uring --direct=1 --time_based=1 \
+				--runtime=$t --size=$REGION --eta=never --output-format=json $(fio_args $wl) \
+				--output=$base.$pass.out.json > $base.$pass.err 2>&1 &
+		else
+			$RBLK bench $RC $(rblk_args $wl) --time $t -o json > $base.$pass.out.json \
+				2> $base.$pass.err &
+		fi
+		ipid=$!
+		sleep 3
+		if [ $pass = count ]; then
+			sc_start $ipid $base.init; sleep $RUNTIME; sc_stop $ipid $base.init
+		else
+			sc_breakdown $ipid $RUNTIME $base.init.strace
+		fi
+		wait $ipid || log "$wl $side ($pass run) failed: $(tail -1 $base.$pass.err)"
+	done
+	log "$wl $side syscall runs done"
+}
+for wl in $WLS; do sc_one kernel $wl; sc_one rblk $wl; done
 nvme disconnect -n $NQN >&2
 dmesg > $RAW/dmesg.txt
 log "done"
 VMEOF
 
 echo "initiator_vs_kernel: $REPS reps x $RUNTIME s, sweeps $SWEEP_TIME s per size, build $BUILD, results in $OUT"
-export VM_OUT=$OUT VM_TIMEOUT=$((240 + REPS * (2 * (RUNTIME + 25) + 8 * (RUNTIME + 15)) + 2 * (12 * SWEEP_TIME + 30)))
-export RBLK_BUILD=$BUILD RBLK_VM_LIB=$SRC/tests/vm/lib.sh
+export VM_OUT=$OUT VM_TIMEOUT=$((240 + REPS * (2 * (RUNTIME + 25) + 8 * (RUNTIME + 15)) + 2 * (12 * SWEEP_TIME + 30) + 8 * (RUNTIME + 10)))
+export RBLK_BUILD=$BUILD RBLK_VM_LIB=$SRC/tests/vm/lib.sh RBLK_BENCH_SRC=$SRC
 export RBLK_BENCH_REPS=$REPS RBLK_BENCH_RUNTIME=$RUNTIME RBLK_BENCH_SWEEP_TIME=$SWEEP_TIME
+bench_host_load "$OUT/host-load.json"
 "$SRC/tests/vm/softroce-vm" "$OUT/vm-bench.sh" || die "the VM run failed (console: $OUT/console.log)"
 fi
 python3 "$HERE/initiator_vs_kernel_report.py" "$OUT"

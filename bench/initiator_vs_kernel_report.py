@@ -199,8 +199,59 @@ def main():
     print(f"fio errors: {errs}; failed runs: {len(failures)}")
     for f in failures:
         print(f"  {f}")
+    sc_report(out, res, env)
     print(f"summary: {os.path.join(out, 'summary.json')}")
     return 0
+
+
+def strace_top(path, n=4):
+    """The n most frequent calls of an strace -c summary: [[name, calls, pct_of_calls]]."""
+    rows, total = [], 0
+    for line in open(path) if os.path.exists(path) else []:
+        f = line.split()
+        if len(f) in (5, 6) and f[3].isdigit() and f[0].replace(".", "").isdigit():
+            if f[-1] == "total":
+                total = int(f[3])
+            else:
+                rows.append((f[-1], int(f[3])))
+    rows.sort(key=lambda r: -r[1])
+    return [[c, k, round(100.0 * k / total, 1) if total else None] for c, k in rows[:n]]
+
+
+def sc_report(out, res, env):
+    """The syscall runs (bench/syscalls.sh): per-I/O figures for each initiator process."""
+    raw, tick_us, lines = os.path.join(out, "raw"), 1e6 / env.get("clk_tck", 100), []
+    for wl in WLS:
+        for side in ("kernel", "rblk"):
+            base = os.path.join(raw, f"sc.{wl}.{side}")
+            if not os.path.exists(base + ".init.json"):
+                continue
+            try:
+                run = fio_run(base + ".count.out.json") if side == "kernel" else rblk_run(base + ".count.out.json")
+            except (OSError, ValueError, KeyError):
+                continue
+            c = json.load(open(base + ".init.json"))
+            ios = run["iops"] * c["seconds"]
+            sc = {"iops": run["iops"],
+                  "syscalls_per_io": c["syscalls"] / ios if ios and c["syscalls"] is not None else None,
+                  "cpu_us_per_io": c["cpu_ticks"] * tick_us / ios if ios else None,
+                  "top_calls": strace_top(base + ".init.strace")}
+            res["workloads"].setdefault(wl, {}).setdefault(side, {})["syscall_run"] = sc
+            lines.append((wl, side, sc))
+    load_p = os.path.join(out, "host-load.json")
+    if os.path.exists(load_p):
+        res["host_load"] = json.load(open(load_p))
+    json.dump(res, open(os.path.join(out, "summary.json"), "w"), indent=2)
+    if lines:
+        print()
+        print(f"system calls and CPU per I/O of the initiator process (fio on the kernel host; rblk bench), "
+              f"separate run, {env.get('syscall_tool', '?')}; I/Os = IOPS x counted seconds")
+        print(f"{'workload':18} {'side':6} {'sc/IO':>8} {'CPU us/IO':>9}  top calls (strace -c, % of calls)")
+        for wl, side, sc in lines:
+            top = " ".join(f"{c[0]}:{c[2] or 0:.0f}%" for c in sc["top_calls"]) or "-"
+            print(f"{wl:18} {side:6} {fmt(sc['syscalls_per_io'], 8)} {fmt(sc['cpu_us_per_io'], 9)}  {top}")
+    if res.get("host_load", {}).get("warning"):
+        print(f"WARNING: {res['host_load']['warning']}: these figures are not comparable with a quiet machine's")
 
 
 def tail(path, n=2):

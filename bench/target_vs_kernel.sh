@@ -24,6 +24,13 @@
 #   so the VM-wide figure is the comparable one: fio, the host driver and Soft-RoCE
 #   cost the same on both sides, and the difference is the target. Also rblk-target's
 #   idle CPU over 10 s with the host connected (keep-alives only).
+# System calls (bench/syscalls.sh): after the timed reps, one more run per workload and
+#   target, not timed: perf stat raw_syscalls:sys_enter (strace -c when perf does not
+#   work) on fio and on rblk-target for RUNTIME s -> syscalls and CPU us per I/O for
+#   each; then strace -c for the top calls. nvmet is in the kernel: fio's side only.
+#   Idle: rblk-target's syscalls/s and top calls with the host connected.
+# Host load: the load average and other qemu-system processes before the VM starts;
+#   a warning in the output and DIR/host-load.json when the machine is not quiet.
 # Output: a table of medians and rblk/kernel ratios on stdout, DIR/summary.json (DIR
 #   default BUILD_DIR/bench-out/target-vs-kernel; raw fio JSON in DIR/raw/).
 # The VM is TCG (no KVM): absolute numbers mean little; compare the ratios.
@@ -41,7 +48,7 @@ while [ $# -gt 0 ]; do
 	--stores) STORES=$2; shift 2 ;;
 	--workloads) WORKLOADS=$2; shift 2 ;;
 	--out) OUT=$2; shift 2 ;;
-	-h|--help) sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '2,36p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	-*) die "unknown option $1" ;;
 	*) break ;;
 	esac
@@ -64,13 +71,15 @@ C=/sys/kernel/config/nvmet
 RAW=$VM_OUT/raw
 log() { echo "[vm $(cut -d' ' -f1 /proc/uptime)s] $*" >&2; }
 die() { log "FAIL: $*"; [ -f /tmp/target.log ] && tail -20 /tmp/target.log >&2; exit 1; }
+. $RBLK_BENCH_SRC/bench/syscalls.sh
+sc_probe
 modprobe -a nvme_rdma nvmet_rdma loop || die "modprobe"
 modprobe null_blk nr_devices=2 gb=1 memory_backed=1 || die "null_blk"
 # kernel target port (subsystems come and go per store)
 mkdir $C/ports/1
 echo rdma > $C/ports/1/addr_trtype; echo ipv4 > $C/ports/1/addr_adrfam
 echo 10.99.0.1 > $C/ports/1/addr_traddr; echo 4420 > $C/ports/1/addr_trsvcid
-echo "{\"kernel\": \"$(uname -r)\", \"cpus\": $(nproc), \"clk_tck\": $(getconf CLK_TCK), \"workloads\": \"$RBLK_BENCH_WORKLOADS\"}" > $RAW/env.json
+echo "{\"kernel\": \"$(uname -r)\", \"cpus\": $(nproc), \"clk_tck\": $(getconf CLK_TCK), \"workloads\": \"$RBLK_BENCH_WORKLOADS\", \"syscall_tool\": \"$SC_TOOL\", \"clocksource\": \"$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)\"}" > $RAW/env.json
 
 dev_for() {
 	local s d
@@ -152,14 +161,49 @@ run_one() {	# STORE SIDE WL REP
 	echo "{\"rblk_ticks\": $((p1 - p0)), \"vm_busy_ticks\": $((b1 - b0)), \"vm_total_ticks\": $((t1 - t0))}" > $base.cpu.json
 	log "$store $wl $side rep $rep done"
 }
+# The syscall run, apart from the timed ones: fio (--thread, so one process holds the
+# job) ramps 1 s and runs RUNTIME+2 s; after the ramp the counters attach to fio and,
+# on the rblk side, to rblk-target for RUNTIME s. I/Os in the window = fio's IOPS x the
+# counted seconds (the device's own counters are no use: the multipath head node keeps
+# no statistics). Then the same again under strace -c for the breakdown. The kernel
+# target runs in kworkers and softirq: only fio, the host side, is counted there.
+sc_run() {	# STORE SIDE WL
+	local store=$1 side=$2 wl=$3 dev fpid bpid base pass
+	[ $side = kernel ] && dev=$KDEV || dev=$RDEV
+	for pass in count breakdown; do
+		base=$RAW/sc.$store.$wl.$side
+		fio --name=$wl --filename=$dev --ioengine=io_uring --direct=1 --time_based=1 --thread \
+			--eta=never --disk_util=0 --ramp_time=1 --runtime=$((RBLK_BENCH_RUNTIME + 2)) --size=256M --output-format=json $(wl_args $wl) \
+			--output=$base.$pass.fio.json &
+		fpid=$!
+		sleep 1
+		if [ $pass = count ]; then
+			sc_start $fpid $base.fio
+			[ $side = rblk ] && sc_start $TPID $base.target
+			sleep $RBLK_BENCH_RUNTIME
+			sc_stop $fpid $base.fio
+			[ $side = rblk ] && sc_stop $TPID $base.target
+		else
+			sc_breakdown $fpid $RBLK_BENCH_RUNTIME $base.fio.strace &
+			bpid=$!
+			[ $side = rblk ] && sc_breakdown $TPID $RBLK_BENCH_RUNTIME $base.target.strace
+			wait $bpid
+		fi
+		wait $fpid || die "fio $store $side $wl ($pass run) failed"
+	done
+	log "$store $wl $side syscall runs done"
+}
 
 for store in ${RBLK_BENCH_STORES//,/ }; do
 	setup_store $store
 	# rblk-target idle, the host connected (keep-alives only)
 	sleep 2
 	p0=$(proc_cpu $TPID); s0=$(cut -d' ' -f1 /proc/uptime)
+	sc_start $TPID $RAW/sc.$store.idle.target
 	sleep 10
+	sc_stop $TPID $RAW/sc.$store.idle.target
 	p1=$(proc_cpu $TPID); s1=$(cut -d' ' -f1 /proc/uptime)
+	sc_breakdown $TPID 5 $RAW/sc.$store.idle.target.strace
 	echo "{\"rblk_ticks\": $((p1 - p0)), \"seconds\": $(awk "BEGIN { print $s1 - $s0 }")}" > $RAW/$store.idle.json
 	echo "{\"kernel\": \"$KDESC\", \"rblk\": \"$RDESC\"}" > $RAW/$store.desc.json
 	log "$store: rblk-target idle: $((p1 - p0)) ticks in 10 s"
@@ -172,6 +216,7 @@ for store in ${RBLK_BENCH_STORES//,/ }; do
 			fi
 		done
 	done
+	for wl in $WLS; do sc_run $store kernel $wl; sc_run $store rblk $wl; done
 	teardown_store $store
 done
 log "done"
@@ -180,8 +225,9 @@ VMEOF
 echo "target_vs_kernel: stores $STORES, workloads $WORKLOADS, $REPS reps x $RUNTIME s, build $BUILD, results in $OUT"
 nst=$(echo "$STORES" | tr ',' '\n' | wc -l)
 nwl=$(echo "$WORKLOADS" | tr ',' '\n' | wc -l)
-export VM_OUT=$OUT VM_TIMEOUT=$((300 + nst * (60 + REPS * 2 * nwl * (RUNTIME + 8))))
+export VM_OUT=$OUT VM_TIMEOUT=$((300 + nst * (60 + REPS * 2 * nwl * (RUNTIME + 8) + 2 * nwl * 2 * (RUNTIME + 6))))
 export RBLK_BUILD=$BUILD RBLK_BENCH_REPS=$REPS RBLK_BENCH_RUNTIME=$RUNTIME RBLK_BENCH_STORES=$STORES
-export RBLK_BENCH_WORKLOADS=$WORKLOADS
+export RBLK_BENCH_WORKLOADS=$WORKLOADS RBLK_BENCH_SRC=$SRC
+bench_host_load "$OUT/host-load.json"
 "$SRC/tests/vm/softroce-vm" "$OUT/vm-bench.sh" || die "the VM run failed (console: $OUT/console.log)"
 python3 "$HERE/target_vs_kernel_report.py" "$OUT"

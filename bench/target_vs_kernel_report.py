@@ -53,6 +53,41 @@ def one_run(fio_path, cpu_path, clk_tck):
     return run
 
 
+def strace_top(path, n=5):
+    """The n most frequent calls of an strace -c summary: [[name, calls, pct_of_calls]]."""
+    if not os.path.exists(path):
+        return []
+    rows, total = [], 0
+    for line in open(path):
+        f = line.split()
+        if len(f) in (5, 6) and re.match(r"^[0-9.]+$", f[0]) and f[3].isdigit():
+            if f[-1] == "total":
+                total = int(f[3])
+            else:
+                rows.append((f[-1], int(f[3])))
+    rows.sort(key=lambda r: -r[1])
+    return [[name, calls, round(100.0 * calls / total, 1) if total else None] for name, calls in rows[:n]]
+
+
+def sc_side(raw, store, wl, side, tick_us):
+    """The syscall run of one workload and side: per-I/O figures for fio and rblk-target."""
+    base = os.path.join(raw, f"sc.{store}.{wl}.{side}")
+    if not os.path.exists(base + ".fio.json"):
+        return None
+    job = load_json(base + ".count.fio.json")["jobs"][0]
+    iops = job["read"]["iops"] + job["write"]["iops"]
+    res = {"iops": iops}
+    for who in ("fio", "target"):
+        if not os.path.exists(f"{base}.{who}.json"):
+            continue
+        c = json.load(open(f"{base}.{who}.json"))
+        ios = res["ios"] = iops * c["seconds"]
+        res[f"{who}_syscalls_per_io"] = c["syscalls"] / ios if ios and c["syscalls"] is not None else None
+        res[f"{who}_cpu_us_per_io"] = c["cpu_ticks"] * tick_us / ios if ios else None
+        res[f"{who}_top_calls"] = strace_top(f"{base}.{who}.strace")
+    return res
+
+
 def median(runs, key):
     vals = [r[key] for r in runs if r.get(key) is not None]
     return statistics.median(vals) if vals else None
@@ -69,6 +104,9 @@ def main():
     stores = sorted({os.path.basename(p).split(".")[0] for p in glob.glob(os.path.join(raw, "*.desc.json"))},
                     key=lambda s: ["ram", "file"].index(s) if s in ("ram", "file") else 9)
     res = {"env": env, "stores": {}}
+    load_p = os.path.join(out, "host-load.json")
+    if os.path.exists(load_p):
+        res["host_load"] = json.load(open(load_p))
     lines = []
     for store in stores:
         st = res["stores"][store] = {"desc": json.load(open(os.path.join(raw, f"{store}.desc.json"))),
@@ -77,6 +115,13 @@ def main():
         if os.path.exists(idle_p):
             idle = json.load(open(idle_p))
             st["rblk_idle_cpu_pct"] = 100.0 * idle["rblk_ticks"] / clk / idle["seconds"]
+        idle_sc = os.path.join(raw, f"sc.{store}.idle.target.json")
+        if os.path.exists(idle_sc):
+            c = json.load(open(idle_sc))
+            st["rblk_idle"] = {"syscalls_per_s": c["syscalls"] / c["seconds"] if c["syscalls"] is not None else None,
+                               "cpu_pct": 100.0 * c["cpu_ticks"] / clk / c["seconds"],
+                               "top_calls": strace_top(os.path.join(raw, f"sc.{store}.idle.target.strace"))}
+        sc_rows = []
         rows = []
         for wl in WLS:
             w = st["workloads"][wl] = {}
@@ -88,6 +133,10 @@ def main():
                     runs.append(one_run(f, f[:-5] + ".cpu.json", clk))
                 keys = sorted({k for r in runs for k in r})
                 w[side] = {"runs": runs, "median": {k: median(runs, k) for k in keys}}
+                sc = sc_side(raw, store, wl, side, 1e6 / clk)
+                if sc:
+                    w[side]["syscall_run"] = sc
+                    sc_rows.append((wl, side, sc))
             w["ratio_rblk_over_kernel"] = {}
             for m in SHOW[wl] + CPU_ROWS:
                 k, r = w["kernel"]["median"].get(m), w["rblk"]["median"].get(m)
@@ -110,14 +159,37 @@ def main():
         if "rblk_idle_cpu_pct" in st:
             lines.append(f"rblk-target idle CPU (host connected, 10 s): {st['rblk_idle_cpu_pct']:.1f} % of one CPU")
         lines.append(f"fio errors: {errs}")
+        if sc_rows:
+            f = lambda v: "-" if v is None else f"{v:8.2f}"
+            top = lambda calls: " ".join(f"{c[0]}:{c[2] or 0:.0f}%" for c in calls[:4]) if calls else "-"
+            lines.append("")
+            lines.append(f"system calls and CPU per I/O, store {store} (separate run, {env.get('syscall_tool', '?')}; "
+                         "I/Os = fio's IOPS x the counted seconds; target = rblk-target, "
+                         "'-' for nvmet: it runs in the kernel)")
+            lines.append(f"{'workload':18} {'target':6} {'I/Os':>6} {'fio sc/IO':>9} {'fio us/IO':>9} "
+                         f"{'tgt sc/IO':>9} {'tgt us/IO':>9}  top calls: target | fio (strace -c, % of calls)")
+            for wl, side, sc in sc_rows:
+                lines.append(f"{wl:18} {side:6} {sc.get('ios', 0):6.0f} {f(sc.get('fio_syscalls_per_io')):>9} "
+                             f"{f(sc.get('fio_cpu_us_per_io')):>9} {f(sc.get('target_syscalls_per_io')):>9} "
+                             f"{f(sc.get('target_cpu_us_per_io')):>9}  {top(sc.get('target_top_calls'))} | "
+                             f"{top(sc.get('fio_top_calls'))}")
+        if "rblk_idle" in st:
+            i = st["rblk_idle"]
+            sps = "-" if i["syscalls_per_s"] is None else f"{i['syscalls_per_s']:.0f}"
+            lines.append(f"rblk-target idle (host connected, no I/O): {sps} syscalls/s, {i['cpu_pct']:.1f} % CPU; "
+                         f"top: {' '.join(f'{c[0]}:{c[2] or 0:.0f}%' for c in i['top_calls']) or '-'}")
     json.dump(res, open(os.path.join(out, "summary.json"), "w"), indent=2)
     reps = max((len(res["stores"][s]["workloads"][WLS[0]]["kernel"]["runs"]) for s in stores), default=0)
     print(f"rblk-target vs kernel nvmet-rdma; Linux nvme-rdma host over Soft-RoCE in a TCG VM "
-          f"(kernel {env['kernel']}, {env['cpus']} vCPUs); medians of {reps} reps")
+          f"(kernel {env['kernel']}, {env['cpus']} vCPUs, clocksource {env.get('clocksource', '?')}: "
+          f"clock_gettime is a system call unless it is tsc or kvm-clock); medians of {reps} reps")
     print("vm_cpu_us_per_io: the whole VM's busy CPU (user+sys+irq+softirq) per I/O, host and "
           "Soft-RoCE included (the same on both sides): the kernel target's own share cannot be "
           "attributed; rblk_cpu_us_per_io: rblk-target's process CPU alone (in the kernel column: what "
           "the idle rblk-target burnt while the kernel target served)")
+    if res.get("host_load", {}).get("warning"):
+        print(f"WARNING: {res['host_load']['warning']} (before the run; load {res['host_load']['loadavg']}): "
+              "these figures are not comparable with a quiet machine's")
     print("\n".join(lines))
     print(f"summary: {os.path.join(out, 'summary.json')}")
     return 0

@@ -28,6 +28,9 @@ PKGS=(
 	qemu-system-x86 busybox-static kmod iproute2 cpio xz-utils
 	# tests inside the VM
 	nvme-cli fio e2fsprogs util-linux nbd-client jq dmsetup python3
+	# the benchmarks' system call counts (bench/syscalls.sh): perf stat on the VM's 6.1
+	# kernel (Debian 12's linux-perf is 6.1), strace -c for the breakdown and as fallback
+	strace linux-perf
 	# developer checks
 	valgrind
 )

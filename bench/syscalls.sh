@@ -1,0 +1,68 @@
+# bench/syscalls.sh: system calls and CPU of one process over a window, for the VM
+# benchmarks; sourced inside the VM, never run. On Soft-RoCE every doorbell
+# (ibv_post_send/recv, CQ re-arm) is a system call, so syscalls per I/O decide what the
+# VM can do; these figures come from a run separate from the timed one, because
+# counting costs time (perf a little, strace a lot).
+#
+#   sc_probe                pick the counter: perf stat on raw_syscalls:sys_enter when it
+#                           works (tracefs mounted, a perf that matches the kernel), else
+#                           strace -c -f. Sets SC_TOOL (perf|strace|none); call once.
+#   sc_start PID FILE       start counting PID's system calls (every thread it has now)
+#                           into FILE; remembers PID's CPU ticks. Several may run at once.
+#                           The counter attaches asynchronously (perf: milliseconds), so
+#                           count windows of seconds, not less.
+#   sc_stop PID FILE        stop that counter and write FILE.json: {"tool", "syscalls",
+#                           "cpu_ticks", "seconds"} (cpu_ticks: utime+stime, /proc/PID/stat)
+#   sc_breakdown PID S FILE strace -c -f -p PID for S seconds into FILE (the top calls;
+#                           strace slows the process, so only the shares mean anything)
+#
+# Needs log() from the caller. Files: FILE.raw (the tool's output), FILE.json.
+
+declare -A SC_PIDS SC_T0 SC_C0
+
+sc_probe() {
+	grep -q ' /sys/kernel/tracing ' /proc/mounts ||
+		mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null || true
+	if perf stat -e raw_syscalls:sys_enter -x, -o /dev/null -- true 2>/dev/null; then
+		SC_TOOL=perf
+	elif command -v strace >/dev/null; then
+		SC_TOOL=strace
+	else
+		SC_TOOL=none
+	fi
+	log "syscall counter: $SC_TOOL"
+}
+
+sc_cpu_ticks() { local s; read -r s < /proc/$1/stat; s=${s##*) }; set -- $s; echo $(( ${12} + ${13} )); }
+sc_now() { cut -d' ' -f1 /proc/uptime; }
+
+sc_start() {	# PID FILE
+	local pid=$1 f=$2
+	SC_C0[$f]=$(sc_cpu_ticks $pid) SC_T0[$f]=$(sc_now)
+	case $SC_TOOL in
+	perf) perf stat -e raw_syscalls:sys_enter -x, -o $f.raw -p $pid & ;;
+	strace) strace -c -f -o $f.raw -p $pid 2>/dev/null & ;;
+	*) : > $f.raw; return 0 ;;
+	esac
+	SC_PIDS[$f]=$!
+}
+
+sc_stop() {	# PID FILE
+	local pid=$1 f=$2 c1 t1 n=null
+	c1=$(sc_cpu_ticks $pid) t1=$(sc_now)
+	if [ -n "${SC_PIDS[$f]:-}" ]; then
+		kill -INT ${SC_PIDS[$f]}; wait ${SC_PIDS[$f]} 2>/dev/null
+		unset "SC_PIDS[$f]"
+	fi
+	case $SC_TOOL in
+	perf) n=$(awk -F, '/raw_syscalls:sys_enter/ { print $1 }' $f.raw) ;;
+	strace) n=$(awk '$NF == "total" { print $4 }' $f.raw) ;;
+	esac
+	[[ $n =~ ^[0-9]+$ ]] || n=null
+	echo "{\"tool\": \"$SC_TOOL\", \"syscalls\": $n, \"cpu_ticks\": $((c1 - ${SC_C0[$f]})), \"seconds\": $(awk "BEGIN { print $t1 - ${SC_T0[$f]} }")}" > $f.json
+}
+
+sc_breakdown() {	# PID SECONDS FILE
+	command -v strace >/dev/null || { : > $3; return 0; }
+	timeout -s INT $2 strace -c -f -o $3 -p $1 2>/dev/null || true
+}
