@@ -475,6 +475,32 @@ static bool module_loaded(struct cli_doctor *d, const char *mod)
 	return exists(path);
 }
 
+/*
+ * rblk attach needs one of its two block drivers: ublk (preferred, 6.0+
+ * kernels built with it) or NBD. Only having neither is worth a warning; the
+ * fix names the one this kernel can load.
+ */
+static void attach_drivers(struct cli_doctor *d)
+{
+	char path[1024];
+	bool ublk, nbd = module_loaded(d, "nbd");
+
+	snprintf(path, sizeof(path), "%s/ublk-control", d->dev);
+	ublk = module_loaded(d, "ublk_drv") || exists(path);
+	if (ublk)
+		rblk_cli_check(d, CLI_OK, "module ublk_drv", "", "loaded (rblk attach makes /dev/ublkbN)");
+	else
+		rblk_cli_check(d, nbd ? CLI_OK : CLI_WARN, "module ublk_drv", "modprobe ublk_drv",
+			       "not loaded: rblk attach --ublk needs it (kernel 6.0 or later)%s",
+			       nbd ? "; NBD serves attach meanwhile" : "");
+	if (nbd)
+		rblk_cli_check(d, CLI_OK, "module nbd", "", "loaded (rblk attach --nbd makes /dev/nbdN)");
+	else
+		rblk_cli_check(d, ublk ? CLI_OK : CLI_WARN, "module nbd", "modprobe nbd",
+			       ublk ? "not loaded (only needed for rblk attach --nbd)"
+				    : "not loaded: rblk attach needs nbd or ublk_drv");
+}
+
 void rblk_cli_doctor_modules(struct cli_doctor *d)
 {
 	static const struct {
@@ -502,10 +528,7 @@ void rblk_cli_doctor_modules(struct cli_doctor *d)
 			       "loaded (Soft-RoCE)%s", d->ndevs ? "" : ", but no rxe device was created");
 	else
 		rblk_cli_check(d, CLI_OK, "module rdma_rxe", "", "not loaded (only needed for Soft-RoCE)");
-	if (module_loaded(d, "nbd"))
-		rblk_cli_check(d, CLI_OK, "module nbd", "", "loaded (rblk attach)");
-	else
-		rblk_cli_check(d, CLI_WARN, "module nbd", "modprobe nbd", "not loaded: rblk attach needs it");
+	attach_drivers(d);
 }
 
 void rblk_cli_doctor_dev_nodes(struct cli_doctor *d)

@@ -98,6 +98,10 @@ static void test_healthy_rxe(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(c->detail, "hw_counters/retry_exceeded_err 3"));
 	CU_ASSERT_EQUAL(find(&d, "module ib_uverbs")->v, CLI_OK);
 	CU_ASSERT_EQUAL(find(&d, "module nbd")->v, CLI_OK);
+	/* NBD is there, so a missing ublk_drv is only information */
+	c = find(&d, "module ublk_drv");
+	CU_ASSERT_EQUAL(c->v, CLI_OK);
+	CU_ASSERT_PTR_NOT_NULL(strstr(c->detail, "not loaded"));
 	CU_ASSERT_EQUAL(find(&d, "/dev/infiniband/uverbs*")->v, CLI_OK);
 	CU_ASSERT_EQUAL(find(&d, "/dev/infiniband/rdma_cm")->v, CLI_OK);
 	/* 128 MiB: enough for both with 4 CPUs (target: 4 x ~17 MiB) */
@@ -126,7 +130,10 @@ static void test_port_down_and_missing_modules(void)
 	CU_ASSERT_EQUAL(find(&d, "rxe0 port 1 netdev")->v, CLI_FAIL);
 	CU_ASSERT_EQUAL(find(&d, "module ib_uverbs")->v, CLI_FAIL);
 	CU_ASSERT_STRING_EQUAL(find(&d, "module ib_uverbs")->fix, "modprobe ib_uverbs");
+	/* neither attach driver: both say so */
 	CU_ASSERT_EQUAL(find(&d, "module nbd")->v, CLI_WARN);
+	CU_ASSERT_PTR_NOT_NULL(strstr(find(&d, "module nbd")->detail, "needs nbd or ublk_drv"));
+	CU_ASSERT_EQUAL(find(&d, "module ublk_drv")->v, CLI_WARN);
 	CU_ASSERT_EQUAL(find(&d, "/dev/infiniband/uverbs*")->v, CLI_FAIL);
 	rblk_cli_doctor_free(&d);
 }
@@ -141,6 +148,30 @@ static void test_builtin_module_counts(void)
 	rblk_cli_doctor_run(&d, root, NULL);
 	CU_ASSERT_EQUAL(find(&d, "module ib_uverbs")->v, CLI_OK);
 	CU_ASSERT_EQUAL(find(&d, "module rdma_ucm")->v, CLI_FAIL);
+	rblk_cli_doctor_free(&d);
+}
+
+/* ublk alone (module or just its control node) serves attach: no NBD warning */
+static void test_attach_drivers(void)
+{
+	struct cli_doctor d;
+	const struct cli_check *c;
+
+	healthy();
+	fs_write(root, "proc/modules", "ib_uverbs 163840 1 rdma_rxe, Live 0x0\nrdma_ucm 32768 0 - Live 0x0\n"
+				       "ublk_drv 45056 0 - Live 0x0");
+	rblk_cli_doctor_run(&d, root, NULL);
+	CU_ASSERT_EQUAL(find(&d, "module ublk_drv")->v, CLI_OK);
+	c = find(&d, "module nbd");
+	CU_ASSERT_EQUAL(c->v, CLI_OK);
+	CU_ASSERT_PTR_NOT_NULL(strstr(c->detail, "only needed for rblk attach --nbd"));
+	rblk_cli_doctor_free(&d);
+
+	fs_write(root, "proc/modules", "ib_uverbs 163840 1 rdma_rxe, Live 0x0\nrdma_ucm 32768 0 - Live 0x0");
+	fs_write(root, "dev/ublk-control", "%s", "");
+	rblk_cli_doctor_run(&d, root, NULL);
+	CU_ASSERT_EQUAL(find(&d, "module ublk_drv")->v, CLI_OK);
+	CU_ASSERT_EQUAL(find(&d, "module nbd")->v, CLI_OK);
 	rblk_cli_doctor_free(&d);
 }
 
@@ -258,6 +289,7 @@ static const struct ut_case cases[] = {
 	UT_CASE(test_healthy_rxe),
 	UT_CASE(test_port_down_and_missing_modules),
 	UT_CASE(test_builtin_module_counts),
+	UT_CASE(test_attach_drivers),
 	UT_CASE(test_memlock),
 	UT_CASE(test_hugepages),
 	UT_CASE(test_ib_port_and_json),
