@@ -116,7 +116,8 @@ void rblk_ns_close(struct rblk_ns *ns)
 	struct rblk_ctrl *c;
 	struct rblk_ns **pp;
 
-	if (!ns)
+	/* A multipath head's namespace lives as long as the head. */
+	if (!ns || ns->mpath)
 		return;
 	c = ns->ctrl;
 	pthread_mutex_lock(&c->lock);
@@ -193,6 +194,8 @@ static int sync_io(struct rblk_ns *ns, enum rblk_io_op op, void *buf, uint64_t l
 
 	if (!ns)
 		return -EINVAL;
+	if (ns->mpath)
+		return -EOPNOTSUPP;	/* asynchronous I/O only on a multipath head */
 	c = ns->ctrl;
 	qp = rblk_sync_qpair_get(c, &ret);
 	if (!qp)
