@@ -427,3 +427,10 @@ int rblk_mpath_path_info(struct rblk_mpath *mp, unsigned i, struct rblk_mpath_pa
 	out->failovers = atomic_load(&p->failovers);
 	return 0;
 }
+
+struct rblk_ctrl *rblk_mpath_path_ctrl(struct rblk_mpath *mp, unsigned i)
+{
+	if (!mp || i >= mp->npaths)
+		return NULL;
+	return atomic_load_explicit(&mp->paths[i].ctrl, memory_order_acquire);
+}

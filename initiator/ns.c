@@ -146,6 +146,11 @@ uint64_t rblk_ns_num_blocks(struct rblk_ns *ns)
 	return ns->nsze;
 }
 
+uint32_t rblk_ns_id(struct rblk_ns *ns)
+{
+	return ns->nsid;
+}
+
 uint32_t rblk_ns_block_size(struct rblk_ns *ns)
 {
 	return 1u << ns->lba_shift;

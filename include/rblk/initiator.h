@@ -162,6 +162,7 @@ int rblk_ns_open(struct rblk_ctrl *ctrl, uint32_t nsid, struct rblk_ns **out) RB
 void rblk_ns_close(struct rblk_ns *ns) RBLK_EXPORT;
 uint64_t rblk_ns_num_blocks(struct rblk_ns *ns) RBLK_EXPORT;
 uint32_t rblk_ns_block_size(struct rblk_ns *ns) RBLK_EXPORT;
+uint32_t rblk_ns_id(struct rblk_ns *ns) RBLK_EXPORT;          /* its NSID */
 bool rblk_ns_read_only(struct rblk_ns *ns) RBLK_EXPORT;
 /* The namespace's Identify data (4096 bytes, struct nvme_id_ns layout). */
 const void *rblk_ns_identify(struct rblk_ns *ns) RBLK_EXPORT;
@@ -311,6 +312,13 @@ void rblk_mpath_disconnect(struct rblk_mpath *mp) RBLK_EXPORT;
 struct rblk_ns *rblk_mpath_ns(struct rblk_mpath *mp) RBLK_EXPORT;
 int rblk_mpath_qpair_alloc(struct rblk_mpath *mp, struct rblk_qpair **out) RBLK_EXPORT;
 unsigned rblk_mpath_num_paths(struct rblk_mpath *mp) RBLK_EXPORT;
+/*
+ * Path @i's controller, NULL while it never connected; valid until
+ * rblk_mpath_disconnect(). For its Identify data, admin commands and
+ * rblk_buf_alloc() (buffers registered with one path move with no copy on
+ * that path, through bounce buffers on the others); I/O goes through the head.
+ */
+struct rblk_ctrl *rblk_mpath_path_ctrl(struct rblk_mpath *mp, unsigned i) RBLK_EXPORT;
 
 /* What a path is doing now (a snapshot; the strings live as long as the head). */
 struct rblk_mpath_path_info {
