@@ -168,7 +168,8 @@ static int path_connect(struct rblk_mpath *mp, struct rblk_mpath_path *p, uint16
 	p->ana_supported = (idc->cmic & (1u << 3)) != 0;
 	if (p->ana_supported) {
 		ret = rblk_mpath_ana_refresh(p, c, mp->nsid);
-		if (ret && ret != -ENOENT && ret != -EPROTO)
+		/* A log that is refused or does not place the namespace leaves the path inaccessible. */
+		if (ret && ret != -ENOENT && ret != -EPROTO && ret != -EREMOTEIO)
 			goto out_disconnect;
 	} else {
 		atomic_store(&p->ana, (int)RBLK_ANA_OPTIMIZED);

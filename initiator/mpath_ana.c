@@ -132,24 +132,40 @@ int rblk_mpath_ana_refresh(struct rblk_mpath_path *p, struct rblk_ctrl *c, uint3
 	enum rblk_ana_state st = RBLK_ANA_INACCESSIBLE;
 	uint16_t status = 0;
 	void *buf;
-	int ret;
+	int ret = -EPROTO;
 
 	atomic_store(&p->ana_stale, false);
 	buf = calloc(1, len);
 	if (!buf)
 		return -ENOMEM;
-	ret = rblk_ctrl_get_log(c, NVME_LOG_ANA, 0, 0, buf, len, &status);
-	if (!ret)
-		ret = rblk_ana_log_lookup(buf, len, nsid, p->ns ? rblk_le32(p->ns->id->anagrpid) : 0,
+	/*
+	 * The log is usually far shorter than the most it can take, and an
+	 * offset past its end is an Invalid Field (as nvmet): read 4 KiB at a
+	 * time, and only while what we have is cut short.
+	 */
+	for (uint32_t got = 0; got < len;) {
+		uint32_t n = len - got < ANA_LOG_MIN ? len - got : ANA_LOG_MIN;
+
+		ret = rblk_ctrl_get_log(c, NVME_LOG_ANA, 0, got, (uint8_t *)buf + got, n, &status);
+		if (ret) {
+			if (got && ret == -EREMOTEIO)
+				ret = -EPROTO;	/* the log ends before it says it does */
+			break;
+		}
+		got += n;
+		ret = rblk_ana_log_lookup(buf, got, nsid, p->ns ? rblk_le32(p->ns->id->anagrpid) : 0,
 					  &grpid, &st);
+		if (ret != -EPROTO)
+			break;
+	}
 	free(buf);
 	p->ana_read_ms = rblk_clock_ms();
 	if (ret) {
 		RBLK_DEBUG("path %u (%s:%s): ANA log: %s%s%s", p->index, p->opts.traddr,
 			   p->opts.trsvcid, strerror(-ret), status ? ", " : "",
 			   status ? rblk_status_str(status) : "");
-		if (ret == -ENOENT || ret == -EPROTO) {
-			/* A log that does not place our namespace: do not use the path on its word. */
+		if (ret == -ENOENT || ret == -EPROTO || ret == -EREMOTEIO) {
+			/* No log that places our namespace: do not use the path on its word. */
 			atomic_store(&p->ana, (int)RBLK_ANA_INACCESSIBLE);
 			atomic_store(&p->ana_reported, true);
 		}
