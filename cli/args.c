@@ -113,7 +113,8 @@ const char rblk_cli_conn_help[] =
 	"Connection:\n"
 	"  -t, --transport=rdma          transport type (only rdma)\n"
 	"  -a, --traddr=ADDR             target address (IPv4/IPv6)\n"
-	"  -s, --trsvcid=PORT            target port (default 4420)\n"
+	"  -s, --trsvcid=PORT            target port (default 4420); an -s after an -a is that\n"
+	"                                address's port (attach: repeat -a ADDR [-s PORT] per path)\n"
 	"  -n, --nqn=SUBNQN              subsystem NQN\n"
 	"  -q, --hostnqn=NQN             host NQN (default /etc/nvme/hostnqn, else generated)\n"
 	"  -I, --hostid=UUID             host ID (default /etc/nvme/hostid)\n"
@@ -191,12 +192,24 @@ int rblk_cli_conn_opt(struct cli_conn *c, int opt, const char *arg)
 	case 'a':
 		if (!*arg)
 			return bad_value(opt, arg, "empty address");
-		c->traddr = arg;
+		if (c->npaths == RBLK_MPATH_MAX_PATHS)
+			return bad_value(opt, arg, "at most 8 paths");
+		c->paths[c->npaths++] = (struct cli_path){ .traddr = arg };
+		c->traddr = c->paths[0].traddr;
 		return 1;
 	case 's':
 		if (check_port(arg))
 			return bad_value(opt, arg, "a port number 1..65535");
-		c->trsvcid = arg;
+		/* An -s belongs to the -a before it; before any -a it is everyone's default. */
+		if (!c->npaths) {
+			c->trsvcid = arg;
+		} else if (c->paths[c->npaths - 1].trsvcid) {
+			return rblk_cli_usage_err("-s %s: -a %s already has a port (-s %s); one -s per -a",
+						  arg, c->paths[c->npaths - 1].traddr,
+						  c->paths[c->npaths - 1].trsvcid);
+		} else {
+			c->paths[c->npaths - 1].trsvcid = arg;
+		}
 		return 1;
 	case 'n':
 		if (!*arg || strlen(arg) > RBLK_NQN_MAX)
@@ -310,12 +323,15 @@ int rblk_cli_parse_trid(struct cli_conn *c, const char *s, char *why, size_t why
 			adrfam = val;
 		} else if (!strcasecmp(tok, "traddr")) {
 			t.traddr = val;
+			t.npaths = 0;	/* -r's address replaces the -a before it */
 		} else if (!strcasecmp(tok, "trsvcid")) {
 			if (check_port(val)) {
 				snprintf(why, whylen, "trsvcid %s: a port number 1..65535", val);
 				goto err;
 			}
 			t.trsvcid = val;
+			if (t.npaths == 1)
+				t.paths[0].trsvcid = NULL;
 		} else if (!strcasecmp(tok, "subnqn")) {
 			if (strlen(val) > RBLK_NQN_MAX) {
 				snprintf(why, whylen, "subnqn longer than 223 bytes");
@@ -362,6 +378,9 @@ err:
 int rblk_cli_conn_finish(struct cli_conn *c, const char *default_nqn, struct rblk_connect_opts *opts)
 {
 	rblk_connect_opts_init(opts);
+	if (c->npaths > 1)
+		return rblk_cli_usage_err("several paths (-a given %u times) are for `rblk attach`; this verb takes one",
+					  c->npaths);
 	if (!c->traddr)
 		return rblk_cli_usage_err("no target address: give -a ADDR (or -r 'traddr=ADDR ...')");
 	if (!c->subnqn && !default_nqn)
@@ -372,6 +391,8 @@ int rblk_cli_conn_finish(struct cli_conn *c, const char *default_nqn, struct rbl
 	opts->traddr = c->traddr;
 	if (c->trsvcid)
 		opts->trsvcid = c->trsvcid;
+	if (c->npaths == 1 && c->paths[0].trsvcid)
+		opts->trsvcid = c->paths[0].trsvcid;
 	opts->subnqn = c->subnqn ? c->subnqn : default_nqn;
 	opts->hostnqn = c->hostnqn;
 	opts->hostid = c->hostid;
@@ -388,6 +409,27 @@ int rblk_cli_conn_finish(struct cli_conn *c, const char *default_nqn, struct rbl
 		opts->reconnect_delay = (int32_t)c->reconnect_delay;
 	if (c->ctrl_loss_tmo >= -1)
 		opts->ctrl_loss_tmo = (int32_t)c->ctrl_loss_tmo;
+	return CLI_EXIT_OK;
+}
+
+int rblk_cli_conn_finish_paths(struct cli_conn *c, struct rblk_connect_opts *opts, unsigned *n)
+{
+	unsigned npaths = c->npaths;
+	int ret;
+
+	c->npaths = npaths > 1 ? 1 : npaths;
+	ret = rblk_cli_conn_finish(c, NULL, &opts[0]);
+	c->npaths = npaths;
+	if (ret)
+		return ret;
+	*n = npaths > 1 ? npaths : 1;
+	for (unsigned i = 1; i < *n; i++) {
+		opts[i] = opts[0];
+		opts[i].traddr = c->paths[i].traddr;
+		opts[i].trsvcid = c->paths[i].trsvcid ? c->paths[i].trsvcid
+				  : c->trsvcid		  ? c->trsvcid
+							  : "4420";
+	}
 	return CLI_EXIT_OK;
 }
 

@@ -38,11 +38,19 @@ int rblk_cli_parse_nsid(const char *s, uint32_t *out);
 
 #define CLI_TRID_MAX 4
 
+/* One path of a multipath attach: an -a and the -s after it. */
+struct cli_path {
+	const char *traddr;
+	const char *trsvcid;		/* NULL: the -s given before any -a, else 4420 */
+};
+
 /* The connection flags of every verb that talks to a target. */
 struct cli_conn {
 	const char *transport;		/* -t: "rdma" only */
-	const char *traddr;		/* -a */
-	const char *trsvcid;		/* -s, default 4420 */
+	const char *traddr;		/* -a (the first one) */
+	const char *trsvcid;		/* -s, default 4420 (given before any -a: every path's default) */
+	struct cli_path paths[RBLK_MPATH_MAX_PATHS];	/* each -a in order, with the -s after it */
+	unsigned npaths;
 	const char *subnqn;		/* -n */
 	const char *hostnqn;		/* -q */
 	const char *hostid;		/* -I */
@@ -97,13 +105,21 @@ int rblk_cli_conn_opt(struct cli_conn *c, int opt, const char *arg);
  */
 int rblk_cli_parse_trid(struct cli_conn *c, const char *s, char *why, size_t whylen);
 /*
- * Checks what the verb needs (an address; a subsystem NQN unless
+ * Checks what the verb needs (one path: several -a are refused, exit 2, as
+ * a usage error naming `rblk attach`; an address; a subsystem NQN unless
  * @default_nqn is given, which is then used; a host secret when a
  * controller secret is given) and fills @opts (after
  * rblk_connect_opts_init). CLI_EXIT_OK or CLI_EXIT_USAGE (message printed).
  */
 int rblk_cli_conn_finish(struct cli_conn *c, const char *default_nqn,
 			 struct rblk_connect_opts *opts);
+
+/*
+ * rblk_cli_conn_finish() for verbs that take several paths: @opts[0..*n)
+ * get one connection each (the same except traddr/trsvcid). @opts holds
+ * RBLK_MPATH_MAX_PATHS. CLI_EXIT_OK or CLI_EXIT_USAGE.
+ */
+int rblk_cli_conn_finish_paths(struct cli_conn *c, struct rblk_connect_opts *opts, unsigned *n);
 
 /* Options every verb takes: -o/--output-format, -v/--verbose, -h/--help. */
 #define CLI_COMMON_SHORTOPTS "o:vh"

@@ -72,7 +72,8 @@ static const char *driver_str(enum attach_driver d)
 
 static void attach_usage(FILE *f)
 {
-	fprintf(f, "Usage: rblk attach -t rdma -a ADDR [-s PORT] -n SUBNQN [-N NSID] [--ublk|--nbd]\n"
+	fprintf(f, "Usage: rblk attach -t rdma -a ADDR [-s PORT] [-a ADDR [-s PORT]...] -n SUBNQN [-N NSID]\n"
+		   "                   [--ublk|--nbd]\n"
 		   "                   [--connections=N] [--queue-depth=N] [--index=N] [--read-only]\n"
 		   "                   [--timeout=SEC] [--daemon] [-o json]\n\n"
 		   "Makes the namespace a local block device (needs root): /dev/ublkbN through the\n"
@@ -81,7 +82,12 @@ static void attach_usage(FILE *f)
 		   "device, then serves it until SIGINT/SIGTERM or `rblk detach DEVICE`, which\n"
 		   "detach cleanly. While the library reconnects to a lost target, I/O waits;\n"
 		   "after --ctrl-loss-tmo it fails with EIO. If the attach process is killed, a\n"
-		   "ublk device goes away at once and its I/O fails (nothing hangs).\n\n");
+		   "ublk device goes away at once and its I/O fails (nothing hangs).\n\n"
+		   "Multipath: each -a ADDR [-s PORT] is one path to the subsystem (up to 8). I/O\n"
+		   "goes to the first live path whose ANA group is optimized (else non-optimized);\n"
+		   "when a path dies or turns inaccessible, its I/O moves to another path with no\n"
+		   "error, and comes back when the path does. With no usable path I/O waits up to\n"
+		   "--ctrl-loss-tmo. The paths and their ANA states are printed at attach and detach.\n\n");
 	fputs(rblk_cli_conn_help, f);
 	fprintf(f, "Device:\n"
 		   "  -N, --nsid=NSID               namespace (default: the only one)\n"
@@ -100,6 +106,7 @@ static void attach_usage(FILE *f)
 	rblk_cli_print_exit_codes(f);
 	fprintf(f, "\nExamples:\n"
 		   "  rblk attach -t rdma -a 192.0.2.10 -n nqn.2024-01.io.example:disk0 -N 1 --daemon\n"
+		   "  rblk attach -t rdma -a 192.0.2.10 -s 4420 -a 192.0.2.11 -s 4420 -n NQN --daemon\n"
 		   "  rblk attach -a 192.0.2.10 -n NQN --connections 4 -o json --daemon | jq -r .device\n"
 		   "  modprobe nbd && rblk attach -a 192.0.2.10 -n NQN --nbd --daemon\n"
 		   "  rblk detach /dev/ublkb0\n");
@@ -311,7 +318,10 @@ static bool wait_for_end(int sfd, int done_fd)
 struct attach {
 	struct attach_args a;
 	struct cli_conn c;
-	struct rblk_connect_opts opts;
+	struct rblk_connect_opts opts;	/* the first path's */
+	struct rblk_connect_opts popts[RBLK_MPATH_MAX_PATHS];
+	unsigned npaths;
+	struct rblk_mpath *mpath;	/* several paths: the head; ctrl is one of its paths */
 	enum cli_fmt fmt;
 	int report;			/* --daemon: the pipe to the waiting parent, else -1 */
 	struct rblk_ctrl *ctrl;
@@ -427,7 +437,7 @@ static int start_threads(struct attach *s)
 		s->ours[s->nconn] = sp[0];
 		s->theirs[s->nconn] = sp[1];
 		t->o = (struct rblk_nbd_serve_opts){ .fd = sp[0], .exp = exp, .ctrl = s->ctrl, .ns = s->ns,
-						     .nr_slots = (unsigned)s->a.queue_depth, .stop_fd = s->stop_fd };
+						     .mpath = s->mpath, .nr_slots = (unsigned)s->a.queue_depth, .stop_fd = s->stop_fd };
 		t->done_fd = s->done_fd;
 		ret = -pthread_create(&t->tid, NULL, conn_main, t);
 		if (ret)
@@ -471,11 +481,61 @@ static int nbd_connect(struct attach *s)
 	return 0;
 }
 
+/* One line per path: where, its controller state, its ANA group and state, the I/O it carried. */
+static void print_paths(struct attach *s)
+{
+	for (unsigned i = 0; i < rblk_mpath_num_paths(s->mpath); i++) {
+		struct rblk_mpath_path_info pi;
+
+		if (rblk_mpath_path_info(s->mpath, i, &pi))
+			continue;
+		if (!pi.connected) {
+			fprintf(rblk_cli_errf, "path %u: %s:%s %s\n", i, pi.traddr, pi.trsvcid,
+				pi.refused ? "refused (another namespace)" : "not connected (retrying)");
+			continue;
+		}
+		fprintf(rblk_cli_errf, "path %u: %s:%s controller %u %s, ", i, pi.traddr, pi.trsvcid,
+			pi.cntlid, rblk_ctrl_state_str(pi.state));
+		if (pi.ana_reported)
+			fprintf(rblk_cli_errf, "ANA group %u %s", pi.anagrpid, rblk_ana_state_str(pi.ana));
+		else
+			fprintf(rblk_cli_errf, "no ANA (optimized)");
+		fprintf(rblk_cli_errf, ", %" PRIu64 " I/Os, %" PRIu64 " failed over\n", pi.ios, pi.failovers);
+	}
+}
+
+/*
+ * Several -a: one multipath head over them; s->ctrl becomes the first
+ * connected path (Identify data, buffers). 0 or an exit code.
+ */
+static int mpath_connect(struct attach *s)
+{
+	struct rblk_mpath_opts mo;
+	uint16_t status = 0;
+	int ret;
+
+	rblk_mpath_opts_init(&mo);
+	mo.paths = s->popts;
+	mo.npaths = s->npaths;
+	mo.nsid = s->c.have_nsid ? s->c.nsid : 0;
+	ret = rblk_mpath_connect(&mo, &s->mpath, &status);
+	if (ret)
+		return rblk_cli_report(CLI_OP_CONNECT, ret, status, "cannot connect to %s on any of its %u paths",
+				       s->opts.subnqn, s->npaths);
+	s->ns = rblk_mpath_ns(s->mpath);
+	s->nsid = rblk_ns_id(s->ns);
+	for (unsigned i = 0; i < s->npaths && !s->ctrl; i++)
+		s->ctrl = rblk_mpath_path_ctrl(s->mpath, i);
+	return 0;
+}
+
 /* Prints the device; with --daemon, releases the waiting parent and drops stdin/stdout. */
 static void announce(struct attach *s)
 {
 	int null;
 
+	if (s->mpath)
+		print_paths(s);
 	if (s->report < 0) {
 		print_attached(s->fmt, s->dev, s->a.driver, s->index, &s->opts, s->nsid, s->size, s->lbs, s->nconn,
 			       s->ro);
@@ -583,6 +643,7 @@ static int ublk_start(struct attach *s)
 	struct rblk_ublk_dev_opts o = {
 		.ctrl = s->ctrl,
 		.ns = s->ns,
+		.mpath = s->mpath,
 		.index = (int)s->a.index,
 		.nr_queues = (unsigned)s->a.connections,
 		.depth = (unsigned)s->a.queue_depth,
@@ -660,7 +721,8 @@ int rblk_cli_attach(int argc, char **argv)
 		ret = ret < 0 ? CLI_EXIT_OK : ret;
 		goto out;
 	}
-	ret = rblk_cli_conn_finish(&s.c, NULL, &s.opts);
+	ret = rblk_cli_conn_finish_paths(&s.c, s.popts, &s.npaths);
+	s.opts = s.popts[0];
 	if (!ret)
 		ret = choose_driver(&s.a);
 	if (ret)
@@ -672,14 +734,20 @@ int rblk_cli_attach(int argc, char **argv)
 			goto out;
 		}
 	}
-	ret = rblk_cli_connect(&s.opts, &s.ctrl);
-	if (ret)
-		goto out;
-	ret = rblk_cli_pick_nsid(s.ctrl, &s.c, &s.nsid);
-	if (!ret)
-		ret = rblk_cli_open_ns(s.ctrl, s.nsid, &s.ns);
-	if (ret)
-		goto out_disconnect;
+	if (s.npaths > 1) {
+		ret = mpath_connect(&s);
+		if (ret)
+			goto out;
+	} else {
+		ret = rblk_cli_connect(&s.opts, &s.ctrl);
+		if (ret)
+			goto out;
+		ret = rblk_cli_pick_nsid(s.ctrl, &s.c, &s.nsid);
+		if (!ret)
+			ret = rblk_cli_open_ns(s.ctrl, s.nsid, &s.ns);
+		if (ret)
+			goto out_disconnect;
+	}
 	ret = check_namespace(&s);
 	if (ret)
 		goto out_ns;
@@ -707,9 +775,14 @@ int rblk_cli_attach(int argc, char **argv)
 out_signals:
 	signals_teardown(&s);
 out_ns:
+	if (s.mpath)
+		print_paths(&s);
 	rblk_ns_close(s.ns);
 out_disconnect:
-	rblk_disconnect(s.ctrl);
+	if (s.mpath)
+		rblk_mpath_disconnect(s.mpath);
+	else
+		rblk_disconnect(s.ctrl);
 out:
 	tell_parent(s.report, ret ? ret : CLI_EXIT_FAILURE, NULL);
 	rblk_cli_conn_fini(&s.c);

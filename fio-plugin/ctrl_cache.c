@@ -5,6 +5,11 @@
  * reference counts and the namespace tables; it is held across connects, so
  * two jobs naming the same target never connect twice at once. Nothing here
  * is on the I/O path.
+ *
+ * A filename with several paths (comma lists in traddr / trsvcid) gets a
+ * multipath head instead of a controller: one per namespace (the head is
+ * the namespace), shared by the jobs that name the same paths and ns; each
+ * job takes a multipath queue pair of it.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -18,9 +23,11 @@
 
 struct rblk_fio_ctrl {
 	struct rblk_fio_ctrl *next;
+	struct rblk_fio_path paths[RBLK_FIO_PATHS_MAX];
 	struct rblk_fio_trid trid;       /* nsid unused */
 	struct rblk_fio_conn_params params;
-	struct rblk_ctrl *ctrl;
+	struct rblk_ctrl *ctrl;          /* a multipath head: its first connected path */
+	struct rblk_mpath *mpath;        /* several paths */
 	unsigned refs;
 	bool is_private;
 	unsigned nns;
@@ -47,7 +54,7 @@ static bool matches(const struct rblk_fio_ctrl *rc, const struct rblk_fio_trid *
 		    const struct rblk_fio_conn_params *p)
 {
 	return !rc->is_private && !p->private_ctrl && rblk_fio_trid_same_ctrl(&rc->trid, t) &&
-	       same_params(&rc->params, p);
+	       same_params(&rc->params, p) && (!rc->mpath || rc->trid.nsid == t->nsid);
 }
 
 /* What usually lies behind a connect errno. */
@@ -70,6 +77,31 @@ static const char *connect_hint(int err)
 	default:
 		return "";
 	}
+}
+
+/* A multipath head over @n paths, each @o with its own address. */
+static int connect_mpath(struct rblk_fio_ctrl *rc, const struct rblk_connect_opts *o, unsigned n,
+			 uint16_t *status)
+{
+	struct rblk_connect_opts po[RBLK_FIO_PATHS_MAX];
+	struct rblk_mpath_opts mo;
+	int ret;
+
+	for (unsigned i = 0; i < n; i++) {
+		po[i] = *o;
+		po[i].traddr = rc->paths[i].traddr;
+		po[i].trsvcid = rc->paths[i].trsvcid;
+	}
+	rblk_mpath_opts_init(&mo);
+	mo.paths = po;
+	mo.npaths = n;
+	mo.nsid = rc->trid.nsid;
+	ret = rblk_mpath_connect(&mo, &rc->mpath, status);
+	if (ret)
+		return ret;
+	for (unsigned i = 0; i < n && !rc->ctrl; i++)
+		rc->ctrl = rblk_mpath_path_ctrl(rc->mpath, i);
+	return 0;
 }
 
 /* With the lock held: a new controller at the head of the list, refs 0. */
@@ -113,7 +145,15 @@ static int connect_new(const struct rblk_fio_trid *t, const struct rblk_fio_conn
 	o.dhchap_secret = rc->params.dhchap_secret[0] ? rc->params.dhchap_secret : NULL;
 	o.dhchap_ctrl_secret = rc->params.dhchap_ctrl_secret[0] ? rc->params.dhchap_ctrl_secret : NULL;
 
-	ret = rblk_connect(&o, &rc->ctrl, &status);
+	ret = rblk_fio_trid_paths(&rc->trid, rc->paths, why, whylen);
+	if (ret < 0) {
+		free(rc);
+		return ret;
+	}
+	if (ret > 1)
+		ret = connect_mpath(rc, &o, (unsigned)ret, &status);
+	else
+		ret = rblk_connect(&o, &rc->ctrl, &status);
 	if (ret) {
 		rblk_fio_trid_str(t, where, sizeof(where));
 		if (ret == -EREMOTEIO && status)
@@ -166,7 +206,7 @@ int rblk_fio_ctrl_get_qpair(const struct rblk_fio_trid *t, const struct rblk_fio
 	for (rc = cache_head; rc; rc = rc->next) {
 		if (!matches(rc, t, p))
 			continue;
-		ret = rblk_qpair_alloc(rc->ctrl, qp);
+		ret = rc->mpath ? rblk_mpath_qpair_alloc(rc->mpath, qp) : rblk_qpair_alloc(rc->ctrl, qp);
 		if (ret != -EBUSY)
 			break;
 	}
@@ -174,7 +214,8 @@ int rblk_fio_ctrl_get_qpair(const struct rblk_fio_trid *t, const struct rblk_fio
 		/* Every shared controller's I/O queues are taken (or none exists yet). */
 		ret = connect_new(t, p, &rc, why, whylen);
 		if (!ret)
-			ret = rblk_qpair_alloc(rc->ctrl, qp);
+			ret = rc->mpath ? rblk_mpath_qpair_alloc(rc->mpath, qp)
+					: rblk_qpair_alloc(rc->ctrl, qp);
 	}
 	if (ret && rc && !*why)
 		snprintf(why, whylen, "no I/O queue on the controller of %s: %s", rc->trid.subnqn,
@@ -185,7 +226,10 @@ int rblk_fio_ctrl_get_qpair(const struct rblk_fio_trid *t, const struct rblk_fio
 	} else if (rc && !rc->refs) {
 		/* A controller connected for us alone that we cannot use. */
 		cache_head = rc->next;
-		rblk_disconnect(rc->ctrl);
+		if (rc->mpath)
+			rblk_mpath_disconnect(rc->mpath);
+		else
+			rblk_disconnect(rc->ctrl);
 		free(rc);
 	}
 	pthread_mutex_unlock(&cache_lock);
@@ -215,7 +259,13 @@ int rblk_fio_ctrl_ns(struct rblk_fio_ctrl *rc, uint32_t nsid, struct rblk_ns **o
 		ret = -E2BIG;
 		goto out;
 	}
-	ret = rblk_ns_open(rc->ctrl, nsid, out);
+	if (rc->mpath) {
+		/* The head is its namespace (the cache matched on nsid). */
+		*out = rblk_mpath_ns(rc->mpath);
+		ret = rblk_ns_id(*out) == nsid ? 0 : -ENODEV;
+	} else {
+		ret = rblk_ns_open(rc->ctrl, nsid, out);
+	}
 	if (ret) {
 		if (ret == -ENODEV || ret == -EREMOTEIO)
 			snprintf(why, whylen, "namespace %u of %s: no such active namespace",
@@ -259,8 +309,12 @@ void rblk_fio_ctrl_put(struct rblk_fio_ctrl *rc)
 		}
 	}
 	pthread_mutex_unlock(&cache_lock);
-	for (unsigned i = 0; i < rc->nns; i++)
-		rblk_ns_close(rc->ns[i].ns);
-	rblk_disconnect(rc->ctrl);
+	if (rc->mpath) {
+		rblk_mpath_disconnect(rc->mpath);
+	} else {
+		for (unsigned i = 0; i < rc->nns; i++)
+			rblk_ns_close(rc->ns[i].ns);
+		rblk_disconnect(rc->ctrl);
+	}
 	free(rc);
 }

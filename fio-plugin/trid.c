@@ -131,7 +131,8 @@ static int set_field(struct rblk_fio_trid *t, const char *key, const char *val, 
 	case RBLK_FIO_TRID_TRADDR:
 		return store(t->traddr, sizeof(t->traddr), key, val, why, whylen);
 	case RBLK_FIO_TRID_TRSVCID:
-		if (check_port(val))
+		/* Lists are checked once complete (rblk_fio_trid_paths). */
+		if (!strchr(val, ',') && check_port(val))
 			return fail(why, whylen, "trsvcid %s: a port number 1..65535", val);
 		return store(t->trsvcid, sizeof(t->trsvcid), key, val, why, whylen);
 	case RBLK_FIO_TRID_SUBNQN:
@@ -215,13 +216,77 @@ int rblk_fio_trid_complete(struct rblk_fio_trid *t, const struct rblk_fio_trid *
 	if (!t->subnqn[0])
 		return fail(why, whylen, "no subsystem NQN: give subnqn= in the filename (with "
 			    "'\\:' for each ':') or the subnqn engine option");
-	if (check_port(t->trsvcid))
-		return fail(why, whylen, "trsvcid %s: a port number 1..65535", t->trsvcid);
-	if (t->adrfam == RBLK_FIO_ADRFAM_IPV4 && strchr(t->traddr, ':'))
-		return fail(why, whylen, "adrfam IPv4 does not match traddr %s", t->traddr);
-	if (t->adrfam == RBLK_FIO_ADRFAM_IPV6 && looks_ipv4(t->traddr))
-		return fail(why, whylen, "adrfam IPv6 does not match traddr %s", t->traddr);
+	{
+		struct rblk_fio_path paths[RBLK_FIO_PATHS_MAX];
+		int n = rblk_fio_trid_paths(t, paths, why, whylen);
+
+		if (n < 0)
+			return n;
+		for (int i = 0; i < n; i++) {
+			if (t->adrfam == RBLK_FIO_ADRFAM_IPV4 && strchr(paths[i].traddr, ':'))
+				return fail(why, whylen, "adrfam IPv4 does not match traddr %s",
+					    paths[i].traddr);
+			if (t->adrfam == RBLK_FIO_ADRFAM_IPV6 && looks_ipv4(paths[i].traddr))
+				return fail(why, whylen, "adrfam IPv6 does not match traddr %s",
+					    paths[i].traddr);
+		}
+	}
 	return 0;
+}
+
+/* Splits @list at commas into up to @max entries of @cap bytes. Count or -EINVAL. */
+static int split_list(const char *list, char *out, size_t cap, unsigned max, const char *key,
+		      char *why, size_t whylen)
+{
+	const char *p = list;
+	unsigned n = 0;
+
+	for (;;) {
+		size_t len = strcspn(p, ",");
+
+		if (!len)
+			return fail(why, whylen, "%s %s: an empty entry in the list", key, list);
+		if (n == max)
+			return fail(why, whylen, "%s %s: at most %u paths", key, list, max);
+		if (len >= cap)
+			return fail(why, whylen, "%s %s: an entry longer than %zu bytes", key, list,
+				    cap - 1);
+		memcpy(out + n * cap, p, len);
+		out[n * cap + len] = '\0';
+		n++;
+		if (!p[len])
+			return (int)n;
+		p += len + 1;
+	}
+}
+
+int rblk_fio_trid_paths(const struct rblk_fio_trid *t, struct rblk_fio_path *paths, char *why,
+			size_t whylen)
+{
+	char addrs[RBLK_FIO_PATHS_MAX][RBLK_FIO_ADDR_MAX + 1];
+	char svcs[RBLK_FIO_PATHS_MAX][RBLK_FIO_SVC_MAX + 1];
+	int na, ns;
+
+	na = split_list(t->traddr, &addrs[0][0], sizeof(addrs[0]), RBLK_FIO_PATHS_MAX, "traddr",
+			why, whylen);
+	if (na < 0)
+		return na;
+	ns = split_list(t->trsvcid, &svcs[0][0], sizeof(svcs[0]), RBLK_FIO_PATHS_MAX, "trsvcid",
+			why, whylen);
+	if (ns < 0)
+		return ns;
+	if (ns != 1 && ns != na)
+		return fail(why, whylen, "trsvcid %s: one port for all paths, or one per traddr "
+			    "entry (%d)", t->trsvcid, na);
+	for (int i = 0; i < na; i++) {
+		const char *svc = svcs[ns == 1 ? 0 : i];
+
+		if (check_port(svc))
+			return fail(why, whylen, "trsvcid %s: a port number 1..65535", svc);
+		strcpy(paths[i].traddr, addrs[i]);
+		strcpy(paths[i].trsvcid, svc);
+	}
+	return na;
 }
 
 bool rblk_fio_trid_same_ctrl(const struct rblk_fio_trid *a, const struct rblk_fio_trid *b)

@@ -36,6 +36,14 @@ enum rblk_fio_adrfam {
 	RBLK_FIO_ADRFAM_IPV6,
 };
 
+/* Paths of one file: traddr and trsvcid as comma-separated lists. */
+#define RBLK_FIO_PATHS_MAX RBLK_MPATH_MAX_PATHS
+
+struct rblk_fio_path {
+	char traddr[RBLK_FIO_ADDR_MAX + 1];
+	char trsvcid[RBLK_FIO_SVC_MAX + 1];
+};
+
 /*
  * Where one fio file goes: the connection (every field that makes two files
  * share a controller or not) and the namespace.
@@ -56,7 +64,7 @@ struct rblk_fio_trid {
  * Parses @s: tokens separated by blanks, each KEY=VALUE or KEY:VALUE (the first
  * '=' or ':' ends the key, so values may hold ':' — IPv6 addresses, NQNs).
  * Keys (case-insensitive): trtype (RDMA only), adrfam (IPv4, IPv6), traddr,
- * trsvcid, subnqn, ns, hostnqn, hostid, hostaddr / host_traddr. Unknown keys,
+ * trsvcid (both may be comma-separated lists: one entry per path), subnqn, ns, hostnqn, hostid, hostaddr / host_traddr. Unknown keys,
  * repeated keys, empty values and values too long fail with -EINVAL and a
  * sentence in @why saying what is wrong.
  */
@@ -70,6 +78,15 @@ int rblk_fio_trid_parse(const char *s, struct rblk_fio_trid *out, char *why, siz
  */
 int rblk_fio_trid_complete(struct rblk_fio_trid *t, const struct rblk_fio_trid *defaults,
 			   char *why, size_t whylen);
+
+/*
+ * The paths of a completed ID: traddr "A,B,..." and trsvcid "P" (for every
+ * path) or "P1,P2,..." (one per address) give one path per address, up to
+ * RBLK_FIO_PATHS_MAX. Returns the count (1 for a plain ID), or -EINVAL with
+ * @why (counts that differ, an empty entry, a bad port, too many paths).
+ */
+int rblk_fio_trid_paths(const struct rblk_fio_trid *t, struct rblk_fio_path *paths, char *why,
+			size_t whylen);
 
 /* True when two completed IDs reach the same controller (everything but nsid). */
 bool rblk_fio_trid_same_ctrl(const struct rblk_fio_trid *a, const struct rblk_fio_trid *b);

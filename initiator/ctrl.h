@@ -39,6 +39,9 @@
 #define RBLK_DRAIN_TIMEOUT_MS 2000	/* WR flush after a disconnect */
 #define RBLK_IO_QUEUES_MAX 64u
 
+struct rblk_mpath;
+struct rblk_mpath_qp;
+
 struct rblk_mem_region {
 	uintptr_t start;
 	size_t len;
@@ -59,6 +62,7 @@ struct rblk_qpair {
 	unsigned ndone;			/* on the done list */
 	unsigned inflight;		/* submitted, callback not yet run */
 	struct rblk_qpair *sync_next;
+	struct rblk_mpath_qp *mpath;	/* a multipath head's qpair: everything goes there (mpath_io.c) */
 };
 
 struct rblk_ns {
@@ -70,6 +74,7 @@ struct rblk_ns {
 	uint64_t uid;			/* unique per open, for the per-thread last status */
 	struct nvme_id_ns *id;
 	struct rblk_ns *next;
+	struct rblk_mpath *mpath;	/* a multipath head's namespace (ctrl NULL) */
 };
 
 struct rblk_ctrl {

@@ -22,6 +22,7 @@
 #include "common/util.h"
 #include "initiator/cmd.h"
 #include "initiator/ctrl.h"
+#include "initiator/mpath.h"
 #include "initiator/io.h"
 
 struct rblk_io_priv *rblk_io_priv(struct rblk_io *io)
@@ -293,6 +294,8 @@ int rblk_submit(struct rblk_qpair *qp, struct rblk_io *io, rblk_io_cb cb, void *
 
 	if (!qp || !io)
 		return -EINVAL;
+	if (qp->mpath)
+		return rblk_mpath_qp_submit(qp->mpath, io, cb, arg);
 	c = qp->ctrl;
 	st = atomic_load(&c->state);
 	if (st == RBLK_CTRL_LOST || st == RBLK_CTRL_DELETING)
@@ -301,6 +304,15 @@ int rblk_submit(struct rblk_qpair *qp, struct rblk_io *io, rblk_io_cb cb, void *
 	if (ret)
 		return ret;
 	pthread_mutex_lock(&qp->hq.lock);
+	/*
+	 * fast_io_fail: nothing waits in a queue that is down. Checked under
+	 * the queue's lock: a teardown that starts after this fails what we
+	 * post with -ENOTCONN.
+	 */
+	if (c->opts.fast_io_fail && qp->hq.state != RBLK_HQ_LIVE) {
+		pthread_mutex_unlock(&qp->hq.lock);
+		return -ENOTCONN;
+	}
 	if (qp->pending || !qp->hq.slots.nfree) {
 		pthread_mutex_unlock(&qp->hq.lock);
 		return -EAGAIN;
@@ -317,6 +329,8 @@ int rblk_qpair_flush(struct rblk_qpair *qp)
 
 	if (!qp)
 		return -EINVAL;
+	if (qp->mpath)
+		return rblk_mpath_qp_flush(qp->mpath);
 	pthread_mutex_lock(&qp->hq.lock);
 	ret = rblk_hq_flush(&qp->hq);
 	pthread_mutex_unlock(&qp->hq.lock);
@@ -371,6 +385,8 @@ int rblk_poll(struct rblk_qpair *qp, unsigned max)
 
 	if (!qp)
 		return -EINVAL;
+	if (qp->mpath)
+		return rblk_mpath_qp_poll(qp->mpath, max);
 	c = qp->ctrl;
 	rblk_ka_poll_hook(c);
 	pthread_mutex_lock(&qp->hq.lock);

@@ -116,7 +116,8 @@ void rblk_ns_close(struct rblk_ns *ns)
 	struct rblk_ctrl *c;
 	struct rblk_ns **pp;
 
-	if (!ns)
+	/* A multipath head's namespace lives as long as the head. */
+	if (!ns || ns->mpath)
 		return;
 	c = ns->ctrl;
 	pthread_mutex_lock(&c->lock);
@@ -143,6 +144,11 @@ void rblk_ns_free_all(struct rblk_ctrl *c)
 uint64_t rblk_ns_num_blocks(struct rblk_ns *ns)
 {
 	return ns->nsze;
+}
+
+uint32_t rblk_ns_id(struct rblk_ns *ns)
+{
+	return ns->nsid;
 }
 
 uint32_t rblk_ns_block_size(struct rblk_ns *ns)
@@ -193,6 +199,8 @@ static int sync_io(struct rblk_ns *ns, enum rblk_io_op op, void *buf, uint64_t l
 
 	if (!ns)
 		return -EINVAL;
+	if (ns->mpath)
+		return -EOPNOTSUPP;	/* asynchronous I/O only on a multipath head */
 	c = ns->ctrl;
 	qp = rblk_sync_qpair_get(c, &ret);
 	if (!qp)

@@ -18,6 +18,7 @@
 
 #include "common/log.h"
 #include "initiator/ctrl.h"
+#include "initiator/mpath.h"
 
 int rblk_qpair_create(struct rblk_ctrl *c, unsigned index, unsigned depth, struct rblk_qpair **out)
 {
@@ -119,6 +120,10 @@ void rblk_qpair_free(struct rblk_qpair *qp)
 
 	if (!qp)
 		return;
+	if (qp->mpath) {
+		rblk_mpath_qp_destroy(qp->mpath);
+		return;
+	}
 	c = qp->ctrl;
 	/* The target may still write into buffers of requests in flight: wait for them. */
 	deadline = rblk_clock_ms() + RBLK_ADMIN_TIMEOUT_MS;
@@ -137,16 +142,22 @@ void rblk_qpair_free(struct rblk_qpair *qp)
 
 unsigned rblk_qpair_depth(struct rblk_qpair *qp)
 {
+	if (qp->mpath)
+		return rblk_mpath_qp_depth(qp->mpath);
 	return qp->hq.depth;
 }
 
 int rblk_qpair_fd(struct rblk_qpair *qp)
 {
+	if (qp->mpath)
+		return rblk_mpath_qp_fd(qp->mpath);
 	return qp->epfd;
 }
 
 unsigned rblk_qpair_inflight(struct rblk_qpair *qp)
 {
+	if (qp->mpath)
+		return rblk_mpath_qp_inflight(qp->mpath);
 	return qp->inflight;
 }
 

@@ -48,7 +48,14 @@ static void perform(struct rblk_ctrl *c, enum rblk_rc_action act, uint64_t now)
 			else
 				RBLK_WARN("%s at %s:%s: connection lost; reconnecting every %d s",
 					  c->subnqn, c->traddr, c->trsvcid, c->opts.reconnect_delay);
-			rblk_ctrl_teardown_queues(c, true);
+			/*
+			 * fast_io_fail: the caller (a multipath head) sends the
+			 * I/O elsewhere, so it gets it back now, not after the
+			 * reconnect or ctrl_loss_tmo.
+			 */
+			rblk_ctrl_teardown_queues(c, !c->opts.fast_io_fail);
+			if (c->opts.fast_io_fail)
+				rblk_ctrl_fail_io(c);
 			act = RBLK_RC_ACT_NONE;
 			break;
 		case RBLK_RC_ACT_CONNECT:
@@ -62,7 +69,7 @@ static void perform(struct rblk_ctrl *c, enum rblk_rc_action act, uint64_t now)
 			ret = rblk_ctrl_establish(c, true, &status);
 			if (ret) {
 				RBLK_NOTICE("reconnect to %s failed: %s", c->traddr, strerror(-ret));
-				rblk_ctrl_teardown_queues(c, true);
+				rblk_ctrl_teardown_queues(c, !c->opts.fast_io_fail);
 				if (ret == -ECANCELED)
 					return;
 			}

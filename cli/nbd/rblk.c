@@ -252,7 +252,7 @@ int rblk_nbd_serve(const struct rblk_nbd_serve_opts *o, struct rblk_nbd_conn_sta
 		ret = -ENOMEM;
 		goto out_free;
 	}
-	ret = rblk_qpair_alloc(o->ctrl, &b.qp);
+	ret = o->mpath ? rblk_mpath_qpair_alloc(o->mpath, &b.qp) : rblk_qpair_alloc(o->ctrl, &b.qp);
 	if (ret) {
 		RBLK_ERR("nbd: cannot get an I/O queue: %s", strerror(-ret));
 		goto out_free;

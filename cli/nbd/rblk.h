@@ -7,7 +7,8 @@
  *
  * While the library reconnects to the target, requests simply wait in it;
  * once the controller is lost (ctrl_loss_tmo), they fail and the kernel sees
- * EIO. A full queue (-EAGAIN) parks the request and retries after the next
+ * EIO. With a multipath head, requests move to another path instead and
+ * wait (no_path_tmo) only when no path is usable. A full queue (-EAGAIN) parks the request and retries after the next
  * poll.
  */
 #ifndef RBLK_NBD_RBLK_H
@@ -25,8 +26,9 @@ uint32_t rblk_nbd_status_error(uint16_t status);
 struct rblk_nbd_serve_opts {
 	int fd;				/* our end of the socket pair */
 	struct rblk_nbd_export exp;
-	struct rblk_ctrl *ctrl;
+	struct rblk_ctrl *ctrl;		/* with mpath: one of its paths (buffers registered there) */
 	struct rblk_ns *ns;
+	struct rblk_mpath *mpath;	/* several paths: the queue pair comes from the head */
 	unsigned nr_slots;		/* requests in flight (default 32) */
 	uint32_t slot_buf;		/* registered bytes per slot (default 256 KiB) */
 	int stop_fd;			/* readable = stop now (-1: none) */

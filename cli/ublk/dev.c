@@ -141,6 +141,7 @@ static int start_threads(struct rblk_ublk_dev *d, const struct rblk_ublk_dev_opt
 			.buf_bytes = d->info.max_io_buf_bytes,
 			.ctrl = o->ctrl,
 			.ns = o->ns,
+			.mpath = o->mpath,
 			.stop_fd = d->stop_fd,
 			.ready = thread_ready,
 			.ready_arg = t,

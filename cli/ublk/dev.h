@@ -26,8 +26,9 @@
 struct rblk_ublk_dev;
 
 struct rblk_ublk_dev_opts {
-	struct rblk_ctrl *ctrl;
+	struct rblk_ctrl *ctrl;		/* with mpath: one of its paths (Identify, MDTS, buffers) */
 	struct rblk_ns *ns;
+	struct rblk_mpath *mpath;	/* several paths: queue pairs from the head (NULL: ctrl's) */
 	int index;			/* /dev/ublkbN to create, -1: the kernel picks */
 	unsigned nr_queues;		/* the kernel caps it at the number of CPUs */
 	unsigned depth;			/* tags per queue */

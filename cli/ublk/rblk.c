@@ -261,7 +261,7 @@ int rblk_ublk_serve(const struct rblk_ublk_serve_opts *o, struct rblk_ublk_queue
 	ret = bufs_alloc(&b, (size_t)o->depth * o->buf_bytes);
 	if (ret)
 		goto out_free;
-	ret = rblk_qpair_alloc(o->ctrl, &b.qp);
+	ret = o->mpath ? rblk_mpath_qpair_alloc(o->mpath, &b.qp) : rblk_qpair_alloc(o->ctrl, &b.qp);
 	if (ret) {
 		RBLK_ERR("ublk: queue %u: cannot get an I/O queue: %s", o->q_id, strerror(-ret));
 		goto out_bufs;

@@ -43,6 +43,7 @@ struct rblk_ublk_serve_opts {
 	uint32_t buf_bytes;		/* per tag; max_sectors * 512 */
 	struct rblk_ctrl *ctrl;
 	struct rblk_ns *ns;
+	struct rblk_mpath *mpath;	/* several paths: the queue pair comes from the head */
 	int stop_fd;			/* readable = give up waiting for the kernel (-1: none) */
 	/*
 	 * Called once, on the serving thread: with 0 when every tag's

@@ -135,6 +135,57 @@ static void test_complete_reports_missing_and_mismatch(void)
 	CU_ASSERT_EQUAL(rblk_fio_trid_complete(&t, NULL, why, sizeof(why)), 0);
 }
 
+/* traddr and trsvcid as comma lists: one path per address, one port for all or one each. */
+static void test_paths_from_lists(void)
+{
+	struct rblk_fio_path p[RBLK_FIO_PATHS_MAX];
+	struct rblk_fio_trid t;
+
+	CU_ASSERT_EQUAL(rblk_fio_trid_parse("trtype=RDMA adrfam=IPv4 traddr=10.99.0.1,10.99.0.2 "
+					    "trsvcid=4420,4421 subnqn=nqn.a ns=1", &t, why, sizeof(why)), 0);
+	CU_ASSERT_EQUAL(rblk_fio_trid_complete(&t, NULL, why, sizeof(why)), 0);
+	CU_ASSERT_EQUAL(rblk_fio_trid_paths(&t, p, why, sizeof(why)), 2);
+	CU_ASSERT_STRING_EQUAL(p[0].traddr, "10.99.0.1");
+	CU_ASSERT_STRING_EQUAL(p[0].trsvcid, "4420");
+	CU_ASSERT_STRING_EQUAL(p[1].traddr, "10.99.0.2");
+	CU_ASSERT_STRING_EQUAL(p[1].trsvcid, "4421");
+
+	/* One port for both. */
+	CU_ASSERT_EQUAL(rblk_fio_trid_parse("traddr=10.0.0.1,10.0.0.1 trsvcid=4420 subnqn=nqn.a", &t,
+					    why, sizeof(why)), 0);
+	CU_ASSERT_EQUAL(rblk_fio_trid_complete(&t, NULL, why, sizeof(why)), 0);
+	CU_ASSERT_EQUAL(rblk_fio_trid_paths(&t, p, why, sizeof(why)), 2);
+	CU_ASSERT_STRING_EQUAL(p[1].trsvcid, "4420");
+
+	/* A plain ID is one path. */
+	CU_ASSERT_EQUAL(rblk_fio_trid_parse("traddr=10.0.0.1 subnqn=nqn.a", &t, why, sizeof(why)), 0);
+	CU_ASSERT_EQUAL(rblk_fio_trid_complete(&t, NULL, why, sizeof(why)), 0);
+	CU_ASSERT_EQUAL(rblk_fio_trid_paths(&t, p, why, sizeof(why)), 1);
+	CU_ASSERT_STRING_EQUAL(p[0].trsvcid, "4420");
+
+	/* Three ports for two addresses, an empty entry, a bad port in a list, IPv6 in an IPv4 list. */
+	CU_ASSERT_EQUAL(rblk_fio_trid_parse("traddr=10.0.0.1,10.0.0.2 trsvcid=1,2,3 subnqn=nqn.a", &t,
+					    why, sizeof(why)), 0);
+	CU_ASSERT_EQUAL(rblk_fio_trid_complete(&t, NULL, why, sizeof(why)), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(why, "one per traddr"));
+	CU_ASSERT_EQUAL(rblk_fio_trid_parse("traddr=10.0.0.1,,10.0.0.2 subnqn=nqn.a", &t, why,
+					    sizeof(why)), 0);
+	CU_ASSERT_EQUAL(rblk_fio_trid_complete(&t, NULL, why, sizeof(why)), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(why, "empty entry"));
+	CU_ASSERT_EQUAL(rblk_fio_trid_parse("traddr=10.0.0.1,10.0.0.2 trsvcid=4420,0 subnqn=nqn.a", &t,
+					    why, sizeof(why)), 0);
+	CU_ASSERT_EQUAL(rblk_fio_trid_complete(&t, NULL, why, sizeof(why)), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(why, "trsvcid 0"));
+	CU_ASSERT_EQUAL(rblk_fio_trid_parse("adrfam=IPv4 traddr=10.0.0.1,fe80::1 subnqn=nqn.a", &t,
+					    why, sizeof(why)), 0);
+	CU_ASSERT_EQUAL(rblk_fio_trid_complete(&t, NULL, why, sizeof(why)), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(why, "fe80::1"));
+	CU_ASSERT_EQUAL(rblk_fio_trid_parse("traddr=a,b,c,d,e,f,g,h,i subnqn=nqn.a", &t, why,
+					    sizeof(why)), 0);
+	CU_ASSERT_EQUAL(rblk_fio_trid_complete(&t, NULL, why, sizeof(why)), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(why, "at most 8"));
+}
+
 static void test_same_ctrl_ignores_nsid(void)
 {
 	struct rblk_fio_trid a, b;
@@ -169,6 +220,7 @@ static const struct ut_case cases[] = {
 	UT_CASE(test_too_long_values),
 	UT_CASE(test_complete_from_options),
 	UT_CASE(test_complete_reports_missing_and_mismatch),
+	UT_CASE(test_paths_from_lists),
 	UT_CASE(test_same_ctrl_ignores_nsid),
 	UT_CASE(test_str),
 	UT_END,

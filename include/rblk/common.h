@@ -47,6 +47,19 @@ const char *rblk_log_level_str(enum rblk_log_level level) RBLK_EXPORT;
 /* Parses the names above (and syslog digits); 0 or -EINVAL. */
 int rblk_log_level_parse(const char *s, enum rblk_log_level *out) RBLK_EXPORT;
 
+/*
+ * Asymmetric Namespace Access states in the NVMe encoding (ANA log page,
+ * Asymmetric Namespace Access State): the target sets them per port and
+ * group, the initiator's multipath head reads them.
+ */
+enum rblk_ana_state {
+	RBLK_ANA_OPTIMIZED = 0x01,
+	RBLK_ANA_NON_OPTIMIZED = 0x02,
+	RBLK_ANA_INACCESSIBLE = 0x03,
+	RBLK_ANA_PERSISTENT_LOSS = 0x04,
+	RBLK_ANA_CHANGE = 0x0F,
+};
+
 #ifdef __cplusplus
 }
 #endif

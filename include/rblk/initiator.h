@@ -89,6 +89,14 @@ struct rblk_connect_opts {
 	 */
 	const char *dhchap_secret;       /* host secret: we prove who we are */
 	const char *dhchap_ctrl_secret;  /* controller secret: it proves who it is too (needs dhchap_secret) */
+	/*
+	 * When the connection is lost, complete the I/O in flight and queued
+	 * at once with -ENOTCONN, and refuse new I/O with -ENOTCONN while
+	 * reconnecting, instead of holding it for the reconnect (nvme-cli's
+	 * fast_io_fail_tmo=0). For callers that can send the I/O elsewhere:
+	 * the multipath head sets it on every path.
+	 */
+	bool fast_io_fail;
 };
 
 void rblk_connect_opts_init(struct rblk_connect_opts *opts) RBLK_EXPORT;
@@ -154,6 +162,7 @@ int rblk_ns_open(struct rblk_ctrl *ctrl, uint32_t nsid, struct rblk_ns **out) RB
 void rblk_ns_close(struct rblk_ns *ns) RBLK_EXPORT;
 uint64_t rblk_ns_num_blocks(struct rblk_ns *ns) RBLK_EXPORT;
 uint32_t rblk_ns_block_size(struct rblk_ns *ns) RBLK_EXPORT;
+uint32_t rblk_ns_id(struct rblk_ns *ns) RBLK_EXPORT;          /* its NSID */
 bool rblk_ns_read_only(struct rblk_ns *ns) RBLK_EXPORT;
 /* The namespace's Identify data (4096 bytes, struct nvme_id_ns layout). */
 const void *rblk_ns_identify(struct rblk_ns *ns) RBLK_EXPORT;
@@ -232,6 +241,102 @@ int rblk_poll(struct rblk_qpair *qp, unsigned max) RBLK_EXPORT;
 /* An fd that becomes readable when rblk_poll() has work (for epoll). */
 int rblk_qpair_fd(struct rblk_qpair *qp) RBLK_EXPORT;
 unsigned rblk_qpair_inflight(struct rblk_qpair *qp) RBLK_EXPORT;
+
+/* ---- Multipath ----------------------------------------------------------------- */
+
+/*
+ * A multipath head: one namespace reached through several controllers
+ * (paths) of one subsystem, as the Linux host's native multipath. Each path
+ * is an rblk_ctrl of its own (same subsystem NQN and host identity); the
+ * head checks that the namespace has the same identity (NGUID, EUI-64, size,
+ * block size) on every path, reads each path's ANA log page (when the
+ * controller reports ANA support: CMIC bit 3; without it every live path
+ * counts as optimized), and sends each I/O on the first live path whose ANA
+ * group is optimized, else the first non-optimized one; never on an
+ * inaccessible, persistent-loss or changing one.
+ *
+ * Failover: an I/O that fails for a path reason (a transport error, the path
+ * leaving LIVE, any path-related NVMe status, SCT 3h: ANA inaccessible,
+ * persistent loss, transition, controller or host pathing error) is sent
+ * again on another usable path; only a final result (success, or an NVMe
+ * error that is not about the path) reaches the caller's callback, so no
+ * write is acknowledged that did not succeed. Paths are connected with
+ * fast_io_fail, so a lost path hands its I/O back at once. When no path is
+ * usable, I/O waits (queue-if-no-path) up to no_path_tmo, then fails with
+ * -ENOTCONN. Like the Linux host, a failed-over write may be applied twice
+ * (once by the lost path, once by the new one): the data is the same, but
+ * overlapping writes in flight at once have no order, as on any block device.
+ *
+ * Failback: a background thread per head connects paths that were down at
+ * start (every reconnect_delay), and re-reads the ANA logs every
+ * ana_poll_ms and at once after an I/O saw an ANA status; once the first
+ * optimized path is live again, new I/O goes there.
+ *
+ * I/O: rblk_mpath_ns() is the head's namespace (size, block size, Identify
+ * of the first path; rblk_ns_close() on it does nothing; the synchronous
+ * calls return -EOPNOTSUPP). rblk_mpath_qpair_alloc() gives a struct
+ * rblk_qpair that the asynchronous calls above drive exactly as a
+ * controller's (rblk_submit, rblk_poll, rblk_qpair_fd, rblk_qpair_flush,
+ * rblk_qpair_depth, rblk_qpair_inflight, rblk_qpair_free): it holds one
+ * queue pair on each live path, a preallocated request per queue entry
+ * (nothing allocated per I/O), and its fd wakes on any path's completions
+ * and on path changes. Data buffers are plain memory (each path has its
+ * own registrations, so data is copied through each path's bounce buffers).
+ */
+struct rblk_mpath;
+
+#define RBLK_MPATH_MAX_PATHS 8
+
+struct rblk_mpath_opts {
+	size_t size;
+	/* @npaths connections (1..RBLK_MPATH_MAX_PATHS) to one subsystem: same subnqn. */
+	const struct rblk_connect_opts *paths;
+	unsigned npaths;
+	uint32_t nsid;               /* 0: the only active namespace */
+	int32_t no_path_tmo;         /* s I/O waits for a usable path; default paths[0].ctrl_loss_tmo; -1 forever */
+	uint32_t ana_poll_ms;        /* ANA log re-read period; default 1000 */
+};
+void rblk_mpath_opts_init(struct rblk_mpath_opts *opts) RBLK_EXPORT;
+/*
+ * Connects every path once; succeeds when at least one path connected and
+ * has the namespace (the others are retried in the background). Each path's
+ * ctrl_loss_tmo is replaced by "forever" (a path of a head never gives up;
+ * no_path_tmo bounds the wait) and fast_io_fail is set. The error of the
+ * first path when none connects (-EREMOTEIO with its status in @status);
+ * -EINVAL for bad options or paths to different subsystems.
+ */
+int rblk_mpath_connect(const struct rblk_mpath_opts *opts, struct rblk_mpath **out,
+		       uint16_t *status) RBLK_EXPORT;
+/* Disconnects every path and frees; every qpair of the head must be freed first. */
+void rblk_mpath_disconnect(struct rblk_mpath *mp) RBLK_EXPORT;
+struct rblk_ns *rblk_mpath_ns(struct rblk_mpath *mp) RBLK_EXPORT;
+int rblk_mpath_qpair_alloc(struct rblk_mpath *mp, struct rblk_qpair **out) RBLK_EXPORT;
+unsigned rblk_mpath_num_paths(struct rblk_mpath *mp) RBLK_EXPORT;
+/*
+ * Path @i's controller, NULL while it never connected; valid until
+ * rblk_mpath_disconnect(). For its Identify data, admin commands and
+ * rblk_buf_alloc() (buffers registered with one path move with no copy on
+ * that path, through bounce buffers on the others); I/O goes through the head.
+ */
+struct rblk_ctrl *rblk_mpath_path_ctrl(struct rblk_mpath *mp, unsigned i) RBLK_EXPORT;
+
+/* What a path is doing now (a snapshot; the strings live as long as the head). */
+struct rblk_mpath_path_info {
+	const char *traddr, *trsvcid;
+	bool connected;              /* a controller exists (it may be reconnecting) */
+	bool refused;                /* the namespace differs on this path: never used */
+	enum rblk_ctrl_state state;  /* when connected */
+	uint16_t cntlid;
+	bool ana_reported;           /* the controller supports ANA and its log was read */
+	uint32_t anagrpid;
+	enum rblk_ana_state ana;     /* RBLK_ANA_OPTIMIZED when the controller has no ANA */
+	uint64_t ios;                /* I/O sent on this path */
+	uint64_t failovers;          /* I/O that failed here for a path reason and went elsewhere */
+};
+int rblk_mpath_path_info(struct rblk_mpath *mp, unsigned i,
+			 struct rblk_mpath_path_info *out) RBLK_EXPORT;
+/* "optimized", "non-optimized", "inaccessible", "persistent-loss", "change". */
+const char *rblk_ana_state_str(enum rblk_ana_state st) RBLK_EXPORT;
 
 /* ---- Status names ------------------------------------------------------------ */
 const char *rblk_status_str(uint16_t status) RBLK_EXPORT;

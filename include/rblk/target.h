@@ -284,14 +284,7 @@ int rblk_target_port_remove_subsystem(struct rblk_target *tgt, uint16_t portid,
  */
 #define RBLK_ANA_MAX_GROUPS 128 /* ANAGRPMAX, as nvmet */
 
-/* The NVMe encoding (ANA log page, Asymmetric Namespace Access State). */
-enum rblk_ana_state {
-	RBLK_ANA_OPTIMIZED = 0x01,
-	RBLK_ANA_NON_OPTIMIZED = 0x02,
-	RBLK_ANA_INACCESSIBLE = 0x03,
-	RBLK_ANA_PERSISTENT_LOSS = 0x04,
-	RBLK_ANA_CHANGE = 0x0F,
-};
+/* enum rblk_ana_state (the NVMe encoding) is in common.h: the initiator reads it too. */
 
 /*
  * Sets group @grpid's state on the port with that portid, adding the group

@@ -83,7 +83,7 @@ mapfile -t names < <(printf '%s\n' "${names[@]}" | awk '!s[$0]++')
 mkdir -p "$OUT" || die "cannot create $OUT"
 rm -rf "$OUT/results" "$OUT/.suite"
 mkdir -p "$OUT/results" "$OUT/.suite/t"
-cp "$HERE/run-suite.sh" "$HERE/lib.sh" "$OUT/.suite/"
+cp "$HERE/run-suite.sh" "$HERE"/lib*.sh "$OUT/.suite/"	# lib.sh and the helpers some tests add (lib_ana.sh)
 cp "$HERE"/t/*.sh "$OUT/.suite/t/"
 printf '%s\n' "${names[@]}" > "$OUT/results/.selected"
 cat > "$OUT/.suite/launch.sh" <<'EOF'

@@ -246,6 +246,59 @@ static void test_conn_finish(void)
 	rblk_cli_conn_fini(&c);
 }
 
+/* -a ADDR [-s PORT] pairs: each -s goes with the -a before it; one before any -a is everyone's. */
+static void test_conn_paths(void)
+{
+	struct rblk_connect_opts o[RBLK_MPATH_MAX_PATHS], one;
+	struct cli_conn c;
+	unsigned n = 0;
+
+	capture_err();
+	rblk_cli_conn_init(&c);
+	CU_ASSERT_EQUAL(rblk_cli_conn_opt(&c, 'n', "nqn.a:b"), 1);
+	CU_ASSERT_EQUAL(rblk_cli_conn_opt(&c, 's', "4430"), 1);
+	CU_ASSERT_EQUAL(rblk_cli_conn_opt(&c, 'a', "10.0.0.1"), 1);
+	CU_ASSERT_EQUAL(rblk_cli_conn_opt(&c, 'a', "10.0.0.2"), 1);
+	CU_ASSERT_EQUAL(rblk_cli_conn_opt(&c, 's', "4421"), 1);
+	CU_ASSERT_EQUAL(rblk_cli_conn_opt(&c, 's', "4422"), CLI_EXIT_USAGE);
+	CU_ASSERT_PTR_NOT_NULL(strstr(errbuf, "one -s per -a"));
+	CU_ASSERT_EQUAL(rblk_cli_conn_opt(&c, 'a', "10.0.0.3"), 1);
+	CU_ASSERT_EQUAL(rblk_cli_conn_finish_paths(&c, o, &n), CLI_EXIT_OK);
+	CU_ASSERT_EQUAL(n, 3);
+	CU_ASSERT_STRING_EQUAL(o[0].traddr, "10.0.0.1");
+	CU_ASSERT_STRING_EQUAL(o[0].trsvcid, "4430");
+	CU_ASSERT_STRING_EQUAL(o[1].traddr, "10.0.0.2");
+	CU_ASSERT_STRING_EQUAL(o[1].trsvcid, "4421");
+	CU_ASSERT_STRING_EQUAL(o[2].traddr, "10.0.0.3");
+	CU_ASSERT_STRING_EQUAL(o[2].trsvcid, "4430");
+	CU_ASSERT_STRING_EQUAL(o[2].subnqn, "nqn.a:b");
+	/* Verbs that take one path refuse several. */
+	CU_ASSERT_EQUAL(rblk_cli_conn_finish(&c, NULL, &one), CLI_EXIT_USAGE);
+	CU_ASSERT_PTR_NOT_NULL(strstr(errbuf, "rblk attach"));
+	rblk_cli_conn_fini(&c);
+
+	/* One -a with its -s after it: today's single path. */
+	rblk_cli_conn_init(&c);
+	c.subnqn = "nqn.a:b";
+	CU_ASSERT_EQUAL(rblk_cli_conn_opt(&c, 'a', "10.0.0.1"), 1);
+	CU_ASSERT_EQUAL(rblk_cli_conn_opt(&c, 's', "4425"), 1);
+	CU_ASSERT_EQUAL(rblk_cli_conn_finish(&c, NULL, &one), CLI_EXIT_OK);
+	CU_ASSERT_STRING_EQUAL(one.trsvcid, "4425");
+	CU_ASSERT_EQUAL(rblk_cli_conn_finish_paths(&c, o, &n), CLI_EXIT_OK);
+	CU_ASSERT_EQUAL(n, 1);
+	CU_ASSERT_STRING_EQUAL(o[0].trsvcid, "4425");
+	/* -r's address replaces the -a before it. */
+	CU_ASSERT_EQUAL(rblk_cli_conn_opt(&c, 'a', "10.0.0.2"), 1);
+	CU_ASSERT_EQUAL(rblk_cli_conn_opt(&c, 'r', "traddr=10.0.0.9"), 1);
+	CU_ASSERT_EQUAL(rblk_cli_conn_finish_paths(&c, o, &n), CLI_EXIT_OK);
+	CU_ASSERT_EQUAL(n, 1);
+	CU_ASSERT_STRING_EQUAL(o[0].traddr, "10.0.0.9");
+	for (int i = 0; i < RBLK_MPATH_MAX_PATHS; i++)
+		rblk_cli_conn_opt(&c, 'a', "10.0.0.5");
+	CU_ASSERT_EQUAL(rblk_cli_conn_opt(&c, 'a', "10.0.0.6"), CLI_EXIT_USAGE);
+	rblk_cli_conn_fini(&c);
+}
+
 static void test_conn_dhchap(void)
 {
 	const char *secret = "DHHC-1:00:AQIDBAUGBwgJCgsMDQ4PEBESExQVFhcYGRobHB0eHyAl7OaH:";
@@ -337,6 +390,7 @@ static const struct ut_case cases[] = {
 	UT_CASE(test_conn_opt_values),
 	UT_CASE(test_conn_order_later_wins),
 	UT_CASE(test_conn_finish),
+	UT_CASE(test_conn_paths),
 	UT_CASE(test_conn_dhchap),
 	UT_CASE(test_exit_codes),
 	UT_CASE(test_report_names_status),

@@ -530,3 +530,83 @@ int rblk_poll(struct rblk_qpair *qp, unsigned max)
 	}
 	return (int)n;
 }
+
+/*
+ * Multipath: the fake world has one target behind every address, so a head
+ * is its first path's controller; the other paths report as its copies.
+ */
+struct rblk_mpath {
+	struct rblk_ctrl *ctrl;
+	struct rblk_ns *ns;
+	unsigned npaths;
+	char traddr[RBLK_MPATH_MAX_PATHS][64], trsvcid[RBLK_MPATH_MAX_PATHS][8];
+};
+
+void rblk_mpath_opts_init(struct rblk_mpath_opts *opts)
+{
+	memset(opts, 0, sizeof(*opts));
+	opts->size = sizeof(*opts);
+	opts->no_path_tmo = -2;
+	opts->ana_poll_ms = 1000;
+}
+
+int rblk_mpath_connect(const struct rblk_mpath_opts *opts, struct rblk_mpath **out, uint16_t *status)
+{
+	struct rblk_mpath *mp;
+	int ret;
+
+	if (!opts->npaths || opts->npaths > RBLK_MPATH_MAX_PATHS)
+		return -EINVAL;
+	mp = calloc(1, sizeof(*mp));
+	if (!mp)
+		return -ENOMEM;
+	ret = rblk_connect(&opts->paths[0], &mp->ctrl, status);
+	if (!ret)
+		ret = rblk_ns_open(mp->ctrl, opts->nsid ? opts->nsid : 1, &mp->ns);
+	if (ret) {
+		if (mp->ctrl)
+			rblk_disconnect(mp->ctrl);
+		free(mp);
+		return ret;
+	}
+	mp->npaths = opts->npaths;
+	for (unsigned i = 0; i < mp->npaths; i++) {
+		snprintf(mp->traddr[i], sizeof(mp->traddr[i]), "%s", opts->paths[i].traddr);
+		snprintf(mp->trsvcid[i], sizeof(mp->trsvcid[i]), "%s",
+			 opts->paths[i].trsvcid ? opts->paths[i].trsvcid : "4420");
+	}
+	*out = mp;
+	return 0;
+}
+
+void rblk_mpath_disconnect(struct rblk_mpath *mp)
+{
+	rblk_ns_close(mp->ns);
+	rblk_disconnect(mp->ctrl);
+	free(mp);
+}
+
+struct rblk_ns *rblk_mpath_ns(struct rblk_mpath *mp) { return mp->ns; }
+int rblk_mpath_qpair_alloc(struct rblk_mpath *mp, struct rblk_qpair **out) { return rblk_qpair_alloc(mp->ctrl, out); }
+unsigned rblk_mpath_num_paths(struct rblk_mpath *mp) { return mp->npaths; }
+struct rblk_ctrl *rblk_mpath_path_ctrl(struct rblk_mpath *mp, unsigned i) { return i < mp->npaths ? mp->ctrl : NULL; }
+uint32_t rblk_ns_id(struct rblk_ns *ns) { return ns->nsid; }
+
+int rblk_mpath_path_info(struct rblk_mpath *mp, unsigned i, struct rblk_mpath_path_info *out)
+{
+	if (i >= mp->npaths)
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	out->traddr = mp->traddr[i];
+	out->trsvcid = mp->trsvcid[i];
+	out->connected = true;
+	out->state = RBLK_CTRL_LIVE;
+	out->cntlid = 1;
+	out->ana = RBLK_ANA_OPTIMIZED;
+	return 0;
+}
+
+const char *rblk_ana_state_str(enum rblk_ana_state st)
+{
+	return st == RBLK_ANA_OPTIMIZED ? "optimized" : "other";
+}

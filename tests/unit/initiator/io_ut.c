@@ -510,6 +510,31 @@ static void test_teardown_requeues(void)
 	env_fini();
 }
 
+/* fast_io_fail: nothing is submitted to a queue that is down, and a teardown fails what it had. */
+static void test_fast_io_fail(void)
+{
+	struct rblk_io io = { .op = RBLK_OP_WRITE, .ns = &NS, .lba = 0, .nlb = 768,  };
+	struct rblk_slot *s[4];
+	struct done d = { 0 };
+
+	env_init(8, 128u << 10, 8192);
+	io.buf = regbuf;
+	C.opts.fast_io_fail = true;
+	CU_ASSERT_EQUAL(rblk_submit(&Q, &io, cb, &d), -ENOTCONN);	/* DOWN: refused at once */
+	CU_ASSERT_EQUAL(rblk_qpair_inflight(&Q), 0);
+	CU_ASSERT_EQUAL(rblk_slots_busy(&Q.hq.slots), 0);
+	Q.hq.state = RBLK_HQ_LIVE;
+	CU_ASSERT_EQUAL(rblk_submit(&Q, &io, cb, &d), 0);
+	Q.hq.state = RBLK_HQ_FAILED;
+	CU_ASSERT_EQUAL_FATAL(arm_queued(s, 4), 3);
+	rblk_hq_teardown(&Q.hq, false);
+	CU_ASSERT_EQUAL(rblk_poll(&Q, 0), 1);
+	CU_ASSERT_EQUAL(d.calls, 1);
+	CU_ASSERT_EQUAL(d.err, -ENOTCONN);
+	CU_ASSERT_EQUAL(rblk_slots_busy(&Q.hq.slots), 0);
+	env_fini();
+}
+
 static void test_submit_validation(void)
 {
 	struct iovec iov = { regbuf, 1000 };
@@ -615,6 +640,7 @@ static const struct ut_case cases[] = {
 	UT_CASE(test_pending_and_eagain),
 	UT_CASE(test_bogus_and_stale_completions),
 	UT_CASE(test_teardown_requeues),
+	UT_CASE(test_fast_io_fail),
 	UT_CASE(test_submit_validation),
 	UT_CASE(test_poll_lost_with_requests_owned),
 	UT_CASE(test_mem_lookup),

@@ -1,0 +1,151 @@
+#!/bin/bash
+# 57-init-multipath: rblk's own initiator with two paths to one subsystem. Two
+# rblk-target processes, A (10.99.0.1:4420) and B (:4421), export one file as the same
+# subsystem and namespace (tests/vm/lib_ana.sh, as test 56), ANA group 1 optimized on
+# both, so the multipath head sends everything to its first path, A.
+#   1. `rblk attach --nbd` with -a A -s 4420 -a A -s 4421: a crc32c-verified fio runs
+#      on /dev/nbdX while A is SIGKILLed: no I/O error, B takes the writes (time to the
+#      first write on B printed); A restarts and new writes go to A again (failback);
+#   2. A's group made inaccessible (config + SIGHUP): writes move to B with no error;
+#      optimized again: back to A;
+#   3. the fio plugin with traddr=A,A trsvcid=4420,4421: verified writes while A is
+#      SIGKILLed and restarted: no error.
+# Writes served by each target come from their SIGUSR1 statistics; timings are
+# printed, never asserted.
+# vm-timeout: 600
+set -u
+. "${RBLK_VM_LIB:-$(dirname "$0")/../lib.sh}"
+. "$(dirname "${RBLK_VM_LIB:-$(dirname "$0")/../lib.sh}")/lib_ana.sh" || exit 1
+
+RBLK=$(rblk_bin cli/rblk) || exit 1
+need_cmd fio fio
+need_cmd jq jq
+modprobe nbd nbds_max=4 || die "modprobe nbd failed"
+IMG=$T_WORK/shared.img
+truncate -s 64M "$IMG"
+NQN=$ANA_NQN
+
+fail() {
+	bg_log A; bg_log B
+	[ -n "${BG_PIDS[attach]:-}" ] && bg_log attach
+	dmesg | tail -20
+	die "$*"
+}
+
+# first_write_on NAME BEFORE LIMIT: seconds until NAME's write count exceeds BEFORE
+first_write_on() {
+	local t0=$SECONDS n
+	while [ $((SECONDS - t0)) -lt "$3" ]; do
+		n=$(ana_writes "$1")
+		[ "${n:-0}" -gt "$2" ] && { echo $((SECONDS - t0)); return 0; }
+		sleep 0.5
+	done
+	return 1
+}
+
+kill_a() {
+	kill -KILL "$PID_A"
+	wait "$PID_A" 2>/dev/null
+	mv "$T_WORK/A.log" "$T_WORK/A-killed-$1.log"
+}
+
+ana_cfg A optimized
+ana_cfg B optimized
+ana_start A
+ana_start B
+
+# ---- 1. rblk attach (NBD) with two paths; A dies and comes back
+bg_start attach "$RBLK" attach --nbd -t rdma -a $VM_ADDR0 -s 4420 -a $VM_ADDR0 -s 4421 \
+	-n $NQN -N 1 -w $VM_ADDR1 -c 1 -l 60 -o json
+wait_for_line 120 "$T_WORK/attach.log" '"device"' "$BG_PID" || fail "attach printed no device"
+DEV=$(grep -o '"/dev/nbd[0-9]*"' "$T_WORK/attach.log" | tr -d '"')
+[ -b "$DEV" ] || fail "$DEV is not a block device"
+grep -E '^path [01]:' "$T_WORK/attach.log" | sed 's/^/  /'
+grep -q '^path 0: .* ANA group 1 optimized' "$T_WORK/attach.log" || fail "path 0 is not shown optimized"
+grep -q '^path 1: .* ANA group 1 optimized' "$T_WORK/attach.log" || fail "path 1 is not shown optimized"
+log "attached $DEV over two paths"
+
+bg_start fio-nbd fio --name=nbd --filename="$DEV" --ioengine=libaio --direct=1 --rw=randwrite \
+	--bs=4k --iodepth=8 --size=32M --time_based --runtime=50 --verify=crc32c --verify_fatal=1 \
+	--verify_backlog=64 --output="$T_WORK/fio-nbd.txt"
+FPID=$BG_PID
+sleep 6
+wa=$(ana_writes A); wb=$(ana_writes B)
+log "both paths optimized: A served $wa writes, B $wb (the head uses its first optimized path)"
+[ "$wa" -gt 0 ] || fail "no writes reached A, the first optimized path"
+[ "$wb" = 0 ] || fail "B got $wb writes while A was optimized and live"
+kill_a 1
+log "SIGKILLed A"
+t=$(first_write_on B "$wb" 60) || fail "no write reached B within 60 s of A's death"
+log "failover: first write on B $t s after A's death"
+sleep 3
+kill -0 "$FPID" 2>/dev/null || { cat "$T_WORK/fio-nbd.txt"; fail "fio stopped while A was dead"; }
+ana_start A
+t=$(first_write_on A 0 60) || fail "no write reached the restarted A within 60 s (no failback)"
+log "failback: the restarted A served its first write $t s after it was ready"
+wb=$(ana_writes B)
+sleep 3
+wb2=$(ana_writes B); wa=$(ana_writes A)
+log "3 s after failback: B served $((wb2 - wb)) more writes, A $wa in total"
+bg_wait fio-nbd 300 || { cat "$T_WORK/fio-nbd.txt"; fail "fio on $DEV failed"; }
+grep -E '^ +write:|err=' "$T_WORK/fio-nbd.txt" | sed 's/^ */  /'
+grep -qE 'err= *0' "$T_WORK/fio-nbd.txt" || fail "fio on $DEV reported errors"
+
+# ---- 2. A's group inaccessible: the writes move to B; optimized again: back to A
+bg_start fio-ana fio --name=ana --filename="$DEV" --ioengine=libaio --direct=1 --rw=randwrite \
+	--bs=4k --iodepth=8 --size=32M --time_based --runtime=30 --verify=crc32c --verify_fatal=1 \
+	--verify_backlog=64 --output="$T_WORK/fio-ana.txt"
+sleep 4
+wb=$(ana_writes B)
+t0=$SECONDS
+ana_cfg A inaccessible
+kill -HUP "$PID_A"
+wait_for_line 30 "$T_WORK/A.log" 'ANA group 1 is inaccessible' "$PID_A" || fail "A did not apply the reload"
+t=$(first_write_on B "$wb" 60) || fail "no write reached B within 60 s of A turning inaccessible"
+log "A inaccessible: first write on B $((SECONDS - t0)) s after SIGHUP"
+sleep 2
+wa=$(ana_writes A)
+sleep 4
+wa2=$(ana_writes A)
+log "in 4 s with A inaccessible: A served $((wa2 - wa)) writes"
+[ "$wa2" = "$wa" ] || fail "A still receives writes while its group is inaccessible"
+ana_cfg A optimized
+kill -HUP "$PID_A"
+wait_for_line 30 "$T_WORK/A.log" 'ANA group 1 is optimized' "$PID_A" || fail "A did not apply the second reload"
+t=$(first_write_on A "$wa2" 60) || fail "A receives no writes after it became optimized again"
+log "A optimized again: first write on A $t s after the second reload"
+bg_wait fio-ana 300 || { cat "$T_WORK/fio-ana.txt"; fail "fio (ANA) on $DEV failed"; }
+grep -E '^ +write:|err=' "$T_WORK/fio-ana.txt" | sed 's/^ */  /'
+grep -qE 'err= *0' "$T_WORK/fio-ana.txt" || fail "fio (ANA) on $DEV reported errors"
+
+"$RBLK" detach "$DEV" || fail "rblk detach $DEV failed"
+bg_wait attach 60 || fail "the attach process did not exit 0 after detach"
+log "attach at detach:"
+grep -E '^path [01]:|^connection|^detached' "$T_WORK/attach.log" | sed 's/^/  /'
+grep -q '^path 1: .* [1-9][0-9]* I/Os' "$T_WORK/attach.log" || fail "path 1 shows no I/O at detach"
+
+# ---- 3. the fio plugin with comma lists; A dies and comes back
+. "$RBLK_BUILD/fio-plugin/vm_fio_lib.sh" || exit 1
+FIO_FAIL_HOOK='bg_log A; bg_log B'
+FN="trtype=RDMA adrfam=IPv4 traddr=$VM_ADDR0,$VM_ADDR0 trsvcid=4420,4421 subnqn=${NQN//:/\\:} hostaddr=$VM_ADDR1 ns=1"
+rfio_verify plugin --filename="$FN" --rw=randwrite --bs=4k --iodepth=8 --size=32M --time_based \
+	--runtime=35 --verify_backlog=64 --reconnect_delay=1 --ctrl_loss_tmo=60 &
+RFPID=$!
+sleep 8
+wb=$(ana_writes B)
+kill_a 3
+log "fio plugin: SIGKILLed A"
+t=$(first_write_on B "$wb" 60) || fail "fio plugin: no write reached B within 60 s of A's death"
+log "fio plugin: first write on B $t s after A's death"
+sleep 3
+ana_start A
+t=$(first_write_on A 0 60) || fail "fio plugin: no write reached the restarted A within 60 s"
+log "fio plugin: the restarted A served its first write $t s after it was ready"
+wait "$RFPID" || fail "fio through the plugin failed across A's death"
+log "fio plugin: A served $(ana_writes A) writes since its restart, B $(ana_writes B) in total"
+
+bg_stop A; ra=$?
+bg_stop B; rb=$?
+cp "$T_WORK"/A*.log "$T_WORK/B.log" "$T_WORK/attach.log" "$T_OUT/" 2>/dev/null
+[ $ra = 0 ] && [ $rb = 0 ] || fail "the targets exited with $ra and $rb on SIGTERM"
+log "PASS"
