@@ -354,6 +354,7 @@ unsigned rblk_poll_group_poll(struct rblk_poll_group *pg)
 	int r;
 
 	atomic_fetch_add_explicit(&pg->stats.iterations, 1, memory_order_relaxed);
+	rblk_clock_cache_reset(&pg->clock);
 	n += poll_cqs(pg);
 	if (atomic_load_explicit(&pg->mbox_pending, memory_order_acquire))
 		n += run_mailbox(pg);
@@ -483,29 +484,21 @@ static void sleep_wait(struct rblk_poll_group *pg)
 static void loop(struct rblk_poll_group *pg)
 {
 	enum rblk_poll_mode mode = pg->opts.mode;
-	uint64_t idle_since = 0;
+	unsigned empty = 0;
 
 	while (!atomic_load_explicit(&pg->stop, memory_order_acquire)) {
 		if (rblk_poll_group_poll(pg)) {
-			idle_since = 0;
+			empty = 0;
 			continue;
 		}
 		if (mode == RBLK_POLL_BUSY)
 			continue;
-		if (mode == RBLK_POLL_ADAPTIVE) {
-			/* Busy-poll a little while: the next command is often close. */
-			uint64_t now = rblk_clock_us();
-
-			if (!idle_since) {
-				idle_since = now;
-				continue;
-			}
-			if (now - idle_since < RBLK_PG_ADAPTIVE_IDLE_US)
-				continue;
-		}
+		/* Busy-poll a little while: the next command is often close. */
+		if (mode == RBLK_POLL_ADAPTIVE && ++empty < RBLK_PG_ADAPTIVE_SPINS)
+			continue;
 		if (!prepare_sleep(pg))
 			sleep_wait(pg);
-		idle_since = 0;
+		empty = 0;
 	}
 }
 

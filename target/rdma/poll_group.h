@@ -25,14 +25,19 @@
 
 #include <rblk/target.h>
 
+#include "common/clock.h"
 #include "target/core.h"
 #include "transport/rdma.h"
 
 #define RBLK_PG_MAX_DEVS 8
 #define RBLK_PG_WC_BATCH 32
 #define RBLK_PG_BQ_BATCH 32
-/* Adaptive mode: idle this long (µs) before arming and sleeping. */
-#define RBLK_PG_ADAPTIVE_IDLE_US 200
+/*
+ * Adaptive mode: empty iterations in a row before arming and sleeping.
+ * Counted, not timed: reading a precise clock each iteration is a system
+ * call on some machines (hpet) and cost more than the iteration itself.
+ */
+#define RBLK_PG_ADAPTIVE_SPINS 64
 /* Tick period of a group without admin queues (ms). */
 #define RBLK_PG_IDLE_TICK_MS 1000
 /* CQ entries per device context (bounded by the device's max_cqe). */
@@ -106,6 +111,7 @@ struct rblk_poll_group {
 
 	struct rblk_bqueue *bq;
 	int bq_fd;                        /* its eventfd, -1 if none */
+	struct rblk_clock_cache clock;    /* "now" of this iteration (sq->clock) */
 	struct rblk_io_waitq waitq;
 
 	/*
