@@ -393,6 +393,14 @@ static int uring_set_eventfd(struct rblk_bqueue *q, int efd)
 	return io_uring_register_eventfd(&u->ring, efd);
 }
 
+static int uring_eventfd_enable(struct rblk_bqueue *q, bool on)
+{
+	struct uring_queue *u = q->priv;
+
+	/* IORING_CQ_EVENTFD_DISABLED in the CQ ring's flags (5.8); -EOPNOTSUPP before. */
+	return io_uring_cq_eventfd_toggle(&u->ring, on);
+}
+
 static int uring_register_buffers(struct rblk_bqueue *q, const struct iovec *iov, unsigned n)
 {
 	struct uring_queue *u = q->priv;
@@ -474,6 +482,7 @@ const struct rblk_backend_ops rblk_uring_ops = {
 	.flush = uring_flush,
 	.poll = uring_poll,
 	.set_eventfd = uring_set_eventfd,
+	.eventfd_enable = uring_eventfd_enable,
 	.register_buffers = uring_register_buffers,
 	.register_bdev = uring_register_bdev,
 	.unregister_bdev = uring_unregister_bdev,

@@ -3,7 +3,8 @@
  * Tests for target/rdma/poll_group.c without RDMA devices: the mailbox (run_on
  * runs on the group's thread, in order, exactly once, also when posted right
  * before a stop), adaptive and event polling sleep when idle (the iteration
- * count stops growing) and wake up for a message, busy polling never sleeps.
+ * count stops growing) and wake up for a message, busy polling never sleeps;
+ * the adaptive spin's decisions (rblk_pg_spin_*), one step at a time.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -182,12 +183,61 @@ static void test_busy_never_sleeps(void)
 	rblk_poll_group_destroy(pg);
 }
 
+/* Adaptive: a short spin with nothing due, a longer one while completions are due. */
+static void test_spin_adaptive_window(void)
+{
+	struct rblk_pg_spin s = { 0 };
+	unsigned polls = 0;
+
+	while (rblk_pg_spin_empty(&s, RBLK_POLL_ADAPTIVE, false) == RBLK_PG_NEXT_POLL)
+		polls++;
+	CU_ASSERT_EQUAL(polls, RBLK_PG_SPIN_IDLE);
+	rblk_pg_spin_work(&s);
+	polls = 0;
+	while (rblk_pg_spin_empty(&s, RBLK_POLL_ADAPTIVE, true) == RBLK_PG_NEXT_POLL)
+		polls++;
+	CU_ASSERT_EQUAL(polls, RBLK_PG_SPIN_DUE);
+	/* Work found: a new window. */
+	rblk_pg_spin_work(&s);
+	CU_ASSERT_EQUAL(rblk_pg_spin_empty(&s, RBLK_POLL_ADAPTIVE, false), RBLK_PG_NEXT_POLL);
+}
+
+/* Woken by a tick (or for nothing): back to sleep at once, due or not. */
+static void test_spin_after_sleep_sleeps_again(void)
+{
+	struct rblk_pg_spin s = { 0 };
+
+	rblk_pg_spin_slept(&s);
+	CU_ASSERT_EQUAL(rblk_pg_spin_empty(&s, RBLK_POLL_ADAPTIVE, false), RBLK_PG_NEXT_SLEEP);
+	rblk_pg_spin_slept(&s);
+	CU_ASSERT_EQUAL(rblk_pg_spin_empty(&s, RBLK_POLL_ADAPTIVE, true), RBLK_PG_NEXT_SLEEP);
+	/* ... unless the wakeup brought work. */
+	rblk_pg_spin_slept(&s);
+	rblk_pg_spin_work(&s);
+	CU_ASSERT_EQUAL(rblk_pg_spin_empty(&s, RBLK_POLL_ADAPTIVE, true), RBLK_PG_NEXT_POLL);
+}
+
+static void test_spin_busy_and_event_modes(void)
+{
+	struct rblk_pg_spin s = { 0 };
+
+	for (unsigned i = 0; i < 3 * RBLK_PG_SPIN_DUE; i++)
+		CU_ASSERT_EQUAL_FATAL(rblk_pg_spin_empty(&s, RBLK_POLL_BUSY, false), RBLK_PG_NEXT_POLL);
+	rblk_pg_spin_slept(&s);
+	CU_ASSERT_EQUAL(rblk_pg_spin_empty(&s, RBLK_POLL_BUSY, false), RBLK_PG_NEXT_POLL);
+	rblk_pg_spin_work(&s);
+	CU_ASSERT_EQUAL(rblk_pg_spin_empty(&s, RBLK_POLL_EVENT, true), RBLK_PG_NEXT_SLEEP);
+}
+
 static const struct ut_case cases[] = {
 	UT_CASE(test_run_on_runs_on_the_group_thread_in_order),
 	UT_CASE(test_messages_before_stop_still_run_once),
 	UT_CASE(test_adaptive_sleeps_when_idle),
 	UT_CASE(test_event_sleeps_when_idle),
 	UT_CASE(test_busy_never_sleeps),
+	UT_CASE(test_spin_adaptive_window),
+	UT_CASE(test_spin_after_sleep_sleeps_again),
+	UT_CASE(test_spin_busy_and_event_modes),
 	UT_END,
 };
 
