@@ -323,7 +323,13 @@ static int uring_flush(struct rblk_bqueue *q)
 
 	if (!io_uring_sq_ready(&u->ring))
 		return 0;
-	r = io_uring_submit(&u->ring);
+	/*
+	 * Submit and reap in one io_uring_enter: with COOP_TASKRUN, finished
+	 * I/O waits as task work until we enter the kernel, and the next poll
+	 * would enter just for it (IORING_SQ_TASKRUN); GETEVENTS runs it now,
+	 * so that poll finds the CQEs posted and makes no system call.
+	 */
+	r = io_uring_submit_and_get_events(&u->ring);
 	/* EINTR: nothing was consumed; the SQEs stay for the next call. */
 	return r == -EINTR ? -EAGAIN : r;
 }
