@@ -19,7 +19,6 @@
  */
 #include <assert.h>
 #include <errno.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -420,10 +419,10 @@ unsigned rblk_poll_group_poll(struct rblk_poll_group *pg)
 }
 
 enum rblk_pg_next rblk_pg_spin_empty(struct rblk_pg_spin *s, enum rblk_poll_mode mode,
-				     bool due)
+				     bool due, struct rblk_clock_cache *clk)
 {
-	if (s->empty < UINT_MAX)
-		s->empty++;
+	uint64_t now, window;
+
 	switch (mode) {
 	case RBLK_POLL_BUSY:
 		return RBLK_PG_NEXT_POLL;
@@ -431,9 +430,19 @@ enum rblk_pg_next rblk_pg_spin_empty(struct rblk_pg_spin *s, enum rblk_poll_mode
 		return RBLK_PG_NEXT_SLEEP;
 	case RBLK_POLL_ADAPTIVE:
 	default:
-		return s->empty <= (due ? RBLK_PG_SPIN_DUE : RBLK_PG_SPIN_IDLE) ? RBLK_PG_NEXT_POLL :
-										  RBLK_PG_NEXT_SLEEP;
+		break;
 	}
+	if (s->slept)
+		return RBLK_PG_NEXT_SLEEP;
+	if (++s->empty % RBLK_PG_SPIN_CHECK)
+		return RBLK_PG_NEXT_POLL;
+	now = rblk_clock_cache_ns(clk);
+	if (!s->since_ns) {
+		s->since_ns = now;
+		return RBLK_PG_NEXT_POLL;
+	}
+	window = (due ? RBLK_PG_SPIN_DUE_US : RBLK_PG_SPIN_IDLE_US) * 1000ull;
+	return now - s->since_ns < window ? RBLK_PG_NEXT_POLL : RBLK_PG_NEXT_SLEEP;
 }
 
 /*
@@ -575,8 +584,8 @@ static void loop(struct rblk_poll_group *pg)
 			rblk_pg_spin_work(&spin);
 			continue;
 		}
-		if (rblk_pg_spin_empty(&spin, mode, mode == RBLK_POLL_ADAPTIVE && work_due(pg)) ==
-		    RBLK_PG_NEXT_POLL)
+		if (rblk_pg_spin_empty(&spin, mode, mode == RBLK_POLL_ADAPTIVE && work_due(pg),
+				       &pg->clock) == RBLK_PG_NEXT_POLL)
 			continue;
 		if (prepare_sleep(pg, false)) {
 			rblk_pg_spin_work(&spin);

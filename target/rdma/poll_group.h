@@ -36,16 +36,19 @@
 #define RBLK_PG_WC_BATCH 32
 #define RBLK_PG_BQ_BATCH 32
 /*
- * Adaptive mode: empty iterations in a row before arming and sleeping.
- * Counted, not timed: reading a precise clock each iteration is a system
- * call on some machines (hpet) and cost more than the iteration itself.
- * While completions are due (backend I/O in flight, RDMA READs outstanding)
- * the group spins longer, since they come within microseconds on real
- * hardware and a sleep costs an arm, an epoll_wait and a wakeup; with nothing
- * due it spins briefly for the host's next command, then sleeps.
+ * Adaptive mode: how long to keep polling after the last work (µs) before
+ * arming and sleeping. While completions are due (backend I/O in flight,
+ * RDMA READs outstanding) the group spins longer, since they come within
+ * microseconds on real hardware and a sleep costs an arm, an epoll_wait and
+ * a wakeup; with nothing due it spins briefly for the host's next command.
+ * The window is timed, since an iteration costs anything from a few hundred
+ * nanoseconds (metal) to tens of microseconds (an emulated VM), but the
+ * clock is read only every RBLK_PG_SPIN_CHECK empty iterations: with an
+ * hpet clocksource each read is a system call.
  */
-#define RBLK_PG_SPIN_IDLE 64
-#define RBLK_PG_SPIN_DUE 1024
+#define RBLK_PG_SPIN_IDLE_US 100
+#define RBLK_PG_SPIN_DUE_US 400
+#define RBLK_PG_SPIN_CHECK 4
 /* Tick period of a group without admin queues (ms). */
 #define RBLK_PG_IDLE_TICK_MS 1000
 /* CQ entries per device context (bounded by the device's max_cqe). */
@@ -98,15 +101,19 @@ enum rblk_pg_next {
 	RBLK_PG_NEXT_SLEEP,    /* arm the wakeup sources, then epoll_wait */
 };
 
-/* The adaptive spin: empty iterations since the last work (or sleep). */
+/* The adaptive spin since the last work (or sleep). */
 struct rblk_pg_spin {
-	unsigned empty;
+	unsigned empty;    /* empty iterations in a row */
+	uint64_t since_ns; /* clock at the first check of the window, 0: not read yet */
+	bool slept;        /* nothing found since the last wakeup */
 };
 
 /* The iteration did work: the next empty one starts a new spin window. */
 static inline void rblk_pg_spin_work(struct rblk_pg_spin *s)
 {
 	s->empty = 0;
+	s->since_ns = 0;
+	s->slept = false;
 }
 
 /*
@@ -115,12 +122,17 @@ static inline void rblk_pg_spin_work(struct rblk_pg_spin *s)
  */
 static inline void rblk_pg_spin_slept(struct rblk_pg_spin *s)
 {
-	s->empty = RBLK_PG_SPIN_DUE;
+	rblk_pg_spin_work(s);
+	s->slept = true;
 }
 
-/* An empty iteration: poll again or sleep (due: completions are expected). */
+/*
+ * An empty iteration: poll again or sleep (due: completions are expected).
+ * Reads the time through clk (the iteration's cache) every
+ * RBLK_PG_SPIN_CHECK calls only.
+ */
 enum rblk_pg_next rblk_pg_spin_empty(struct rblk_pg_spin *s, enum rblk_poll_mode mode,
-				     bool due);
+				     bool due, struct rblk_clock_cache *clk);
 
 struct rblk_pg_stats {
 	_Atomic uint64_t iterations;
