@@ -540,6 +540,17 @@ static void consume_cq_event(struct rblk_pg_dev *dev)
 		dev->armed = false;
 }
 
+/*
+ * Takes the one event of an armed CQ that epoll reported: a single read (an
+ * arming raises at most one event; were there another, epoll would report the
+ * channel again).
+ */
+static void take_cq_event(struct rblk_pg_dev *dev)
+{
+	if (rblk_cq_get_event(dev->cq) > 0)
+		dev->armed = false;
+}
+
 int rblk_poll_group_idle(struct rblk_poll_group *pg)
 {
 	for (unsigned d = 0; d < pg->ndevs; d++)
@@ -570,7 +581,7 @@ static void sleep_wait(struct rblk_poll_group *pg)
 		else if (src == &pg->bq_fd)
 			read_eventfd(pg, pg->bq_fd, "backend");
 		else if (src)
-			consume_cq_event(src);
+			take_cq_event(src);
 	}
 }
 
