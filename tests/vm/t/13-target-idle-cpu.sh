@@ -37,11 +37,12 @@ for mode in adaptive busy; do
 	conn=$(pct "$BG_PID" 10)
 	log "RESULT $mode: idle without hosts ${idle}% of a CPU, with an idle host connected ${conn}%"
 	if [ $mode = adaptive ]; then
-		# Seven more controllers of the same host (-D: a duplicate connect is a new
-		# controller), then the idle cost of all eight.
+		# Seven more controllers, each as a host of its own (nvme-cli refuses a second
+		# connect of the same host NQN), then the idle cost of all eight.
 		for i in 2 3 4 5 6 7 8; do
-			nvme connect -t rdma -a $VM_ADDR0 -s 4420 -n $NQN -w $VM_ADDR1 -D >&2 ||
-				die "connect $i failed"
+			u=$(cat /proc/sys/kernel/random/uuid)
+			nvme connect -t rdma -a $VM_ADDR0 -s 4420 -n $NQN -w $VM_ADDR1 \
+				-q nqn.2014-08.org.nvmexpress:uuid:$u -I $u >&2 || die "connect $i failed"
 		done
 		n=$(ls -d /sys/class/nvme-subsystem/*/nvme* 2>/dev/null | grep -c '/nvme[0-9]*$')
 		sleep 3
