@@ -108,11 +108,15 @@ struct rblk_pg_spin {
 	bool slept;        /* nothing found since the last wakeup */
 };
 
-/* The iteration did work: the next empty one starts a new spin window. */
-static inline void rblk_pg_spin_work(struct rblk_pg_spin *s)
+/*
+ * The iteration did work: the next empty one starts a new spin window. When
+ * that iteration read the clock (clk valid: it timed a command), the window
+ * starts at that time, which saves the read that would start it.
+ */
+static inline void rblk_pg_spin_work(struct rblk_pg_spin *s, const struct rblk_clock_cache *clk)
 {
 	s->empty = 0;
-	s->since_ns = 0;
+	s->since_ns = clk && clk->on && clk->valid ? clk->ns : 0;
 	s->slept = false;
 }
 
@@ -122,7 +126,7 @@ static inline void rblk_pg_spin_work(struct rblk_pg_spin *s)
  */
 static inline void rblk_pg_spin_slept(struct rblk_pg_spin *s)
 {
-	rblk_pg_spin_work(s);
+	rblk_pg_spin_work(s, NULL);
 	s->slept = true;
 }
 
