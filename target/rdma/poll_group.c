@@ -592,14 +592,14 @@ static void loop(struct rblk_poll_group *pg)
 
 	while (!atomic_load_explicit(&pg->stop, memory_order_acquire)) {
 		if (rblk_poll_group_poll(pg)) {
-			rblk_pg_spin_work(&spin, &pg->clock);
+			rblk_pg_spin_work(&spin);
 			continue;
 		}
 		if (rblk_pg_spin_empty(&spin, mode, mode == RBLK_POLL_ADAPTIVE && work_due(pg),
 				       &pg->clock) == RBLK_PG_NEXT_POLL)
 			continue;
 		if (prepare_sleep(pg, false)) {
-			rblk_pg_spin_work(&spin, &pg->clock);
+			rblk_pg_spin_work(&spin);
 			continue;
 		}
 		sleep_wait(pg);

@@ -108,15 +108,11 @@ struct rblk_pg_spin {
 	bool slept;        /* nothing found since the last wakeup */
 };
 
-/*
- * The iteration did work: the next empty one starts a new spin window. When
- * that iteration read the clock (clk valid: it timed a command), the window
- * starts at that time, which saves the read that would start it.
- */
-static inline void rblk_pg_spin_work(struct rblk_pg_spin *s, const struct rblk_clock_cache *clk)
+/* The iteration did work: the next empty one starts a new spin window. */
+static inline void rblk_pg_spin_work(struct rblk_pg_spin *s)
 {
 	s->empty = 0;
-	s->since_ns = clk && clk->on && clk->valid ? clk->ns : 0;
+	s->since_ns = 0;
 	s->slept = false;
 }
 
@@ -126,7 +122,7 @@ static inline void rblk_pg_spin_work(struct rblk_pg_spin *s, const struct rblk_c
  */
 static inline void rblk_pg_spin_slept(struct rblk_pg_spin *s)
 {
-	rblk_pg_spin_work(s, NULL);
+	rblk_pg_spin_work(s);
 	s->slept = true;
 }
 

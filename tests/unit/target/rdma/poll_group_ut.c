@@ -214,36 +214,17 @@ static void test_spin_adaptive_window(void)
 	n = spins(&s, false, &clk, 1);
 	CU_ASSERT(n >= RBLK_PG_SPIN_IDLE_US + RBLK_PG_SPIN_CHECK - 1);
 	CU_ASSERT(n <= RBLK_PG_SPIN_IDLE_US + 2 * RBLK_PG_SPIN_CHECK);
-	rblk_pg_spin_work(&s, NULL);
+	rblk_pg_spin_work(&s);
 	n = spins(&s, true, &clk, 1);
 	CU_ASSERT(n >= RBLK_PG_SPIN_DUE_US + RBLK_PG_SPIN_CHECK - 1);
 	CU_ASSERT(n <= RBLK_PG_SPIN_DUE_US + 2 * RBLK_PG_SPIN_CHECK);
 	/* Slow iterations (an emulated VM): the same time, far fewer of them. */
-	rblk_pg_spin_work(&s, NULL);
+	rblk_pg_spin_work(&s);
 	n = spins(&s, false, &clk, 30);
 	CU_ASSERT(n <= 4 * RBLK_PG_SPIN_CHECK);
 	/* Work found: a new window. */
-	rblk_pg_spin_work(&s, NULL);
+	rblk_pg_spin_work(&s);
 	CU_ASSERT_EQUAL(rblk_pg_spin_empty(&s, RBLK_POLL_ADAPTIVE, false, &clk), RBLK_PG_NEXT_POLL);
-}
-
-/* Work that read the clock starts the window: its first check can end it. */
-static void test_spin_window_starts_at_the_work(void)
-{
-	struct rblk_clock_cache clk = fake_clock(1000000000ull);
-	struct rblk_pg_spin s = { 0 };
-	unsigned n;
-
-	rblk_pg_spin_work(&s, &clk);
-	/* 40 us per iteration: the first check (120 us later) is past the 100 us window. */
-	n = spins(&s, false, &clk, 40);
-	CU_ASSERT_EQUAL(n, RBLK_PG_SPIN_CHECK - 1);
-	/* Work that did not read the clock: the first check only starts the window. */
-	clk.valid = false;
-	rblk_pg_spin_work(&s, &clk);
-	clk.valid = true;
-	n = spins(&s, false, &clk, 40);
-	CU_ASSERT_EQUAL(n, 2 * RBLK_PG_SPIN_CHECK - 1);
 }
 
 /* The clock is read every RBLK_PG_SPIN_CHECK empty iterations only. */
@@ -276,7 +257,7 @@ static void test_spin_after_sleep_sleeps_again(void)
 	CU_ASSERT_EQUAL(rblk_pg_spin_empty(&s, RBLK_POLL_ADAPTIVE, true, &clk), RBLK_PG_NEXT_SLEEP);
 	/* ... unless the wakeup brought work. */
 	rblk_pg_spin_slept(&s);
-	rblk_pg_spin_work(&s, NULL);
+	rblk_pg_spin_work(&s);
 	CU_ASSERT_EQUAL(rblk_pg_spin_empty(&s, RBLK_POLL_ADAPTIVE, true, &clk), RBLK_PG_NEXT_POLL);
 }
 
@@ -292,7 +273,7 @@ static void test_spin_busy_and_event_modes(void)
 	}
 	rblk_pg_spin_slept(&s);
 	CU_ASSERT_EQUAL(rblk_pg_spin_empty(&s, RBLK_POLL_BUSY, false, &clk), RBLK_PG_NEXT_POLL);
-	rblk_pg_spin_work(&s, NULL);
+	rblk_pg_spin_work(&s);
 	CU_ASSERT_EQUAL(rblk_pg_spin_empty(&s, RBLK_POLL_EVENT, true, &clk), RBLK_PG_NEXT_SLEEP);
 }
 
@@ -304,7 +285,6 @@ static const struct ut_case cases[] = {
 	UT_CASE(test_busy_never_sleeps),
 	UT_CASE(test_spin_adaptive_window),
 	UT_CASE(test_spin_reads_the_clock_rarely),
-	UT_CASE(test_spin_window_starts_at_the_work),
 	UT_CASE(test_spin_after_sleep_sleeps_again),
 	UT_CASE(test_spin_busy_and_event_modes),
 	UT_END,
