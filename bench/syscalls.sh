@@ -38,7 +38,7 @@ sc_cpu_ticks() { local s; read -r s < /proc/$1/stat; s=${s##*) }; set -- $s; ech
 # The scheduler's own run time of every thread (ns, /proc/PID/task/*/schedstat): exact,
 # where utime+stime are sampled at the timer tick and overcount a process that wakes
 # on timer expiries (which happen on ticks), i.e. an idle poller.
-sc_run_ns() { cat /proc/$1/task/*/schedstat 2>/dev/null | awk '{ n += $1 } END { printf "%d", n }'; }
+sc_run_ns() { cat /proc/$1/task/*/schedstat 2>/dev/null | awk '{ n += $1 } END { printf "%.0f", n }'; }
 sc_now() { cut -d' ' -f1 /proc/uptime; }
 
 sc_start() {	# PID FILE

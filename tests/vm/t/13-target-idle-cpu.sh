@@ -59,7 +59,7 @@ for mode in adaptive busy; do
 		fi
 		# utime+stime are sampled at the timer tick, when an idle poller wakes up (timer
 		# expiries fall on ticks), so they overcount; the scheduler's run time is exact.
-		runns() { cat /proc/$1/task/*/schedstat | awk '{ n += $1 } END { printf "%d", n }'; }
+		runns() { cat /proc/$1/task/*/schedstat | awk '{ n += $1 } END { printf "%.0f", n }'; }
 		a=$(ticks "$BG_PID") ra=$(runns "$BG_PID"); sleep 10; b=$(ticks "$BG_PID") rb=$(runns "$BG_PID")
 		conn8=$(( (b - a) * 100 / (HZ * 10) ))
 		log "RESULT $mode: $n controllers connected and idle: $(awk "BEGIN { printf \"%.1f\", ($b - $a) * 100 / ($HZ * 10) }")% of a CPU by utime+stime, $(awk "BEGIN { printf \"%.2f\", ($rb - $ra) / 1e7 / 10 }")% by run time; $sc system calls/s"
