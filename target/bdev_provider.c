@@ -143,6 +143,14 @@ int rblk_bdev_provider_sync(const struct rblk_provider *p)
 	return rblk_bdev_sync(p->ctx);
 }
 
+int rblk_bdev_provider_watch_size(const struct rblk_provider *p,
+				  void (*fn)(void *arg, uint64_t bytes), void *arg)
+{
+	if (p->ops != &bdev_ops)
+		return -EOPNOTSUPP;
+	return rblk_bdev_watch_size(p->ctx, fn, arg);
+}
+
 int rblk_bdev_provider_open(struct rblk_target *tgt, const struct rblk_ns_opts *opts,
 			    struct rblk_provider *out)
 {

@@ -463,7 +463,8 @@ struct rblk_tgt_ns {
 	uint32_t nsid;
 	char *path;                      /* backing file or device; a label for providers */
 	struct rblk_provider prov;       /* the storage: built-in backend or the embedder's */
-	uint64_t nlb;                    /* size in logical blocks */
+	uint64_t nlb;                    /* size in logical blocks; rblk_tgt_ns_nlb():
+					  * a watched backend resizes it live */
 	uint32_t lbads;                  /* log2(block size), 9..12 */
 	bool read_only;
 	bool vwc;                        /* volatile write cache: Flush matters */
@@ -651,6 +652,18 @@ void rblk_tgt_ns_destroy(struct rblk_tgt_ns *ns);
  * Counted in stats.syncs / stats.sync_errors. 0 or -errno.
  */
 int rblk_tgt_ns_sync(struct rblk_tgt_ns *ns, const char *why);
+/*
+ * Follows the backend's size once the namespace is in its subsystem's table
+ * (nsid known): a change updates nlb and raises a namespace-attribute event
+ * on every controller. Nothing for backends that cannot tell (-EOPNOTSUPP is
+ * not an error). 0 or -errno.
+ */
+int rblk_tgt_ns_watch_size(struct rblk_tgt_ns *ns);
+/* The size in blocks: any thread, changes when the backend resizes. */
+static inline uint64_t rblk_tgt_ns_nlb(const struct rblk_tgt_ns *ns)
+{
+	return __atomic_load_n(&ns->nlb, __ATOMIC_RELAXED);
+}
 static inline void rblk_tgt_ns_get(struct rblk_tgt_ns *ns)
 {
 	atomic_fetch_add_explicit(&ns->refs, 1, memory_order_relaxed);
@@ -679,6 +692,12 @@ int rblk_bdev_provider_open(struct rblk_target *tgt, const struct rblk_ns_opts *
  * poll-group threads: the target cannot flush it from elsewhere).
  */
 int rblk_bdev_provider_sync(const struct rblk_provider *p);
+/*
+ * Calls fn(arg, bytes) on an engine thread when the built-in backend's size
+ * changes (rbd); 0, -EOPNOTSUPP (an embedder's provider, a file), or -errno.
+ */
+int rblk_bdev_provider_watch_size(const struct rblk_provider *p,
+				  void (*fn)(void *arg, uint64_t bytes), void *arg);
 /* Stable identifiers: a hash of (subsystem NQN, nsid) or of the NQN. */
 void rblk_gen_uuid(const char *nqn, uint32_t nsid, uint8_t uuid[16]);
 void rblk_gen_nguid(const char *nqn, uint32_t nsid, uint8_t nguid[16]);

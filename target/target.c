@@ -678,7 +678,7 @@ static struct json_object *ns_json(struct rblk_tgt_ns *ns)
 	json_object_object_add(o, "subsystem", json_object_new_string(ns->ss->nqn));
 	add_u64(o, "nsid", ns->nsid);
 	json_object_object_add(o, "path", json_object_new_string(ns->path));
-	add_u64(o, "blocks", ns->nlb);
+	add_u64(o, "blocks", rblk_tgt_ns_nlb(ns));
 	add_u64(o, "block_size", 1u << ns->lbads);
 	json_object_object_add(o, "read_only", json_object_new_boolean(ns->read_only));
 	add_u64(o, "read_cmds", rblk_stat_get(&st->read_cmds));
