@@ -77,6 +77,11 @@ struct rblk_bdev_opts {
 	uint32_t block_size;    /* logical block size; 0 = detect (512 for files) */
 	uint64_t capacity;      /* mem/null: size in bytes (multiple of the block size) */
 	enum rblk_bdev_direct direct;
+	/* rbd: the Ceph client (NULL: $CEPH_CONF, $RBLK_RBD_ID, the keyring the
+	 * configuration names); these win over $CEPH_ARGS. */
+	const char *ceph_conf;
+	const char *ceph_id;
+	const char *ceph_keyring;
 };
 
 struct rblk_bdev {

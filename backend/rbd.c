@@ -62,10 +62,15 @@ struct rbd_dev {
 	void *resized_arg;
 };
 
-/* Connects as client.$RBLK_RBD_ID with the usual Ceph client configuration. */
-static int cluster_connect(const char *label, rados_t *out)
+/*
+ * Connects as client.ID (opts->ceph_id, else $RBLK_RBD_ID, else admin) with
+ * the usual Ceph client configuration: the file (opts->ceph_conf, else
+ * $CEPH_CONF or Ceph's search path), $CEPH_ARGS on top, then the options
+ * given to us, which win as a command line would.
+ */
+static int cluster_connect(const char *label, const struct rblk_bdev_opts *opts, rados_t *out)
 {
-	const char *id = getenv("RBLK_RBD_ID");
+	const char *id = opts->ceph_id ? opts->ceph_id : getenv("RBLK_RBD_ID");
 	char name[128], tmo[32];
 	rados_t cl;
 	int r;
@@ -77,16 +82,26 @@ static int cluster_connect(const char *label, rados_t *out)
 	r = rados_create2(&cl, "ceph", name, 0);
 	if (r < 0)
 		return r;
-	/* No file at all is fine: CEPH_ARGS may carry mon_host and the key. */
-	r = rados_conf_read_file(cl, NULL);
-	if (r < 0 && r != -ENOENT) {
-		RBLK_ERR("backend: %s: reading the Ceph configuration: %s", label, strerror(-r));
+	/*
+	 * No file at all is fine when Ceph searches (CEPH_ARGS may carry
+	 * mon_host and the key); a file we were given must be there.
+	 */
+	r = rados_conf_read_file(cl, opts->ceph_conf);
+	if (r < 0 && (r != -ENOENT || opts->ceph_conf)) {
+		RBLK_ERR("backend: %s: reading the Ceph configuration %s: %s", label,
+			 opts->ceph_conf ? opts->ceph_conf : "", strerror(-r));
 		goto out_shutdown;
 	}
+	/* Ceph reads CEPH_ARGS once per process and keeps that value. */
 	r = rados_conf_parse_env(cl, NULL);
 	if (r < 0) {
 		RBLK_ERR("backend: %s: parsing CEPH_ARGS: %s", label, strerror(-r));
 		goto out_shutdown;
+	}
+	if (opts->ceph_keyring) {
+		r = rados_conf_set(cl, "keyring", opts->ceph_keyring);
+		if (r < 0)
+			goto out_shutdown;
 	}
 	/*
 	 * Ceph's default (300 s) would hold the target's start-up that long when
@@ -132,7 +147,7 @@ static int rbd_bdev_open(struct rblk_bdev *bdev, const struct rblk_bdev_opts *op
 	if (!d)
 		return -ENOMEM;
 	pthread_mutex_init(&d->size_lock, NULL);
-	r = cluster_connect(bdev->path, &d->cluster);
+	r = cluster_connect(bdev->path, opts, &d->cluster);
 	if (r)
 		goto out_free;
 	/*

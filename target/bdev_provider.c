@@ -178,6 +178,9 @@ int rblk_bdev_provider_open(struct rblk_target *tgt, const struct rblk_ns_opts *
 			return -EOPNOTSUPP;
 		}
 		bo.engine = "rbd";
+		bo.ceph_conf = tgt->opts.rbd_conf;
+		bo.ceph_id = tgt->opts.rbd_id;
+		bo.ceph_keyring = tgt->opts.rbd_keyring;
 	} else {
 		/* The poll groups' queues serve one engine: the target's. */
 		if (opts->backend && strcmp(opts->backend, tgt->backend)) {

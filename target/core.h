@@ -382,6 +382,7 @@ int rblk_transport_poll(struct rblk_transport *t, int *timeout_ms);
 struct rblk_target {
 	struct rblk_target_opts opts;    /* defaults filled in */
 	char backend[16];                /* resolved engine: "uring" or "aio" */
+	char *rbd_conf, *rbd_id, *rbd_keyring; /* opts' copies (NULL: not given) */
 	uint64_t created_ms;             /* SMART power-on hours */
 	pthread_mutex_t lock;            /* subsystem list, listeners */
 	struct rblk_subsystem *subsys;   /* NVM subsystems, list by ->next */

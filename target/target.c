@@ -128,6 +128,15 @@ int rblk_target_create(const struct rblk_target_opts *opts, struct rblk_target *
 		snprintf(tgt->backend, sizeof(tgt->backend), "%s", rblk_backend_auto_name(NULL, 0));
 	}
 	tgt->opts.backend = tgt->backend;
+	if ((tgt->opts.rbd_conf && !(tgt->rbd_conf = strdup(tgt->opts.rbd_conf))) ||
+	    (tgt->opts.rbd_id && !(tgt->rbd_id = strdup(tgt->opts.rbd_id))) ||
+	    (tgt->opts.rbd_keyring && !(tgt->rbd_keyring = strdup(tgt->opts.rbd_keyring)))) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	tgt->opts.rbd_conf = tgt->rbd_conf;
+	tgt->opts.rbd_id = tgt->rbd_id;
+	tgt->opts.rbd_keyring = tgt->rbd_keyring;
 	tgt->created_ms = rblk_clock_ms();
 	tgt->next_portid = 1;
 	atomic_init(&tgt->genctr, 1);
@@ -161,6 +170,9 @@ out_close:
 out_mutex:
 	pthread_mutex_destroy(&tgt->lock);
 out_free:
+	free(tgt->rbd_conf);
+	free(tgt->rbd_id);
+	free(tgt->rbd_keyring);
 	free(tgt);
 	return ret;
 }
@@ -186,6 +198,9 @@ void rblk_target_destroy(struct rblk_target *tgt)
 	free(tgt->listeners);
 	close(tgt->stop_fd);
 	pthread_mutex_destroy(&tgt->lock);
+	free(tgt->rbd_conf);
+	free(tgt->rbd_id);
+	free(tgt->rbd_keyring);
 	free(tgt);
 }
 

@@ -106,6 +106,17 @@ struct rblk_target_opts {
 	uint32_t max_pending_per_addr;
 	uint32_t max_ctrls_per_host;
 	uint32_t max_queues;
+	/*
+	 * Ceph client of "rbd:" namespaces, for all of them (docs/rbd.md); NULL
+	 * keeps what every Ceph client does. rbd_conf: the configuration file
+	 * (else $CEPH_CONF, else Ceph's search path); rbd_id: the client name
+	 * without "client." (else $RBLK_RBD_ID, else "admin"); rbd_keyring: the
+	 * keyring file (else the file's or $CEPH_ARGS's). These win over
+	 * $CEPH_ARGS. Copied at create.
+	 */
+	const char *rbd_conf;
+	const char *rbd_id;
+	const char *rbd_keyring;
 };
 
 void rblk_target_opts_init(struct rblk_target_opts *opts) RBLK_EXPORT;

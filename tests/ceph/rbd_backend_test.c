@@ -271,6 +271,41 @@ static void test_client_id_and_ceph_args(void)
 }
 
 /*
+ * The same client given as options (rblk-target's --ceph-conf, --rbd-id,
+ * --rbd-keyring): they win over the environment.
+ */
+static void test_client_options(void)
+{
+	struct rblk_bdev_opts o = { .size = sizeof(o), .engine = "rbd", .path = path };
+	const char *keyring = getenv("RBLK_CEPH_CLIENT_KEYRING");
+	char *conf = strdup(getenv("CEPH_CONF"));
+	struct rblk_bdev *bdev = NULL;
+
+	if (!keyring) {
+		ut_skip("RBLK_CEPH_CLIENT_KEYRING not set");
+		free(conf);
+		return;
+	}
+	unsetenv("CEPH_CONF");
+	setenv("RBLK_RBD_ID", "nobody", 1); /* the option wins */
+	o.ceph_conf = conf;
+	o.ceph_id = "rblk";
+	o.ceph_keyring = keyring;
+	CU_ASSERT_EQUAL(rblk_bdev_open(&o, &bdev), 0);
+	if (bdev)
+		CU_ASSERT_EQUAL(bdev->size, IMAGE_SIZE);
+	rblk_bdev_close(bdev);
+	/* A configuration file that is not there is an error, not a search. */
+	bdev = NULL;
+	o.ceph_conf = "/nonexistent/ceph.conf";
+	CU_ASSERT_TRUE(rblk_bdev_open(&o, &bdev) < 0);
+	CU_ASSERT_PTR_NULL(bdev);
+	unsetenv("RBLK_RBD_ID");
+	setenv("CEPH_CONF", conf, 1);
+	free(conf);
+}
+
+/*
  * CEPH_CONF set to a copy of the cluster's file with @extra appended, for
  * one case; restore_conf() puts the original back. (Not CEPH_ARGS: Ceph
  * reads that once per process and keeps the first non-empty value, so only
@@ -437,6 +472,7 @@ static const struct ut_case cases[] = {
 	UT_CASE(test_read_only),
 	UT_CASE(test_open_errors),
 	UT_CASE(test_client_id_and_ceph_args),
+	UT_CASE(test_client_options),
 	UT_CASE(test_cache_off_no_vwc),
 	UT_CASE(test_resize_followed),
 	UT_CASE(test_unreachable_cluster_fails),
