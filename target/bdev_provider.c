@@ -143,6 +143,11 @@ int rblk_bdev_provider_sync(const struct rblk_provider *p)
 	return rblk_bdev_sync(p->ctx);
 }
 
+bool rblk_bdev_provider_is(const struct rblk_provider *p)
+{
+	return p->ops == &bdev_ops;
+}
+
 int rblk_bdev_provider_watch_size(const struct rblk_provider *p,
 				  void (*fn)(void *arg, uint64_t bytes), void *arg)
 {

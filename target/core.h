@@ -660,6 +660,11 @@ int rblk_tgt_ns_sync(struct rblk_tgt_ns *ns, const char *why);
  * not an error). 0 or -errno.
  */
 int rblk_tgt_ns_watch_size(struct rblk_tgt_ns *ns);
+/*
+ * The namespace now has nlb blocks (its storage was resized): stores it and,
+ * when it changed, raises the namespace-attribute event. Any thread.
+ */
+void rblk_tgt_ns_set_nlb(struct rblk_tgt_ns *ns, uint64_t nlb);
 /* The size in blocks: any thread, changes when the backend resizes. */
 static inline uint64_t rblk_tgt_ns_nlb(const struct rblk_tgt_ns *ns)
 {
@@ -697,6 +702,8 @@ int rblk_bdev_provider_sync(const struct rblk_provider *p);
  * Calls fn(arg, bytes) on an engine thread when the built-in backend's size
  * changes (rbd); 0, -EOPNOTSUPP (an embedder's provider, a file), or -errno.
  */
+/* Whether p is a built-in backend (not an embedder's provider). */
+bool rblk_bdev_provider_is(const struct rblk_provider *p);
 int rblk_bdev_provider_watch_size(const struct rblk_provider *p,
 				  void (*fn)(void *arg, uint64_t bytes), void *arg);
 /* Stable identifiers: a hash of (subsystem NQN, nsid) or of the NQN. */

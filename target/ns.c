@@ -179,7 +179,12 @@ int rblk_tgt_ns_sync(struct rblk_tgt_ns *ns, const char *why)
 static void ns_resized(void *arg, uint64_t bytes)
 {
 	struct rblk_tgt_ns *ns = arg;
-	uint64_t nlb = bytes >> ns->lbads;
+
+	rblk_tgt_ns_set_nlb(ns, bytes >> ns->lbads);
+}
+
+void rblk_tgt_ns_set_nlb(struct rblk_tgt_ns *ns, uint64_t nlb)
+{
 	uint64_t old = __atomic_exchange_n(&ns->nlb, nlb, __ATOMIC_RELAXED);
 
 	if (old == nlb)

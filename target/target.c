@@ -353,6 +353,28 @@ int rblk_subsystem_add_namespace(struct rblk_subsystem *ss, const struct rblk_ns
 	return ret;
 }
 
+int rblk_subsystem_resize_namespace(struct rblk_subsystem *ss, uint32_t nsid,
+				    uint64_t num_blocks)
+{
+	struct rblk_tgt_ns *ns;
+	int ret = 0;
+
+	if (!ss || !num_blocks)
+		return -EINVAL;
+	ns = rblk_subsys_get_ns(ss, nsid);
+	if (!ns)
+		return -ENOENT;
+	/* A built-in backend's size is its storage's (rbd follows it by itself). */
+	if (rblk_bdev_provider_is(&ns->prov))
+		ret = -EOPNOTSUPP;
+	else if (num_blocks > (UINT64_MAX >> ns->lbads))
+		ret = -EINVAL;
+	else
+		rblk_tgt_ns_set_nlb(ns, num_blocks);
+	rblk_tgt_ns_put(ns);
+	return ret;
+}
+
 int rblk_subsystem_remove_namespace(struct rblk_subsystem *ss, uint32_t nsid)
 {
 	int ret;

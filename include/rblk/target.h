@@ -234,6 +234,17 @@ void rblk_ns_opts_init(struct rblk_ns_opts *opts) RBLK_EXPORT;
 int rblk_subsystem_add_namespace(struct rblk_subsystem *ss, const struct rblk_ns_opts *opts,
 				 uint32_t *nsid) RBLK_EXPORT;
 int rblk_subsystem_remove_namespace(struct rblk_subsystem *ss, uint32_t nsid) RBLK_EXPORT;
+/*
+ * An embedder's provider changed size: the namespace now has num_blocks
+ * blocks (its provider's num_blocks is not read again). Commands are checked
+ * against the new size from now on, and connected hosts get a Namespace
+ * Attribute Changed event (the Changed Namespace List names nsid), on which
+ * the Linux host reads the new size. Any thread. 0, -ENOENT (no such
+ * namespace), -EINVAL (0 blocks, or too many), -EOPNOTSUPP (a built-in
+ * backend: its size is its storage's; an rbd: image is followed by itself).
+ */
+int rblk_subsystem_resize_namespace(struct rblk_subsystem *ss, uint32_t nsid,
+				    uint64_t num_blocks) RBLK_EXPORT;
 
 struct rblk_listen_opts {
 	size_t size;
