@@ -86,14 +86,6 @@ writes() {
 	grep -oE '"write_cmds": *[0-9]+' "$f" | tail -1 | grep -oE '[0-9]+$'
 }
 
-# refused NAME: commands target NAME completed with an error on its I/O queues, from
-# the last statistics it printed (with ANA, the commands it refused with 0x302)
-refused() {
-	awk '/^\{/ { buf = ""; on = 1 } on { buf = buf $0 "\n" } /^\}/ { on = 0; last = buf }
-		END { printf "%s", last }' "$T_WORK/$1.log" |
-		jq '[.controllers[].queues[] | select(.qid > 0) | .errors] | add // 0'
-}
-
 # paths: the hidden per-controller path devices of $HEAD (nvmeXnZ has nvmeXcYnZ, one
 # per controller Y; 6.1 and 6.12 have no /sys/block/$HEAD/multipath/ listing them)
 paths() {
