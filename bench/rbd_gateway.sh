@@ -5,8 +5,12 @@
 # throw-away Ceph cluster (tests/ceph/ceph-mini.sh: one monitor, one memory-store OSD).
 # A benchmark, not a test: it prints figures and writes JSON, and never judges them.
 #
-#   bench/rbd_gateway.sh [--reps N] [--runtime S] [--workloads LIST] [--out DIR] [BUILD_DIR]
+#   bench/rbd_gateway.sh [--reps N] [--runtime S] [--workloads LIST] [--target-args ARGS]
+#                        [--out DIR] [BUILD_DIR]
 #
+# --target-args: extra rblk-target flags, e.g. "--poll-mode event --poll-groups 1"
+#   (the VM has 2 vCPUs shared with the OSD, the monitor, fio and Soft-RoCE: a
+#   target that spins takes CPU the cluster needs).
 # Image: rbd/bench, 256 MiB, feature layering only, filled once with 1 MiB writes so
 #   reads hit real objects. librbd's settings are Ceph's defaults on both sides.
 # Workloads (one fio job each): randread-4k-qd32, randwrite-4k-qd32 (IOPS),
@@ -22,7 +26,7 @@ set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 SRC=$(cd "$HERE/.." && pwd)
 . "$HERE/lib.sh"
-REPS=3 RUNTIME=5 OUT=
+REPS=3 RUNTIME=5 OUT= TARGET_ARGS=
 WORKLOADS=randread-4k-qd32,randwrite-4k-qd32,read-128k-qd16,write-128k-qd16
 die() { echo "rbd_gateway: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
@@ -31,7 +35,8 @@ while [ $# -gt 0 ]; do
 	--runtime) RUNTIME=$2; shift 2 ;;
 	--workloads) WORKLOADS=$2; shift 2 ;;
 	--out) OUT=$2; shift 2 ;;
-	-h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	--target-args) TARGET_ARGS=$2; shift 2 ;;
+	-h|--help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	-*) die "unknown option $1" ;;
 	*) break ;;
 	esac
@@ -66,10 +71,10 @@ log "ceph up in $(awk "BEGIN { print $t1 - $t0 }") s"
 rbd create --size 256M --image-feature layering rbd/bench || die "rbd create"
 fio --name=fill --ioengine=rbd --clientname=admin --pool=rbd --rbdname=bench --rw=write \
 	--bs=1M --iodepth=8 --size=256M --output=$RAW/fill.txt || die "filling the image"
-echo "{\"kernel\": \"$(uname -r)\", \"cpus\": $(nproc), \"clk_tck\": $(getconf CLK_TCK), \"ceph_start_s\": $(awk "BEGIN { print $t1 - $t0 }"), \"fio\": \"$(fio --version)\", \"workloads\": \"$RBLK_BENCH_WORKLOADS\"}" > $RAW/env.json
+echo "{\"kernel\": \"$(uname -r)\", \"cpus\": $(nproc), \"clk_tck\": $(getconf CLK_TCK), \"ceph_start_s\": $(awk "BEGIN { print $t1 - $t0 }"), \"fio\": \"$(fio --version)\", \"workloads\": \"$RBLK_BENCH_WORKLOADS\", \"target_args\": \"$RBLK_BENCH_TARGET_ARGS\"}" > $RAW/env.json
 
 $TGT --listen 10.99.0.1:4420 --subsystem $NQN --ns rbd:rbd/bench --allow-any-host \
-	> /tmp/target.log 2>&1 &
+	$RBLK_BENCH_TARGET_ARGS > /tmp/target.log 2>&1 &
 TPID=$!
 for _ in $(seq 300); do grep -q 'notice: ready' /tmp/target.log && break; sleep 0.2; done
 grep -q 'notice: ready' /tmp/target.log || die "rblk-target did not start"
@@ -129,7 +134,7 @@ echo "rbd_gateway: workloads $WORKLOADS, $REPS reps x $RUNTIME s, build $BUILD, 
 nwl=$(echo "$WORKLOADS" | tr ',' '\n' | wc -l)
 export VM_OUT=$OUT VM_TIMEOUT=$((600 + REPS * 2 * nwl * (RUNTIME + 10)))
 export RBLK_BUILD=$BUILD RBLK_BENCH_REPS=$REPS RBLK_BENCH_RUNTIME=$RUNTIME
-export RBLK_BENCH_WORKLOADS=$WORKLOADS RBLK_BENCH_SRC=$SRC
+export RBLK_BENCH_WORKLOADS=$WORKLOADS RBLK_BENCH_SRC=$SRC RBLK_BENCH_TARGET_ARGS=$TARGET_ARGS
 bench_host_load "$OUT/host-load.json"
 "$SRC/tests/vm/softroce-vm" "$OUT/vm-bench.sh" || die "the VM run failed (console: $OUT/console.log)"
 
@@ -163,7 +168,8 @@ for wl in env["workloads"].split(","):
     rows.append((wl, res["unit"], res["gateway"]["median"], res["direct"]["median"], res["ratio"],
                  res["gateway"].get("target_cpu_us_per_io", 0)))
 json.dump(summary, open(os.path.join(out, "summary.json"), "w"), indent=1)
-print(f"kernel {env['kernel']}, {env['fio']}, ceph start {env['ceph_start_s']} s; host busy "
+print(f"kernel {env['kernel']}, {env['fio']}, ceph start {env['ceph_start_s']} s, "
+      f"target args '{env.get('target_args', '')}'; host busy "
       f"{load['busy_pct']}% (load {load['loadavg']}){', WARNING: ' + load['warning'] if load['warning'] else ''}")
 print(f"{'workload':20} {'unit':5} {'gateway':>10} {'fio rbd':>10} {'ratio':>6} {'tgt us/IO':>9}")
 for wl, unit, g, d, r, cpu in rows:
