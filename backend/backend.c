@@ -241,6 +241,15 @@ int rblk_bdev_sync(struct rblk_bdev *bdev)
 	return rblk_file_datasync(bdev);
 }
 
+int rblk_bdev_watch_size(struct rblk_bdev *bdev, rblk_bdev_resize_fn *fn, void *arg)
+{
+	if (!fn)
+		return -EINVAL;
+	if (!bdev->ops->watch_size)
+		return -EOPNOTSUPP;
+	return bdev->ops->watch_size(bdev, fn, arg);
+}
+
 void rblk_bdev_close(struct rblk_bdev *bdev)
 {
 	int refs;
@@ -341,10 +350,11 @@ unsigned rblk_bqueue_depth(const struct rblk_bqueue *q)
 static int check_range(const struct rblk_bdev *bdev, uint64_t off, uint64_t len)
 {
 	uint64_t mask = rblk_bdev_block_size(bdev) - 1;
+	uint64_t size = __atomic_load_n(&bdev->size, __ATOMIC_RELAXED);
 
 	if (len == 0 || ((off | len) & mask))
 		return -EINVAL;
-	if (off > bdev->size || len > bdev->size - off)
+	if (off > size || len > size - off)
 		return -ERANGE;
 	return 0;
 }

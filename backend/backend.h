@@ -77,13 +77,19 @@ struct rblk_bdev_opts {
 	uint32_t block_size;    /* logical block size; 0 = detect (512 for files) */
 	uint64_t capacity;      /* mem/null: size in bytes (multiple of the block size) */
 	enum rblk_bdev_direct direct;
+	/* rbd: the Ceph client (NULL: $CEPH_CONF, $RBLK_RBD_ID, the keyring the
+	 * configuration names); these win over $CEPH_ARGS. */
+	const char *ceph_conf;
+	const char *ceph_id;
+	const char *ceph_keyring;
 };
 
 struct rblk_bdev {
 	char *path;             /* as given (mem/null: the label, or the engine name) */
 	int fd;                 /* -1 for mem/null */
 	void *priv;             /* engine-private (mem: the RAM) */
-	uint64_t size;          /* bytes, a multiple of the block size */
+	uint64_t size;          /* bytes, a multiple of the block size; atomic
+				 * loads: a watched engine changes it (rbd) */
 	uint32_t lba_shift;     /* log2(logical block size) */
 	uint32_t buf_align;     /* buffer addresses must be multiples of this (O_DIRECT) */
 	bool read_only;
@@ -121,6 +127,20 @@ int rblk_bdev_open(const struct rblk_bdev_opts *opts, struct rblk_bdev **out);
  * 0 (also for mem and null, which hold nothing durable) or -errno.
  */
 int rblk_bdev_sync(struct rblk_bdev *bdev);
+/*
+ * The storage's size changed under an open bdev (an RBD image resized by
+ * another client): @size is the new size in bytes, rounded down to whole
+ * blocks, and already in bdev->size. Runs on a thread of the engine's own
+ * (librbd's), never a queue's: short, non-blocking, no call back into the
+ * bdev.
+ */
+typedef void rblk_bdev_resize_fn(void *arg, uint64_t size);
+/*
+ * Calls fn whenever the size changes, until rblk_bdev_close(), which waits
+ * for a call in flight. One watcher per bdev. 0, -EOPNOTSUPP when the engine
+ * cannot tell (files, RAM), -EBUSY when one is set, or -errno.
+ */
+int rblk_bdev_watch_size(struct rblk_bdev *bdev, rblk_bdev_resize_fn *fn, void *arg);
 /* Closes it; no queue may have I/O on it. Queues should unregister it first;
  * if one has not, the object (and its id) lives on until that queue lets go. */
 void rblk_bdev_close(struct rblk_bdev *bdev);

@@ -41,6 +41,8 @@ struct rblk_backend_ops {
 	/* Optional. rblk_bdev_sync() for non-file engines that hold data
 	 * elsewhere (rbd). Synchronous; 0 or -errno. */
 	int (*bdev_sync)(struct rblk_bdev *bdev);
+	/* Optional. rblk_bdev_watch_size(): 0 or -errno. */
+	int (*watch_size)(struct rblk_bdev *bdev, rblk_bdev_resize_fn *fn, void *arg);
 
 	/* Optional. Sets q->priv up for q->depth bios in flight. 0 or -errno. */
 	int (*queue_init)(struct rblk_bqueue *q, const struct rblk_bqueue_opts *opts);

@@ -21,11 +21,20 @@
  * write plus a flush submitted right behind it, and the bio finishes when
  * both have: priv.done counts the completions still outstanding.
  *
+ * Size: librbd's update watch (rbd_update_watch) calls us on one of its
+ * threads whenever the image header changes (a resize by "rbd resize" or
+ * any client, but also snapshots and lock moves). The callback reads the
+ * size, and only when it really changed stores it in bdev->size (atomic: the
+ * queues' range check reads it) and tells the watcher, which hands the
+ * news on to the target (target/ns.c). rbd_update_unwatch waits for a
+ * callback in flight, so closing never races one.
+ *
  * Errors: librbd's results are -errno (-EIO, -ENOSPC when the pool is full,
  * -EROFS, -ETIMEDOUT, -EBLOCKLISTED, ...), left unchanged in bio->res for the
  * target's errno-to-status mapping, as with the other engines.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <rados/librados.h>
 #include <rbd/librbd.h>
 #include <stdio.h>
@@ -38,18 +47,31 @@
 
 #define RBD_DEFAULT_ID "admin"
 #define RBD_MOUNT_TIMEOUT "30" /* seconds to reach the monitors */
+#define CEPH_MOUNT_TIMEOUT_DEFAULT "300" /* Ceph's own, as rados_conf_get prints it */
 
 struct rbd_dev {
 	rados_t cluster;
 	rados_ioctx_t ioctx;
 	rbd_image_t image;
+	struct rblk_bdev *bdev;
+	/* The size watch, set once by rbd_watch_size. */
+	pthread_mutex_t size_lock;      /* one size check at a time */
+	bool watching;
+	uint64_t watch_handle;
+	rblk_bdev_resize_fn *resized;
+	void *resized_arg;
 };
 
-/* Connects as client.$RBLK_RBD_ID with the usual Ceph client configuration. */
-static int cluster_connect(const char *label, rados_t *out)
+/*
+ * Connects as client.ID (opts->ceph_id, else $RBLK_RBD_ID, else admin) with
+ * the usual Ceph client configuration: the file (opts->ceph_conf, else
+ * $CEPH_CONF or Ceph's search path), $CEPH_ARGS on top, then the options
+ * given to us, which win as a command line would.
+ */
+static int cluster_connect(const char *label, const struct rblk_bdev_opts *opts, rados_t *out)
 {
-	const char *id = getenv("RBLK_RBD_ID");
-	char name[128];
+	const char *id = opts->ceph_id ? opts->ceph_id : getenv("RBLK_RBD_ID");
+	char name[128], tmo[32];
 	rados_t cl;
 	int r;
 
@@ -61,23 +83,36 @@ static int cluster_connect(const char *label, rados_t *out)
 	if (r < 0)
 		return r;
 	/*
-	 * Ceph's default (300 s) would hold the target's start-up that long when
-	 * no monitor answers. Set first, so the file or CEPH_ARGS can still
-	 * override it.
+	 * No file at all is fine when Ceph searches (CEPH_ARGS may carry
+	 * mon_host and the key); a file we were given must be there.
 	 */
-	r = rados_conf_set(cl, "client_mount_timeout", RBD_MOUNT_TIMEOUT);
-	if (r < 0)
-		goto out_shutdown;
-	/* No file at all is fine: CEPH_ARGS may carry mon_host and the key. */
-	r = rados_conf_read_file(cl, NULL);
-	if (r < 0 && r != -ENOENT) {
-		RBLK_ERR("backend: %s: reading the Ceph configuration: %s", label, strerror(-r));
+	r = rados_conf_read_file(cl, opts->ceph_conf);
+	if (r < 0 && (r != -ENOENT || opts->ceph_conf)) {
+		RBLK_ERR("backend: %s: reading the Ceph configuration %s: %s", label,
+			 opts->ceph_conf ? opts->ceph_conf : "", strerror(-r));
 		goto out_shutdown;
 	}
+	/* Ceph reads CEPH_ARGS once per process and keeps that value. */
 	r = rados_conf_parse_env(cl, NULL);
 	if (r < 0) {
 		RBLK_ERR("backend: %s: parsing CEPH_ARGS: %s", label, strerror(-r));
 		goto out_shutdown;
+	}
+	if (opts->ceph_keyring) {
+		r = rados_conf_set(cl, "keyring", opts->ceph_keyring);
+		if (r < 0)
+			goto out_shutdown;
+	}
+	/*
+	 * Ceph's default (300 s) would hold the target's start-up that long when
+	 * no monitor answers: ours, unless the file or CEPH_ARGS chose one (a
+	 * value set here would override theirs, so it is set only on the default).
+	 */
+	if (rados_conf_get(cl, "client_mount_timeout", tmo, sizeof(tmo)) == 0 &&
+	    !strcmp(tmo, CEPH_MOUNT_TIMEOUT_DEFAULT)) {
+		r = rados_conf_set(cl, "client_mount_timeout", RBD_MOUNT_TIMEOUT);
+		if (r < 0)
+			goto out_shutdown;
 	}
 	r = rados_connect(cl);
 	if (r < 0) {
@@ -99,6 +134,7 @@ static int rbd_bdev_open(struct rblk_bdev *bdev, const struct rblk_bdev_opts *op
 	struct rblk_rbd_path p;
 	struct rbd_dev *d;
 	uint64_t size;
+	char cache[16] = "true";
 	int r;
 
 	r = rblk_rbd_path_parse(opts->path, &p);
@@ -110,9 +146,17 @@ static int rbd_bdev_open(struct rblk_bdev *bdev, const struct rblk_bdev_opts *op
 	d = calloc(1, sizeof(*d));
 	if (!d)
 		return -ENOMEM;
-	r = cluster_connect(bdev->path, &d->cluster);
+	pthread_mutex_init(&d->size_lock, NULL);
+	r = cluster_connect(bdev->path, opts, &d->cluster);
 	if (r)
 		goto out_free;
+	/*
+	 * librbd's cache on (Ceph's default) may complete writes before the
+	 * OSDs have them: the host must then be told of a volatile cache. Off
+	 * (rbd_cache = false, what two gateways on one image need, docs/rbd.md):
+	 * a completed write is in the cluster, and Flush has nothing to do.
+	 */
+	(void)rados_conf_get(d->cluster, "rbd_cache", cache, sizeof(cache));
 	r = rados_ioctx_create(d->cluster, p.pool, &d->ioctx);
 	if (r < 0) {
 		RBLK_ERR("backend: %s: pool %s: %s", bdev->path, p.pool, strerror(-r));
@@ -138,6 +182,7 @@ static int rbd_bdev_open(struct rblk_bdev *bdev, const struct rblk_bdev_opts *op
 		r = -EINVAL;
 		goto out_close;
 	}
+	d->bdev = bdev;
 	bdev->priv = d;
 	bdev->size = size;
 	bdev->lba_shift = __builtin_ctz(bs);
@@ -149,8 +194,7 @@ static int rbd_bdev_open(struct rblk_bdev *bdev, const struct rblk_bdev_opts *op
 		/* rbd_skip_partial_discard (default on) leaves partial objects
 		 * as they were: no promise of zeroes. */
 		.discard_zeroes = false,
-		/* librbd's cache may ack writes before the OSDs have them. */
-		.write_cache = true,
+		.write_cache = strcmp(cache, "false") != 0,
 	};
 	return 0;
 
@@ -161,6 +205,7 @@ out_ioctx:
 out_shutdown:
 	rados_shutdown(d->cluster);
 out_free:
+	pthread_mutex_destroy(&d->size_lock);
 	free(d);
 	return r;
 }
@@ -171,10 +216,14 @@ static void rbd_bdev_close(struct rblk_bdev *bdev)
 
 	if (!d)
 		return;
+	/* Waits for a size callback in flight: none runs after this. */
+	if (d->watching)
+		rbd_update_unwatch(d->image, d->watch_handle);
 	/* rbd_close flushes librbd's cache and waits for its I/O. */
 	rbd_close(d->image);
 	rados_ioctx_destroy(d->ioctx);
 	rados_shutdown(d->cluster);
+	pthread_mutex_destroy(&d->size_lock);
 	free(d);
 	bdev->priv = NULL;
 }
@@ -184,6 +233,47 @@ static int rbd_bdev_sync(struct rblk_bdev *bdev)
 	struct rbd_dev *d = bdev->priv;
 
 	return rbd_flush(d->image);
+}
+
+/* On a librbd thread, after the image header changed (maybe not its size). */
+static void rbd_header_changed(void *arg)
+{
+	struct rbd_dev *d = arg;
+	uint64_t size, old;
+	int r;
+
+	/* The watch's first look (rbd_watch_size) may race a librbd callback. */
+	pthread_mutex_lock(&d->size_lock);
+	r = rbd_get_size(d->image, &size);
+	if (r < 0) {
+		pthread_mutex_unlock(&d->size_lock);
+		RBLK_WARN("backend: %s: reading the size after an image update: %s",
+			  d->bdev->path, strerror(-r));
+		return;
+	}
+	size &= ~(uint64_t)(rblk_bdev_block_size(d->bdev) - 1);
+	old = __atomic_exchange_n(&d->bdev->size, size, __ATOMIC_RELAXED);
+	if (old != size)
+		d->resized(d->resized_arg, size);
+	pthread_mutex_unlock(&d->size_lock);
+}
+
+static int rbd_watch_size(struct rblk_bdev *bdev, rblk_bdev_resize_fn *fn, void *arg)
+{
+	struct rbd_dev *d = bdev->priv;
+	int r;
+
+	if (d->watching)
+		return -EBUSY;
+	d->resized = fn;
+	d->resized_arg = arg;
+	r = rbd_update_watch(d->image, &d->watch_handle, rbd_header_changed, d);
+	if (r < 0)
+		return r;
+	d->watching = true;
+	/* A resize between open and now found no watcher: look once more. */
+	rbd_header_changed(d);
+	return 0;
 }
 
 /* The first error wins; later ones say less about what went wrong. */
@@ -289,5 +379,6 @@ const struct rblk_backend_ops rblk_rbd_ops = {
 	.bdev_open = rbd_bdev_open,
 	.bdev_close = rbd_bdev_close,
 	.bdev_sync = rbd_bdev_sync,
+	.watch_size = rbd_watch_size,
 	.submit = rbd_submit,
 };

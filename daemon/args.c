@@ -26,6 +26,9 @@ enum {
 	OPT_DHCHAP_HASH,
 	OPT_DHCHAP_DHGROUP,
 	OPT_BACKEND,
+	OPT_CEPH_CONF,
+	OPT_RBD_ID,
+	OPT_RBD_KEYRING,
 	OPT_POLL_GROUPS,
 	OPT_POLL_MODE,
 	OPT_QUEUE_DEPTH,
@@ -58,6 +61,9 @@ static const struct option long_opts[] = {
 	{ "dhchap-hash", required_argument, NULL, OPT_DHCHAP_HASH },
 	{ "dhchap-dhgroup", required_argument, NULL, OPT_DHCHAP_DHGROUP },
 	{ "backend", required_argument, NULL, OPT_BACKEND },
+	{ "ceph-conf", required_argument, NULL, OPT_CEPH_CONF },
+	{ "rbd-id", required_argument, NULL, OPT_RBD_ID },
+	{ "rbd-keyring", required_argument, NULL, OPT_RBD_KEYRING },
 	{ "poll-groups", required_argument, NULL, OPT_POLL_GROUPS },
 	{ "poll-mode", required_argument, NULL, OPT_POLL_MODE },
 	{ "queue-depth", required_argument, NULL, OPT_QUEUE_DEPTH },
@@ -115,6 +121,11 @@ void rblk_tgt_usage(FILE *out)
 	      "                           config file's hosts[].dhchap, kept mode 0600)\n"
 	      "Target options:\n"
 	      "      --backend uring|aio  block backend (default: io_uring when available)\n"
+	      "      --ceph-conf FILE     Ceph configuration for rbd: namespaces (default:\n"
+	      "                           $CEPH_CONF, else Ceph's search path)\n"
+	      "      --rbd-id NAME        Ceph client name without \"client.\" (default:\n"
+	      "                           $RBLK_RBD_ID, else admin)\n"
+	      "      --rbd-keyring FILE   that client's keyring (default: the configuration's)\n"
 	      "      --poll-groups N      reactor threads (default: online CPUs)\n"
 	      "      --poll-mode MODE     adaptive (default), busy or event\n"
 	      "      --queue-depth N      I/O queue entries (default 128)\n"
@@ -500,6 +511,19 @@ static int handle(struct pstate *p, int c, const char *arg)
 		free(t->backend);
 		t->backend = strdup(arg);
 		return t->backend ? 0 : -ENOMEM;
+	case OPT_CEPH_CONF:
+	case OPT_RBD_ID:
+	case OPT_RBD_KEYRING: {
+		char **dst = c == OPT_CEPH_CONF ? &t->rbd_conf
+			     : c == OPT_RBD_ID ? &t->rbd_id : &t->rbd_keyring;
+
+		if (!*arg)
+			return usage_err(p, "--%s: empty\n", c == OPT_CEPH_CONF ? "ceph-conf"
+					 : c == OPT_RBD_ID ? "rbd-id" : "rbd-keyring");
+		free(*dst);
+		*dst = strdup(arg);
+		return *dst ? 0 : -ENOMEM;
+	}
 	case OPT_POLL_GROUPS:
 		return set_u32(p, "--poll-groups", arg, 1, RBLK_TGT_MAX_POLL_GROUPS, false,
 			       &t->num_poll_groups);

@@ -53,6 +53,15 @@ static void port_clear(struct rblk_cfg_port *p)
 	strv_free(p->subsys, p->nr_subsys);
 }
 
+static void tgt_strs_free(struct rblk_cfg_tgt *t)
+{
+	free(t->backend);
+	free(t->rbd_conf);
+	free(t->rbd_id);
+	free(t->rbd_keyring);
+	t->backend = t->rbd_conf = t->rbd_id = t->rbd_keyring = NULL;
+}
+
 void rblk_config_free(struct rblk_config *cfg)
 {
 	if (!cfg)
@@ -65,7 +74,7 @@ void rblk_config_free(struct rblk_config *cfg)
 	for (size_t i = 0; i < cfg->nr_ports; i++)
 		port_clear(&cfg->ports[i]);
 	free(cfg->ports);
-	free(cfg->tgt.backend);
+	tgt_strs_free(&cfg->tgt);
 	free(cfg);
 }
 
@@ -331,15 +340,26 @@ int rblk_config_add_port_copy(struct rblk_config *cfg, const struct rblk_cfg_por
 	return 0;
 }
 
+/* Copies t's strings into d (whose string fields are not owned yet). */
+static int tgt_strs_dup(struct rblk_cfg_tgt *d, const struct rblk_cfg_tgt *t)
+{
+	d->backend = d->rbd_conf = d->rbd_id = d->rbd_keyring = NULL;
+	if (str_dup(&d->backend, t->backend) || str_dup(&d->rbd_conf, t->rbd_conf) ||
+	    str_dup(&d->rbd_id, t->rbd_id) || str_dup(&d->rbd_keyring, t->rbd_keyring)) {
+		tgt_strs_free(d);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 int rblk_config_set_tgt(struct rblk_config *cfg, const struct rblk_cfg_tgt *t)
 {
-	char *backend = NULL;
+	struct rblk_cfg_tgt n = *t;
 
-	if (str_dup(&backend, t->backend))
+	if (tgt_strs_dup(&n, t))
 		return -ENOMEM;
-	free(cfg->tgt.backend);
-	cfg->tgt = *t;
-	cfg->tgt.backend = backend;
+	tgt_strs_free(&cfg->tgt);
+	cfg->tgt = n;
 	return 0;
 }
 
@@ -350,8 +370,7 @@ int rblk_config_dup(const struct rblk_config *cfg, struct rblk_config **out)
 	if (rblk_config_new(&c))
 		return -ENOMEM;
 	c->tgt = cfg->tgt;
-	c->tgt.backend = NULL;
-	if (str_dup(&c->tgt.backend, cfg->tgt.backend) ||
+	if (tgt_strs_dup(&c->tgt, &cfg->tgt) ||
 	    strv_dup(&c->hosts, &c->nr_hosts, cfg->hosts, cfg->nr_hosts) ||
 	    rblk_config_dup_auth(c, cfg))
 		goto nomem;
@@ -464,11 +483,17 @@ int rblk_config_merge(struct rblk_config *dst, struct rblk_config *src)
 		d->has_poll_mode = true;
 		d->poll_mode = s->poll_mode;
 	}
-	if (s->backend) {
-		free(d->backend);
-		d->backend = s->backend;
-		s->backend = NULL;
+#define OVERRIDE_STR(f)                  \
+	if (s->f) {                      \
+		free(d->f);              \
+		d->f = s->f;             \
+		s->f = NULL;             \
 	}
+	OVERRIDE_STR(backend);
+	OVERRIDE_STR(rbd_conf);
+	OVERRIDE_STR(rbd_id);
+	OVERRIDE_STR(rbd_keyring);
+#undef OVERRIDE_STR
 	ret = 0;
 out:
 	rblk_config_free(src);
@@ -515,5 +540,8 @@ void rblk_config_target_opts(const struct rblk_config *cfg, struct rblk_target_o
 		o->poll_mode = t->poll_mode;
 	if (t->backend)
 		o->backend = t->backend;
+	o->rbd_conf = t->rbd_conf;
+	o->rbd_id = t->rbd_id;
+	o->rbd_keyring = t->rbd_keyring;
 }
 

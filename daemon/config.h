@@ -104,6 +104,11 @@ struct rblk_cfg_tgt {
 	bool has_poll_mode;
 	enum rblk_poll_mode poll_mode;
 	char *backend;
+	/* The Ceph client of rbd: namespaces (x-rblk.rbd_conf/rbd_id/rbd_keyring,
+	 * --ceph-conf/--rbd-id/--rbd-keyring); NULL: Ceph's usual ways. */
+	char *rbd_conf;
+	char *rbd_id;
+	char *rbd_keyring;
 	/* Admission control (struct rblk_target_opts); restart-only, as the rest. */
 	uint32_t connect_timeout_ms;
 	uint32_t max_pending_queues;

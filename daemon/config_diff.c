@@ -283,6 +283,13 @@ static int diff_target_opts(struct rblk_config_diff *d, const struct rblk_config
 		what = "poll_mode";
 	else if (!str_eq(a.backend, b.backend))
 		what = "backend";
+	/* Namespaces open their cluster connection once: restart to change it. */
+	else if (!str_eq(a.rbd_conf, b.rbd_conf))
+		what = "rbd_conf";
+	else if (!str_eq(a.rbd_id, b.rbd_id))
+		what = "rbd_id";
+	else if (!str_eq(a.rbd_keyring, b.rbd_keyring))
+		what = "rbd_keyring";
 	/* The library takes the admission limits at create only: restart, as the rest. */
 	else if (a.connect_timeout_ms != b.connect_timeout_ms)
 		what = "connect_timeout_ms";

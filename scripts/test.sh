@@ -1,7 +1,10 @@
 #!/bin/bash
 # rblk's test command (the README's, and CI's through .ci/run):
-#   1. installs every Debian package it needs (scripts/install-deps.sh),
+#   1. installs every Debian package it needs (scripts/install-deps.sh --ceph),
 #   2. builds with gcc and -Werror, runs the unit tests (CTest label "unit"),
+#   2a. runs the RBD engine's tests against a throw-away Ceph cluster on this host
+#      (CTest label "ceph", tests/ceph; the VM suite's 57-ceph-up and 58-rbd-gateway
+#      run the same cluster and the gateway inside the VM),
 #   2b. builds the Debian packages, installs, uses and purges them
 #      (scripts/package-test.sh; skip with --no-pkg),
 #   3. builds again with clang + ASan/UBSan + libFuzzer, runs unit and fuzz tests there,
@@ -97,7 +100,7 @@ unit_ctest() {
 }
 
 step "dependencies"
-"$top/scripts/install-deps.sh"
+"$top/scripts/install-deps.sh" --ceph
 
 step "build (gcc, -Werror) in $build"
 cmake -S "$top" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRBLK_FIO_PLUGIN=ON >/dev/null
@@ -105,6 +108,9 @@ cmake --build "$build" -j "$jobs"
 
 step "unit tests"
 unit_ctest ctest --test-dir "$build" -L unit --output-on-failure -j "$jobs"
+
+step "Ceph tests on the host (ctest -L ceph: a one-node cluster in /tmp)"
+unit_ctest ctest --test-dir "$build" -L ceph --output-on-failure
 
 if [ "$pkg" = 1 ]; then
 	step "Debian packages: build, install, use, purge (scripts/package-test.sh)"

@@ -178,8 +178,9 @@ static void identify_ns(struct rblk_req *req, uint32_t nsid)
 	if (ns) {
 		uint32_t grpid = __atomic_load_n(&ns->anagrpid, __ATOMIC_RELAXED);
 		enum rblk_ana_state st = rblk_ana_state_on(req->sq->ctrl->listener, grpid);
+		uint64_t nlb = rblk_tgt_ns_nlb(ns);
 
-		id->nsze = rblk_cpu_to_le64(ns->nlb);
+		id->nsze = rblk_cpu_to_le64(nlb);
 		id->ncap = id->nsze;
 		/* nvmet: nothing is in use as far as a path without access can tell. */
 		if (st != RBLK_ANA_INACCESSIBLE && st != RBLK_ANA_PERSISTENT_LOSS)
@@ -191,7 +192,7 @@ static void identify_ns(struct rblk_req *req, uint32_t nsid)
 		if (ns->prov.can_discard && ns->prov.discard_zeroes)
 			id->dlfeat = NVME_NS_DLFEAT_READ_ZEROES;
 		id->nsattr = ns->read_only ? NVME_NS_NSATTR_WP : 0;
-		nvme_u128_set64(id->nvmcap, ns->nlb << ns->lbads);
+		nvme_u128_set64(id->nvmcap, nlb << ns->lbads);
 		memcpy(id->nguid, ns->nguid, sizeof(id->nguid));
 		if (ns->has_eui64)
 			memcpy(id->eui64, ns->eui64, sizeof(id->eui64));

@@ -143,6 +143,19 @@ int rblk_bdev_provider_sync(const struct rblk_provider *p)
 	return rblk_bdev_sync(p->ctx);
 }
 
+bool rblk_bdev_provider_is(const struct rblk_provider *p)
+{
+	return p->ops == &bdev_ops;
+}
+
+int rblk_bdev_provider_watch_size(const struct rblk_provider *p,
+				  void (*fn)(void *arg, uint64_t bytes), void *arg)
+{
+	if (p->ops != &bdev_ops)
+		return -EOPNOTSUPP;
+	return rblk_bdev_watch_size(p->ctx, fn, arg);
+}
+
 int rblk_bdev_provider_open(struct rblk_target *tgt, const struct rblk_ns_opts *opts,
 			    struct rblk_provider *out)
 {
@@ -170,6 +183,9 @@ int rblk_bdev_provider_open(struct rblk_target *tgt, const struct rblk_ns_opts *
 			return -EOPNOTSUPP;
 		}
 		bo.engine = "rbd";
+		bo.ceph_conf = tgt->opts.rbd_conf;
+		bo.ceph_id = tgt->opts.rbd_id;
+		bo.ceph_keyring = tgt->opts.rbd_keyring;
 	} else {
 		/* The poll groups' queues serve one engine: the target's. */
 		if (opts->backend && strcmp(opts->backend, tgt->backend)) {

@@ -389,6 +389,7 @@ int rblk_transport_poll(struct rblk_transport *t, int *timeout_ms);
 struct rblk_target {
 	struct rblk_target_opts opts;    /* defaults filled in */
 	char backend[16];                /* resolved engine: "uring" or "aio" */
+	char *rbd_conf, *rbd_id, *rbd_keyring; /* opts' copies (NULL: not given) */
 	uint64_t created_ms;             /* SMART power-on hours */
 	pthread_mutex_t lock;            /* subsystem list, listeners */
 	struct rblk_subsystem *subsys;   /* NVM subsystems, list by ->next */
@@ -470,7 +471,8 @@ struct rblk_tgt_ns {
 	uint32_t nsid;
 	char *path;                      /* backing file or device; a label for providers */
 	struct rblk_provider prov;       /* the storage: built-in backend or the embedder's */
-	uint64_t nlb;                    /* size in logical blocks */
+	uint64_t nlb;                    /* size in logical blocks; rblk_tgt_ns_nlb():
+					  * a watched backend resizes it live */
 	uint32_t lbads;                  /* log2(block size), 9..12 */
 	bool read_only;
 	bool vwc;                        /* volatile write cache: Flush matters */
@@ -658,6 +660,23 @@ void rblk_tgt_ns_destroy(struct rblk_tgt_ns *ns);
  * Counted in stats.syncs / stats.sync_errors. 0 or -errno.
  */
 int rblk_tgt_ns_sync(struct rblk_tgt_ns *ns, const char *why);
+/*
+ * Follows the backend's size once the namespace is in its subsystem's table
+ * (nsid known): a change updates nlb and raises a namespace-attribute event
+ * on every controller. Nothing for backends that cannot tell (-EOPNOTSUPP is
+ * not an error). 0 or -errno.
+ */
+int rblk_tgt_ns_watch_size(struct rblk_tgt_ns *ns);
+/*
+ * The namespace now has nlb blocks (its storage was resized): stores it and,
+ * when it changed, raises the namespace-attribute event. Any thread.
+ */
+void rblk_tgt_ns_set_nlb(struct rblk_tgt_ns *ns, uint64_t nlb);
+/* The size in blocks: any thread, changes when the backend resizes. */
+static inline uint64_t rblk_tgt_ns_nlb(const struct rblk_tgt_ns *ns)
+{
+	return __atomic_load_n(&ns->nlb, __ATOMIC_RELAXED);
+}
 static inline void rblk_tgt_ns_get(struct rblk_tgt_ns *ns)
 {
 	atomic_fetch_add_explicit(&ns->refs, 1, memory_order_relaxed);
@@ -686,6 +705,14 @@ int rblk_bdev_provider_open(struct rblk_target *tgt, const struct rblk_ns_opts *
  * poll-group threads: the target cannot flush it from elsewhere).
  */
 int rblk_bdev_provider_sync(const struct rblk_provider *p);
+/*
+ * Calls fn(arg, bytes) on an engine thread when the built-in backend's size
+ * changes (rbd); 0, -EOPNOTSUPP (an embedder's provider, a file), or -errno.
+ */
+/* Whether p is a built-in backend (not an embedder's provider). */
+bool rblk_bdev_provider_is(const struct rblk_provider *p);
+int rblk_bdev_provider_watch_size(const struct rblk_provider *p,
+				  void (*fn)(void *arg, uint64_t bytes), void *arg);
 /* Stable identifiers: a hash of (subsystem NQN, nsid) or of the NQN. */
 void rblk_gen_uuid(const char *nqn, uint32_t nsid, uint8_t uuid[16]);
 void rblk_gen_nguid(const char *nqn, uint32_t nsid, uint8_t nguid[16]);

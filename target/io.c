@@ -307,7 +307,7 @@ static void execute_dsm(struct rblk_req *req)
 			rblk_req_complete(req, status);
 			return;
 		}
-		status = rblk_lba_range_check(rblk_le64(r.slba), rblk_le32(r.nlb), req->ns->nlb);
+		status = rblk_lba_range_check(rblk_le64(r.slba), rblk_le32(r.nlb), rblk_tgt_ns_nlb(req->ns));
 		if (status) {
 			req->err_lba = rblk_le64(r.slba);
 			rblk_req_complete(req, status);
@@ -339,7 +339,7 @@ static uint16_t parse_lba(struct rblk_req *req, uint64_t *nlb_out)
 	uint16_t status;
 
 	*nlb_out = rblk_rw_nlb(c);
-	status = rblk_lba_range_check(slba, *nlb_out, req->ns->nlb);
+	status = rblk_lba_range_check(slba, *nlb_out, rblk_tgt_ns_nlb(req->ns));
 	if (status) {
 		req->error_loc = offsetof(struct nvme_rw_cmd, slba);
 		req->err_lba = slba;

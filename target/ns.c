@@ -167,6 +167,46 @@ int rblk_tgt_ns_sync(struct rblk_tgt_ns *ns, const char *why)
 	return 0;
 }
 
+/*
+ * On the backend's thread (librbd's): the storage now holds @bytes. nlb is
+ * read without locks by the I/O path's range check and Identify; the event
+ * itself is handed to each controller's admin queue thread by
+ * rblk_subsys_ns_changed (the path a reload's added or removed namespace
+ * takes), which only takes short mutexes here. A shrink races commands
+ * already past the range check: the backend refuses those (-ERANGE or
+ * librbd's -EINVAL), as it must.
+ */
+static void ns_resized(void *arg, uint64_t bytes)
+{
+	struct rblk_tgt_ns *ns = arg;
+
+	rblk_tgt_ns_set_nlb(ns, bytes >> ns->lbads);
+}
+
+void rblk_tgt_ns_set_nlb(struct rblk_tgt_ns *ns, uint64_t nlb)
+{
+	uint64_t old = __atomic_exchange_n(&ns->nlb, nlb, __ATOMIC_RELAXED);
+
+	if (old == nlb)
+		return;
+	RBLK_NOTICE("subsystem %s: namespace %u (%s) resized from %llu to %llu blocks",
+		    ns->ss->nqn, ns->nsid, ns->path, (unsigned long long)old,
+		    (unsigned long long)nlb);
+	rblk_subsys_ns_changed(ns->ss, ns->nsid);
+}
+
+int rblk_tgt_ns_watch_size(struct rblk_tgt_ns *ns)
+{
+	int ret = rblk_bdev_provider_watch_size(&ns->prov, ns_resized, ns);
+
+	if (ret == -EOPNOTSUPP)
+		return 0;
+	if (ret)
+		RBLK_WARN("subsystem %s: namespace %u (%s): cannot follow its size: %s",
+			  ns->ss->nqn, ns->nsid, ns->path, strerror(-ret));
+	return ret;
+}
+
 void rblk_tgt_ns_destroy(struct rblk_tgt_ns *ns)
 {
 	if (!ns)

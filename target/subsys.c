@@ -544,6 +544,8 @@ int rblk_subsys_add_ns(struct rblk_subsystem *ss, const struct rblk_ns_opts *opt
 	RBLK_NOTICE("subsystem %s: namespace %u: %s, %llu blocks of %u bytes%s", ss->nqn, nsid,
 		    ns->path, (unsigned long long)ns->nlb, 1u << ns->lbads,
 		    ns->read_only ? ", read-only" : "");
+	/* A namespace that cannot follow its size still serves the size it has. */
+	(void)rblk_tgt_ns_watch_size(ns);
 	rblk_subsys_ns_changed(ss, nsid);
 	if (nsid_out)
 		*nsid_out = nsid;

@@ -128,6 +128,15 @@ int rblk_target_create(const struct rblk_target_opts *opts, struct rblk_target *
 		snprintf(tgt->backend, sizeof(tgt->backend), "%s", rblk_backend_auto_name(NULL, 0));
 	}
 	tgt->opts.backend = tgt->backend;
+	if ((tgt->opts.rbd_conf && !(tgt->rbd_conf = strdup(tgt->opts.rbd_conf))) ||
+	    (tgt->opts.rbd_id && !(tgt->rbd_id = strdup(tgt->opts.rbd_id))) ||
+	    (tgt->opts.rbd_keyring && !(tgt->rbd_keyring = strdup(tgt->opts.rbd_keyring)))) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	tgt->opts.rbd_conf = tgt->rbd_conf;
+	tgt->opts.rbd_id = tgt->rbd_id;
+	tgt->opts.rbd_keyring = tgt->rbd_keyring;
 	tgt->created_ms = rblk_clock_ms();
 	tgt->next_portid = 1;
 	atomic_init(&tgt->genctr, 1);
@@ -161,6 +170,9 @@ out_close:
 out_mutex:
 	pthread_mutex_destroy(&tgt->lock);
 out_free:
+	free(tgt->rbd_conf);
+	free(tgt->rbd_id);
+	free(tgt->rbd_keyring);
 	free(tgt);
 	return ret;
 }
@@ -186,6 +198,9 @@ void rblk_target_destroy(struct rblk_target *tgt)
 	free(tgt->listeners);
 	close(tgt->stop_fd);
 	pthread_mutex_destroy(&tgt->lock);
+	free(tgt->rbd_conf);
+	free(tgt->rbd_id);
+	free(tgt->rbd_keyring);
 	free(tgt);
 }
 
@@ -335,6 +350,28 @@ int rblk_subsystem_add_namespace(struct rblk_subsystem *ss, const struct rblk_ns
 	ret = rblk_subsys_add_ns(ss, &o, nsid);
 	if (!ret)
 		rblk_disc_changed(ss->tgt);
+	return ret;
+}
+
+int rblk_subsystem_resize_namespace(struct rblk_subsystem *ss, uint32_t nsid,
+				    uint64_t num_blocks)
+{
+	struct rblk_tgt_ns *ns;
+	int ret = 0;
+
+	if (!ss || !num_blocks)
+		return -EINVAL;
+	ns = rblk_subsys_get_ns(ss, nsid);
+	if (!ns)
+		return -ENOENT;
+	/* A built-in backend's size is its storage's (rbd follows it by itself). */
+	if (rblk_bdev_provider_is(&ns->prov))
+		ret = -EOPNOTSUPP;
+	else if (num_blocks > (UINT64_MAX >> ns->lbads))
+		ret = -EINVAL;
+	else
+		rblk_tgt_ns_set_nlb(ns, num_blocks);
+	rblk_tgt_ns_put(ns);
 	return ret;
 }
 
@@ -678,7 +715,7 @@ static struct json_object *ns_json(struct rblk_tgt_ns *ns)
 	json_object_object_add(o, "subsystem", json_object_new_string(ns->ss->nqn));
 	add_u64(o, "nsid", ns->nsid);
 	json_object_object_add(o, "path", json_object_new_string(ns->path));
-	add_u64(o, "blocks", ns->nlb);
+	add_u64(o, "blocks", rblk_tgt_ns_nlb(ns));
 	add_u64(o, "block_size", 1u << ns->lbads);
 	json_object_object_add(o, "read_only", json_object_new_boolean(ns->read_only));
 	add_u64(o, "read_cmds", rblk_stat_get(&st->read_cmds));

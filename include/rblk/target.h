@@ -106,6 +106,17 @@ struct rblk_target_opts {
 	uint32_t max_pending_per_addr;
 	uint32_t max_ctrls_per_host;
 	uint32_t max_queues;
+	/*
+	 * Ceph client of "rbd:" namespaces, for all of them (docs/rbd.md); NULL
+	 * keeps what every Ceph client does. rbd_conf: the configuration file
+	 * (else $CEPH_CONF, else Ceph's search path); rbd_id: the client name
+	 * without "client." (else $RBLK_RBD_ID, else "admin"); rbd_keyring: the
+	 * keyring file (else the file's or $CEPH_ARGS's). These win over
+	 * $CEPH_ARGS. Copied at create.
+	 */
+	const char *rbd_conf;
+	const char *rbd_id;
+	const char *rbd_keyring;
 };
 
 void rblk_target_opts_init(struct rblk_target_opts *opts) RBLK_EXPORT;
@@ -223,6 +234,17 @@ void rblk_ns_opts_init(struct rblk_ns_opts *opts) RBLK_EXPORT;
 int rblk_subsystem_add_namespace(struct rblk_subsystem *ss, const struct rblk_ns_opts *opts,
 				 uint32_t *nsid) RBLK_EXPORT;
 int rblk_subsystem_remove_namespace(struct rblk_subsystem *ss, uint32_t nsid) RBLK_EXPORT;
+/*
+ * An embedder's provider changed size: the namespace now has num_blocks
+ * blocks (its provider's num_blocks is not read again). Commands are checked
+ * against the new size from now on, and connected hosts get a Namespace
+ * Attribute Changed event (the Changed Namespace List names nsid), on which
+ * the Linux host reads the new size. Any thread. 0, -ENOENT (no such
+ * namespace), -EINVAL (0 blocks, or too many), -EOPNOTSUPP (a built-in
+ * backend: its size is its storage's; an rbd: image is followed by itself).
+ */
+int rblk_subsystem_resize_namespace(struct rblk_subsystem *ss, uint32_t nsid,
+				    uint64_t num_blocks) RBLK_EXPORT;
 
 struct rblk_listen_opts {
 	size_t size;

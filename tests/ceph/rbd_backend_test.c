@@ -11,6 +11,7 @@
  */
 #include <poll.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "backend/internal.h"
 #include "../unit/backend/bdev_helpers.h"
@@ -270,7 +271,68 @@ static void test_client_id_and_ceph_args(void)
 }
 
 /*
- * No monitor where CEPH_ARGS points: the open fails, and soon, instead of
+ * The same client given as options (rblk-target's --ceph-conf, --rbd-id,
+ * --rbd-keyring): they win over the environment.
+ */
+static void test_client_options(void)
+{
+	struct rblk_bdev_opts o = { .size = sizeof(o), .engine = "rbd", .path = path };
+	const char *keyring = getenv("RBLK_CEPH_CLIENT_KEYRING");
+	char *conf = strdup(getenv("CEPH_CONF"));
+	struct rblk_bdev *bdev = NULL;
+
+	if (!keyring) {
+		ut_skip("RBLK_CEPH_CLIENT_KEYRING not set");
+		free(conf);
+		return;
+	}
+	unsetenv("CEPH_CONF");
+	setenv("RBLK_RBD_ID", "nobody", 1); /* the option wins */
+	o.ceph_conf = conf;
+	o.ceph_id = "rblk";
+	o.ceph_keyring = keyring;
+	CU_ASSERT_EQUAL(rblk_bdev_open(&o, &bdev), 0);
+	if (bdev)
+		CU_ASSERT_EQUAL(bdev->size, IMAGE_SIZE);
+	rblk_bdev_close(bdev);
+	/* A configuration file that is not there is an error, not a search. */
+	bdev = NULL;
+	o.ceph_conf = "/nonexistent/ceph.conf";
+	CU_ASSERT_TRUE(rblk_bdev_open(&o, &bdev) < 0);
+	CU_ASSERT_PTR_NULL(bdev);
+	unsetenv("RBLK_RBD_ID");
+	setenv("CEPH_CONF", conf, 1);
+	free(conf);
+}
+
+/*
+ * CEPH_CONF set to a copy of the cluster's file with @extra appended, for
+ * one case; restore_conf() puts the original back. (Not CEPH_ARGS: Ceph
+ * reads that once per process and keeps the first non-empty value, so only
+ * one case here may use it.)
+ */
+static char orig_conf[300], tmp_conf[320];
+
+static void with_conf(const char *extra)
+{
+	char cmd[1000];
+
+	snprintf(orig_conf, sizeof(orig_conf), "%s", getenv("CEPH_CONF"));
+	snprintf(tmp_conf, sizeof(tmp_conf), "%s.case", orig_conf);
+	snprintf(cmd, sizeof(cmd), "cp %s %s && printf '%s' >> %s", orig_conf, tmp_conf, extra,
+		 tmp_conf);
+	CU_ASSERT_EQUAL_FATAL(system(cmd), 0);
+	setenv("CEPH_CONF", tmp_conf, 1);
+}
+
+static void restore_conf(void)
+{
+	setenv("CEPH_CONF", orig_conf, 1);
+	unlink(tmp_conf);
+}
+
+/*
+ * No monitor where the configuration points: the open fails, and soon, instead of
  * holding start-up. (With nothing listening librados gives up at once, here
  * with -EACCES; a monitor that accepts and never answers is bounded by
  * client_mount_timeout, which this does not exercise.)
@@ -283,12 +345,104 @@ static void test_unreachable_cluster_fails(void)
 	int r;
 
 	/* Nothing listens on the discard port of loopback. */
-	setenv("CEPH_ARGS", "--mon_host 127.0.0.1:9 --client_mount_timeout 2", 1);
+	with_conf("\\n[client.admin]\\nmon_host = 127.0.0.1:9\\nclient_mount_timeout = 2\\n");
 	r = rblk_bdev_open(&o, &bdev);
-	unsetenv("CEPH_ARGS");
+	restore_conf();
 	CU_ASSERT_TRUE(r < 0);
 	CU_ASSERT_PTR_NULL(bdev);
 	CU_ASSERT_TRUE(ut_now() - t0 < 15);
+}
+
+/* rbd_cache = false: completed writes are in the cluster, no volatile cache. */
+static void test_cache_off_no_vwc(void)
+{
+	struct rblk_bdev *bdev;
+
+	with_conf("\\n[client.admin]\\nrbd_cache = false\\n");
+	bdev = open_image(false);
+	restore_conf();
+	CU_ASSERT_FALSE(bdev->caps.write_cache);
+	rblk_bdev_close(bdev);
+}
+
+struct resize_seen {
+	uint64_t size;  /* the last size reported; atomic: a librbd thread writes it */
+	unsigned calls;
+};
+
+static void on_resize(void *arg, uint64_t size)
+{
+	struct resize_seen *s = arg;
+
+	__atomic_store_n(&s->size, size, __ATOMIC_RELEASE);
+	__atomic_add_fetch(&s->calls, 1, __ATOMIC_RELEASE);
+}
+
+/* "rbd resize" by another client; 0 when it succeeded. */
+static int rbd_resize(const char *size)
+{
+	char cmd[512];
+
+	snprintf(cmd, sizeof(cmd), "rbd resize --no-progress --allow-shrink --size %s %s",
+		 size, path + 4);
+	return system(cmd);
+}
+
+static bool wait_calls(struct resize_seen *s, unsigned n)
+{
+	for (int i = 0; i < 200; i++) {
+		if (__atomic_load_n(&s->calls, __ATOMIC_ACQUIRE) >= n)
+			return true;
+		usleep(50 * 1000);
+	}
+	return false;
+}
+
+/*
+ * The image grows and shrinks under the open bdev (another client's "rbd
+ * resize"): librbd's update watch reports each new size once, bdev->size
+ * follows, and the range check with it.
+ */
+static void test_resize_followed(void)
+{
+	struct rblk_bdev *bdev = open_image(false);
+	struct rblk_bqueue *q = queue();
+	struct resize_seen seen = { 0 };
+	char *buf = ut_alloc(4096);
+
+	CU_ASSERT_EQUAL(rblk_bdev_watch_size(bdev, on_resize, &seen), 0);
+	CU_ASSERT_EQUAL(rblk_bdev_watch_size(bdev, on_resize, &seen), -EBUSY);
+	CU_ASSERT_EQUAL(seen.calls, 0); /* no change yet: no call */
+	CU_ASSERT_EQUAL(ut_rw(q, bdev, RBLK_BIO_READ, buf, IMAGE_SIZE, 4096, 0), -ERANGE);
+
+	CU_ASSERT_EQUAL_FATAL(rbd_resize("320M"), 0);
+	CU_ASSERT_TRUE_FATAL(wait_calls(&seen, 1));
+	CU_ASSERT_EQUAL(__atomic_load_n(&seen.size, __ATOMIC_ACQUIRE), 320 * MiB);
+	CU_ASSERT_EQUAL(__atomic_load_n(&bdev->size, __ATOMIC_RELAXED), 320 * MiB);
+	/* The new blocks are there. */
+	ut_fill(buf, 4096, 41);
+	CU_ASSERT_EQUAL(ut_rw(q, bdev, RBLK_BIO_WRITE, buf, 320 * MiB - 4096, 4096, 0), 0);
+	memset(buf, 0, 4096);
+	CU_ASSERT_EQUAL(ut_rw(q, bdev, RBLK_BIO_READ, buf, 320 * MiB - 4096, 4096, 0), 0);
+	CU_ASSERT_EQUAL(ut_check(buf, 4096, 41), 0);
+
+	/* Back to the original size (the other cases rely on it): gone again. */
+	CU_ASSERT_EQUAL_FATAL(rbd_resize("256M"), 0);
+	CU_ASSERT_TRUE_FATAL(wait_calls(&seen, 2));
+	CU_ASSERT_EQUAL(__atomic_load_n(&seen.size, __ATOMIC_ACQUIRE), IMAGE_SIZE);
+	CU_ASSERT_EQUAL(ut_rw(q, bdev, RBLK_BIO_READ, buf, IMAGE_SIZE, 4096, 0), -ERANGE);
+	/* Header updates that are not resizes report nothing. */
+	{
+		char cmd[400];
+
+		snprintf(cmd, sizeof(cmd), "rbd image-meta set %s rblk-test 1", path + 4);
+		CU_ASSERT_EQUAL(system(cmd), 0);
+	}
+	usleep(500 * 1000);
+	CU_ASSERT_EQUAL(__atomic_load_n(&seen.calls, __ATOMIC_ACQUIRE), 2);
+	rblk_bqueue_destroy(q);
+	rblk_bdev_close(bdev);
+	free(buf);
 }
 
 static int setup(void)
@@ -318,6 +472,9 @@ static const struct ut_case cases[] = {
 	UT_CASE(test_read_only),
 	UT_CASE(test_open_errors),
 	UT_CASE(test_client_id_and_ceph_args),
+	UT_CASE(test_client_options),
+	UT_CASE(test_cache_off_no_vwc),
+	UT_CASE(test_resize_followed),
 	UT_CASE(test_unreachable_cluster_fails),
 	UT_END,
 };

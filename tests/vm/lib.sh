@@ -265,6 +265,61 @@ nvme_connect_rdma() {
 	echo "$dev"
 }
 
+# ---------------------------------------------------------------- Ceph fixture
+# One throw-away Ceph cluster per VM boot (tests/ceph/ceph-mini.sh: a monitor and a
+# memory-store OSD on 127.0.0.1, all files under $CEPH_FIXTURE_DIR on tmpfs), started
+# by the first test that asks for it and shared by the later ones: starting it costs
+# tens of seconds under TCG. Its daemons are listed in $VM_KEEP_PIDS so that the
+# cleanup after each test leaves them running.
+CEPH_FIXTURE_DIR=/tmp/rblk-ceph
+CEPH_FIXTURE_ENV=/tmp/rblk-ceph.env
+VM_KEEP_PIDS=/run/rblk-vm-keep.pids
+
+_ceph_fixture_alive() {
+	local f pid
+	[ -f "$CEPH_FIXTURE_ENV" ] || return 1
+	for f in mon.a osd.0; do
+		read -r pid 2>/dev/null < "$CEPH_FIXTURE_DIR/run/$f.pid" || return 1
+		_vm_alive "$pid" || return 1
+	done
+}
+
+# ceph_fixture: export the shared cluster's CEPH_CONF, RBLK_CEPH_* (see ceph-mini.sh),
+# starting the cluster first if no test has; skips (77) where none can run (no source
+# tree in the VM, Ceph not installed on the host), dies if it does not start.
+# Prints the start time (CEPH_FIXTURE_START_S) when it started it.
+ceph_fixture() {
+	local mini=${RBLK_SRC:+$RBLK_SRC/tests/ceph/ceph-mini.sh} b t0 out f pid
+	CEPH_FIXTURE_START_S=
+	if ! _ceph_fixture_alive; then
+		[ -n "$mini" ] && [ -x "$mini" ] ||
+			skip "no tests/ceph/ceph-mini.sh in the VM (the source tree must not be under /tmp)"
+		for b in ceph-mon ceph-osd ceph rbd; do
+			command -v $b >/dev/null ||
+				skip "$b missing: install Ceph on the host (scripts/install-deps.sh --ceph)"
+		done
+		# a cluster that died or never came up: its directory goes first
+		[ -e "$CEPH_FIXTURE_DIR" ] && "$mini" stop "$CEPH_FIXTURE_DIR" >&2
+		rm -f "$CEPH_FIXTURE_ENV"
+		log "ceph: starting the shared cluster in $CEPH_FIXTURE_DIR"
+		t0=$SECONDS
+		# each step is slow under TCG; a monitor too slow to answer is no failure
+		out=$(RBLK_CEPH_TIMEOUT=${RBLK_CEPH_TIMEOUT:-300} RBLK_CEPH_STORE_GB=1 \
+			"$mini" start "$CEPH_FIXTURE_DIR") || {
+			cat "$CEPH_FIXTURE_DIR"/log/*.log 2>/dev/null | tail -40 >&2
+			die "the Ceph cluster did not start"
+		}
+		CEPH_FIXTURE_START_S=$((SECONDS - t0))
+		for f in mon.a osd.0; do
+			read -r pid < "$CEPH_FIXTURE_DIR/run/$f.pid" && echo "$pid" >> "$VM_KEEP_PIDS"
+		done
+		printf '%s\n' "$out" > "$CEPH_FIXTURE_ENV"
+		log "ceph: up in ${CEPH_FIXTURE_START_S}s"
+	fi
+	# shellcheck disable=SC1090
+	. "$CEPH_FIXTURE_ENV"
+}
+
 # ---------------------------------------------------------------- RDMA
 # rxe_counter DEV NAME: an rxe hw counter (sent_pkts, rcvd_pkts, ...).
 rxe_counter() { cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2"; }
@@ -295,8 +350,12 @@ vm_state_save() {
 # ancestors or its own children (zombies and helpers of the cleanup itself)
 _vm_new_pids() {
 	local state=$1 d pid line rest p me=$BASHPID
-	declare -A old=() keep=()
+	declare -A old=() keep=() fixture=()
 	while read -r pid; do old[$pid]=1; done < "$state/pids"
+	# shared fixtures (ceph_fixture) outlive the test that started them
+	if [ -f "$VM_KEEP_PIDS" ]; then
+		while read -r pid; do fixture[$pid]=1; done < "$VM_KEEP_PIDS"
+	fi
 	p=$me
 	while [ -n "$p" ] && [ "$p" -gt 1 ]; do
 		keep[$p]=1
@@ -308,6 +367,7 @@ _vm_new_pids() {
 	for d in /proc/[0-9]*; do
 		pid=${d#/proc/}
 		[ -n "${old[$pid]:-}" ] || [ -n "${keep[$pid]:-}" ] && continue
+		[ -n "${fixture[$pid]:-}" ] && continue
 		read -r line 2>/dev/null < "$d/stat" || continue
 		rest=${line##*) }
 		set -- $rest

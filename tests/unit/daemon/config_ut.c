@@ -408,6 +408,37 @@ static void test_xrblk_admission(void)
 	rblk_config_free(cfg);
 }
 
+/* The Ceph client of rbd: namespaces reaches struct rblk_target_opts; absent: NULL. */
+static void test_xrblk_rbd_client(void)
+{
+	struct rblk_config *cfg, *dup;
+	struct rblk_target_opts o;
+
+	log_reset();
+	cfg = parse_ok("{\"x-rblk\": {\"rbd_conf\": \"/etc/ceph/a.conf\", \"rbd_id\": \"gw1\","
+		       " \"rbd_keyring\": \"/etc/ceph/gw1.keyring\"}}");
+	CU_ASSERT_EQUAL(nr_warn, 0);
+	CU_ASSERT_STRING_EQUAL(cfg->tgt.rbd_conf, "/etc/ceph/a.conf");
+	CU_ASSERT_STRING_EQUAL(cfg->tgt.rbd_id, "gw1");
+	CU_ASSERT_STRING_EQUAL(cfg->tgt.rbd_keyring, "/etc/ceph/gw1.keyring");
+	/* A copy owns its own strings. */
+	CU_ASSERT_EQUAL_FATAL(rblk_config_dup(cfg, &dup), 0);
+	CU_ASSERT_PTR_NOT_EQUAL(dup->tgt.rbd_id, cfg->tgt.rbd_id);
+	rblk_config_free(cfg);
+	rblk_config_target_opts(dup, &o);
+	CU_ASSERT_STRING_EQUAL(o.rbd_conf, "/etc/ceph/a.conf");
+	CU_ASSERT_STRING_EQUAL(o.rbd_id, "gw1");
+	CU_ASSERT_STRING_EQUAL(o.rbd_keyring, "/etc/ceph/gw1.keyring");
+	rblk_config_free(dup);
+
+	cfg = parse_ok("{\"x-rblk\": {\"poll_groups\": 1}}");
+	rblk_config_target_opts(cfg, &o);
+	CU_ASSERT_PTR_NULL(o.rbd_conf);
+	CU_ASSERT_PTR_NULL(o.rbd_id);
+	CU_ASSERT_PTR_NULL(o.rbd_keyring);
+	rblk_config_free(cfg);
+}
+
 /* ---------------------------------------------------------------- errors */
 
 static void test_error_nsid(void)
@@ -1029,6 +1060,9 @@ static void test_diff_ports_and_options(void)
 		   "restart needed: target option max_ctrls_per_host changed");
 	check_diff("{\"hosts\"", "{\"x-rblk\": {\"max_queues\": 64}, \"hosts\"", "R",
 		   "restart needed: target option max_queues changed");
+	/* Namespaces connect to Ceph once, at open: a new client means a restart. */
+	check_diff("{\"hosts\"", "{\"x-rblk\": {\"rbd_id\": \"gw2\"}, \"hosts\"", "R",
+		   "restart needed: target option rbd_id changed");
 	/* Writing down the default changes nothing the target runs with. */
 	check_diff("{\"hosts\"", "{\"x-rblk\": {\"connect_timeout_ms\": 10000, \"max_queues\": 4096,"
 		   " \"max_pending_queues\": 256, \"max_pending_per_addr\": 32,"
@@ -1452,7 +1486,8 @@ static void test_save_load_round_trip(void)
 	a = parse_ok("{\"x-rblk\": {\"poll_groups\": 2, \"poll_mode\": \"event\","
 		     " \"in_capsule_data_size\": 4096, \"connect_timeout_ms\": 1500,"
 		     " \"max_pending_queues\": 17, \"max_pending_per_addr\": 3,"
-		     " \"max_ctrls_per_host\": 5, \"max_queues\": 99},"
+		     " \"max_ctrls_per_host\": 5, \"max_queues\": 99, \"rbd_conf\": \"/c\","
+		     " \"rbd_id\": \"gw\", \"rbd_keyring\": \"/k\"},"
 		     " \"hosts\": [{\"nqn\": \"" HOST1 "\"}],"
 		     " \"subsystems\": [{\"nqn\": \"" SUB0 "\", \"attr\": {\"serial\": \"S0\","
 		     " \"model\": \"M\"}, \"allowed_hosts\": [\"" HOST1 "\"], \"x-rblk\":"
@@ -1498,6 +1533,9 @@ static void test_save_load_round_trip(void)
 	CU_ASSERT_EQUAL(b->tgt.max_pending_per_addr, 3);
 	CU_ASSERT_EQUAL(b->tgt.max_ctrls_per_host, 5);
 	CU_ASSERT_EQUAL(b->tgt.max_queues, 99);
+	CU_ASSERT_STRING_EQUAL(b->tgt.rbd_conf, "/c");
+	CU_ASSERT_STRING_EQUAL(b->tgt.rbd_id, "gw");
+	CU_ASSERT_STRING_EQUAL(b->tgt.rbd_keyring, "/k");
 
 	/* Saving over an existing file replaces it. */
 	CU_ASSERT_EQUAL(rblk_config_save(b, file), 0);
@@ -1581,6 +1619,7 @@ static const struct ut_case cases[] = {
 	UT_CASE(test_save_format),
 	UT_CASE(test_save_admission_when_set),
 	UT_CASE(test_save_load_round_trip),
+	UT_CASE(test_xrblk_rbd_client),
 	UT_CASE(test_dup_and_merge),
 	UT_END,
 };

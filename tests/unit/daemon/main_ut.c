@@ -227,8 +227,12 @@ static void test_target_options(void)
 				    "256", "--in-capsule", "16k", "--max-io-size", "1M",
 				    "--log-level", "debug", "--stats-interval", "5", "--pidfile",
 				    "/run/rblk.pid", "--foreground", "--best-effort", "--save",
-				    "/tmp/x.json", "--check", NULL), 0);
+				    "/tmp/x.json", "--check", "--ceph-conf", "/etc/ceph/c.conf",
+				    "--rbd-id", "gw1", "--rbd-keyring", "/etc/ceph/k", NULL), 0);
 	t = &args.flags->tgt;
+	CU_ASSERT_STRING_EQUAL(t->rbd_conf, "/etc/ceph/c.conf");
+	CU_ASSERT_STRING_EQUAL(t->rbd_id, "gw1");
+	CU_ASSERT_STRING_EQUAL(t->rbd_keyring, "/etc/ceph/k");
 	CU_ASSERT_STRING_EQUAL(args.config_path, "/etc/rblk/config.json");
 	CU_ASSERT_STRING_EQUAL(t->backend, "aio");
 	CU_ASSERT_EQUAL(t->num_poll_groups, 4);
@@ -345,6 +349,7 @@ static void test_usage_errors(void)
 		{ { "--subsystem", SUB0, "--allow-any-host", "--allow-host", HOST1 }, "already allows any host" },
 		{ { "--subsystem", SUB0, "--allow-host", HOST1, "--allow-any-host" }, "--allow-any-host: " SUB0 " already has --allow-host entries" },
 		{ { "--backend", "spdk" }, "--backend spdk: not \"uring\" or \"aio\"" },
+		{ { "--rbd-id", "" }, "--rbd-id: empty" },
 		{ { "--poll-groups", "0" }, "--poll-groups 0: not a number in 1..1024" },
 		{ { "--poll-groups", "many" }, "--poll-groups many: not a number in 1..1024" },
 		{ { "--poll-mode", "lazy" }, "--poll-mode lazy: not adaptive, busy or event" },

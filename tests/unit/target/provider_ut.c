@@ -342,6 +342,53 @@ static void test_deallocate(void)
 	teardown();
 }
 
+/*
+ * The embedder resizes its provider: Identify, the LBA range check and the
+ * Changed Namespace List follow; built-in namespaces refuse (their storage
+ * decides their size).
+ */
+static void test_resize(void)
+{
+	struct rblk_subsystem *ss;
+	struct rblk_ns_opts no;
+	uint32_t list[1024], nsid = 2;
+	uint8_t id[4096], *buf = calloc(1, 512);
+
+	setup(false, false);
+	ss = rblk_target_find_subsystem(env->tgt, TT_SUBNQN);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ss);
+	/* The namespace's own addition is in the list: read it away. */
+	CU_ASSERT_EQUAL(tt_get_log(aq, NVME_LOG_CHANGED_NS, 0xFFFFFFFF, 0, 4096, false, list), 0);
+
+	CU_ASSERT_EQUAL(rblk_subsystem_resize_namespace(ss, 1, NS_BLOCKS / 2), 0);
+	CU_ASSERT_EQUAL(tt_identify(aq, NVME_ID_CNS_NS, 1, 0, id), 0);
+	CU_ASSERT_EQUAL(rblk_le64(((struct nvme_id_ns *)id)->nsze), NS_BLOCKS / 2);
+	CU_ASSERT_EQUAL(TT_SC(tt_rw(iq, NVME_IO_READ, 1, NS_BLOCKS / 2, 1, 0, buf, 512)),
+			NVME_SC_LBA_RANGE | NVME_SC_DNR);
+	CU_ASSERT_EQUAL(tt_rw(iq, NVME_IO_READ, 1, NS_BLOCKS / 2 - 1, 1, 0, buf, 512), 0);
+	memset(list, 0xAB, sizeof(list));
+	CU_ASSERT_EQUAL(tt_get_log(aq, NVME_LOG_CHANGED_NS, 0xFFFFFFFF, 0, 4096, false, list), 0);
+	CU_ASSERT_EQUAL(rblk_le32(list[0]), 1);
+	CU_ASSERT_EQUAL(list[1], 0);
+	/* The same size again changes nothing: no entry. */
+	CU_ASSERT_EQUAL(rblk_subsystem_resize_namespace(ss, 1, NS_BLOCKS / 2), 0);
+	CU_ASSERT_EQUAL(tt_get_log(aq, NVME_LOG_CHANGED_NS, 0xFFFFFFFF, 0, 4096, false, list), 0);
+	CU_ASSERT_EQUAL(list[0], 0);
+	/* Back to full size: the last block is there again. */
+	CU_ASSERT_EQUAL(rblk_subsystem_resize_namespace(ss, 1, NS_BLOCKS), 0);
+	CU_ASSERT_EQUAL(tt_rw(iq, NVME_IO_READ, 1, NS_BLOCKS - 1, 1, 0, buf, 512), 0);
+
+	CU_ASSERT_EQUAL(rblk_subsystem_resize_namespace(ss, 1, 0), -EINVAL);
+	CU_ASSERT_EQUAL(rblk_subsystem_resize_namespace(ss, 1, UINT64_MAX), -EINVAL);
+	CU_ASSERT_EQUAL(rblk_subsystem_resize_namespace(ss, 9, 8), -ENOENT);
+	rblk_ns_opts_init(&no);
+	no.path = "mem:64K";
+	CU_ASSERT_EQUAL_FATAL(rblk_subsystem_add_namespace(ss, &no, &nsid), 0);
+	CU_ASSERT_EQUAL(rblk_subsystem_resize_namespace(ss, nsid, 256), -EOPNOTSUPP);
+	free(buf);
+	teardown();
+}
+
 /* The I/O hints reach Identify Namespace as the kernel target reports a block device's. */
 static void test_io_hints(void)
 {
@@ -477,6 +524,7 @@ static void test_bad_providers(void)
 }
 
 static const struct ut_case cases[] = {
+	UT_CASE(test_resize),
 	UT_CASE(test_inline_completion),
 	UT_CASE(test_completion_from_another_thread),
 	UT_CASE(test_flush_and_fua),

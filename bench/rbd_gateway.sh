@@ -1,0 +1,177 @@
+#!/bin/bash
+# rbd_gateway.sh: the gateway's overhead. fio through the Linux host -> nvme-rdma
+# (Soft-RoCE, 10.99.0.2 -> 10.99.0.1) -> rblk-target -> librbd, against fio's own
+# "rbd" ioengine (librbd directly) on the same image, in ONE VM boot with one
+# throw-away Ceph cluster (tests/ceph/ceph-mini.sh: one monitor, one memory-store OSD).
+# A benchmark, not a test: it prints figures and writes JSON, and never judges them.
+#
+#   bench/rbd_gateway.sh [--reps N] [--runtime S] [--workloads LIST] [--target-args ARGS]
+#                        [--out DIR] [BUILD_DIR]
+#
+# --target-args: extra rblk-target flags, e.g. "--poll-mode event --poll-groups 1"
+#   (the VM has 2 vCPUs shared with the OSD, the monitor, fio and Soft-RoCE: a
+#   target that spins takes CPU the cluster needs).
+# Image: rbd/bench, 256 MiB, feature layering only, filled once with 1 MiB writes so
+#   reads hit real objects. librbd's settings are Ceph's defaults on both sides.
+# Workloads (one fio job each): randread-4k-qd32, randwrite-4k-qd32 (IOPS),
+#   read-128k-qd16, write-128k-qd16 (MB/s). Gateway side: fio io_uring --direct=1 on
+#   the namespace's block device; direct side: fio --ioengine=rbd. Runs alternate
+#   (g d, d g, ...), --reps (default 3) x --runtime (default 5 s) each.
+# Also: rblk-target's CPU (utime+stime) per I/O on the gateway side.
+# Host load before the VM starts: DIR/host-load.json, with a warning when not quiet.
+# Output: medians and gateway/direct ratios on stdout, DIR/summary.json (DIR default
+#   BUILD_DIR/bench-out/rbd-gateway; raw fio JSON in DIR/raw/). The VM is TCG (no KVM):
+#   absolute numbers mean little; compare the ratios.
+set -euo pipefail
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+SRC=$(cd "$HERE/.." && pwd)
+. "$HERE/lib.sh"
+REPS=3 RUNTIME=5 OUT= TARGET_ARGS=
+WORKLOADS=randread-4k-qd32,randwrite-4k-qd32,read-128k-qd16,write-128k-qd16
+die() { echo "rbd_gateway: $*" >&2; exit 2; }
+while [ $# -gt 0 ]; do
+	case $1 in
+	--reps) REPS=$2; shift 2 ;;
+	--runtime) RUNTIME=$2; shift 2 ;;
+	--workloads) WORKLOADS=$2; shift 2 ;;
+	--out) OUT=$2; shift 2 ;;
+	--target-args) TARGET_ARGS=$2; shift 2 ;;
+	-h|--help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-*) die "unknown option $1" ;;
+	*) break ;;
+	esac
+done
+BUILD=$(realpath "${1:-${RBLK_BUILD:-$SRC/build}}")
+[[ $REPS =~ ^[1-9][0-9]*$ && $RUNTIME =~ ^[1-9][0-9]*$ ]] || die "--reps and --runtime are positive integers"
+[[ $WORKLOADS =~ ^[a-z0-9-]+(,[a-z0-9-]+)*$ ]] || die "--workloads: a comma-separated list"
+[ -x "$BUILD/daemon/rblk-target" ] || die "$BUILD/daemon/rblk-target is not built"
+for b in ceph-mon ceph-osd rbd; do
+	command -v $b >/dev/null || die "$b missing: scripts/install-deps.sh --ceph"
+done
+fio --enghelp 2>/dev/null | grep -qx '[[:space:]]*rbd' || die "this fio has no rbd ioengine"
+bench_out rbd-gateway
+rm -rf "$OUT/raw"
+mkdir -p "$OUT/raw"
+
+# ---- the VM side (runs as root in the VM; $VM_OUT is $OUT)
+cat > "$OUT/vm-bench.sh" <<'VMEOF'
+set -u
+TGT=$RBLK_BUILD/daemon/rblk-target
+NQN=nqn.2024-01.io.rblk:rbdbench
+RAW=$VM_OUT/raw
+log() { echo "[vm $(cut -d' ' -f1 /proc/uptime)s] $*" >&2; }
+die() { log "FAIL: $*"; [ -f /tmp/target.log ] && tail -20 /tmp/target.log >&2; exit 1; }
+modprobe -a nvme_rdma || die "modprobe"
+t0=$(cut -d' ' -f1 /proc/uptime)
+env_out=$(RBLK_CEPH_TIMEOUT=300 RBLK_CEPH_STORE_GB=1 \
+	$RBLK_BENCH_SRC/tests/ceph/ceph-mini.sh start /tmp/rblk-ceph) || die "ceph-mini"
+eval "$env_out"
+t1=$(cut -d' ' -f1 /proc/uptime)
+log "ceph up in $(awk "BEGIN { print $t1 - $t0 }") s"
+rbd create --size 256M --image-feature layering rbd/bench || die "rbd create"
+fio --name=fill --ioengine=rbd --clientname=admin --pool=rbd --rbdname=bench --rw=write \
+	--bs=1M --iodepth=8 --size=256M --output=$RAW/fill.txt || die "filling the image"
+echo "{\"kernel\": \"$(uname -r)\", \"cpus\": $(nproc), \"clk_tck\": $(getconf CLK_TCK), \"ceph_start_s\": $(awk "BEGIN { print $t1 - $t0 }"), \"fio\": \"$(fio --version)\", \"workloads\": \"$RBLK_BENCH_WORKLOADS\", \"target_args\": \"$RBLK_BENCH_TARGET_ARGS\"}" > $RAW/env.json
+
+$TGT --listen 10.99.0.1:4420 --subsystem $NQN --ns rbd:rbd/bench --allow-any-host \
+	$RBLK_BENCH_TARGET_ARGS > /tmp/target.log 2>&1 &
+TPID=$!
+for _ in $(seq 300); do grep -q 'notice: ready' /tmp/target.log && break; sleep 0.2; done
+grep -q 'notice: ready' /tmp/target.log || die "rblk-target did not start"
+nvme connect -t rdma -a 10.99.0.1 -s 4420 -n $NQN -w 10.99.0.2 >&2 || die "nvme connect"
+DEV=
+for _ in $(seq 100); do
+	for s in /sys/class/nvme-subsystem/*; do
+		[ "$(cat $s/subsysnqn 2>/dev/null)" = $NQN ] || continue
+		for d in $s/nvme*n*; do [ -b /dev/${d##*/} ] && DEV=/dev/${d##*/}; done
+	done
+	[ -n "$DEV" ] && break; sleep 0.2
+done
+[ -n "$DEV" ] || die "no block device"
+log "gateway: $DEV"
+
+proc_cpu() { local s; read -r s < /proc/$1/stat; s=${s##*) }; set -- $s; echo $(( ${12} + ${13} )); }
+wl_args() {
+	case $1 in
+	randread-4k-qd32) echo "--rw=randread --bs=4k --iodepth=32 --norandommap=1" ;;
+	randwrite-4k-qd32) echo "--rw=randwrite --bs=4k --iodepth=32 --norandommap=1" ;;
+	read-128k-qd16) echo "--rw=read --bs=128k --iodepth=16" ;;
+	write-128k-qd16) echo "--rw=write --bs=128k --iodepth=16" ;;
+	*) die "unknown workload $1" ;;
+	esac
+}
+run_one() {	# SIDE WL REP
+	local side=$1 wl=$2 rep=$3 base=$RAW/$2.$1.$3 p0 p1 eng
+	if [ $side = gateway ]; then
+		eng="--filename=$DEV --ioengine=io_uring --direct=1"
+	else
+		eng="--ioengine=rbd --clientname=admin --pool=rbd --rbdname=bench"
+	fi
+	p0=$(proc_cpu $TPID)
+	fio --name=$wl $eng --time_based=1 --runtime=$RBLK_BENCH_RUNTIME --size=256M \
+		--output-format=json $(wl_args $wl) --output=$base.json || die "fio $side $wl rep $rep"
+	p1=$(proc_cpu $TPID)
+	echo "{\"rblk_ticks\": $((p1 - p0))}" > $base.cpu.json
+	log "$wl $side rep $rep done"
+}
+for rep in $(seq $RBLK_BENCH_REPS); do
+	for wl in ${RBLK_BENCH_WORKLOADS//,/ }; do
+		if [ $((rep % 2)) = 1 ]; then
+			run_one gateway $wl $rep; run_one direct $wl $rep
+		else
+			run_one direct $wl $rep; run_one gateway $wl $rep
+		fi
+	done
+done
+nvme disconnect -n $NQN >&2
+kill -TERM $TPID; wait $TPID; log "rblk-target exited with $?"
+cp /tmp/target.log $RAW/target.log
+$RBLK_BENCH_SRC/tests/ceph/ceph-mini.sh stop /tmp/rblk-ceph
+log "done"
+VMEOF
+
+echo "rbd_gateway: workloads $WORKLOADS, $REPS reps x $RUNTIME s, build $BUILD, results in $OUT"
+nwl=$(echo "$WORKLOADS" | tr ',' '\n' | wc -l)
+export VM_OUT=$OUT VM_TIMEOUT=$((600 + REPS * 2 * nwl * (RUNTIME + 10)))
+export RBLK_BUILD=$BUILD RBLK_BENCH_REPS=$REPS RBLK_BENCH_RUNTIME=$RUNTIME
+export RBLK_BENCH_WORKLOADS=$WORKLOADS RBLK_BENCH_SRC=$SRC RBLK_BENCH_TARGET_ARGS=$TARGET_ARGS
+bench_host_load "$OUT/host-load.json"
+"$SRC/tests/vm/softroce-vm" "$OUT/vm-bench.sh" || die "the VM run failed (console: $OUT/console.log)"
+
+python3 - "$OUT" <<'PY'
+import glob, json, os, statistics, sys
+out = sys.argv[1]
+raw = os.path.join(out, "raw")
+env = json.load(open(os.path.join(raw, "env.json")))
+load = json.load(open(os.path.join(out, "host-load.json")))
+rows, summary = [], {"env": env, "host_load": load, "workloads": {}}
+for wl in env["workloads"].split(","):
+    kind = "read" if "read" in wl else "write"
+    iops = "4k" in wl
+    res = {}
+    for side in ("gateway", "direct"):
+        vals, ios, ticks = [], [], []
+        for f in sorted(glob.glob(os.path.join(raw, f"{wl}.{side}.*.json"))):
+            if f.endswith(".cpu.json"):
+                continue
+            j = json.load(open(f))["jobs"][0][kind]
+            vals.append(j["iops"] if iops else j["bw_bytes"] / 1e6)
+            ios.append(j["total_ios"])
+            c = json.load(open(f[:-5] + ".cpu.json"))
+            ticks.append(c["rblk_ticks"])
+        res[side] = {"median": statistics.median(vals), "runs": vals}
+        if side == "gateway" and sum(ios):
+            res[side]["target_cpu_us_per_io"] = 1e6 * sum(ticks) / env["clk_tck"] / sum(ios)
+    res["ratio"] = res["gateway"]["median"] / res["direct"]["median"]
+    res["unit"] = "IOPS" if iops else "MB/s"
+    summary["workloads"][wl] = res
+    rows.append((wl, res["unit"], res["gateway"]["median"], res["direct"]["median"], res["ratio"],
+                 res["gateway"].get("target_cpu_us_per_io", 0)))
+json.dump(summary, open(os.path.join(out, "summary.json"), "w"), indent=1)
+print(f"kernel {env['kernel']}, {env['fio']}, ceph start {env['ceph_start_s']} s, "
+      f"target args '{env.get('target_args', '')}'; host busy "
+      f"{load['busy_pct']}% (load {load['loadavg']}){', WARNING: ' + load['warning'] if load['warning'] else ''}")
+print(f"{'workload':20} {'unit':5} {'gateway':>10} {'fio rbd':>10} {'ratio':>6} {'tgt us/IO':>9}")
+for wl, unit, g, d, r, cpu in rows:
+    print(f"{wl:20} {unit:5} {g:10.1f} {d:10.1f} {r:6.2f} {cpu:9.1f}")
+PY
