@@ -1,5 +1,5 @@
 #!/bin/bash
-# 57-ceph-up: the Ceph cluster the RBD tests share (lib.sh's ceph_fixture: one monitor,
+# 58-ceph-up: the Ceph cluster the RBD tests share (lib.sh's ceph_fixture: one monitor,
 # one memory-store OSD on 127.0.0.1, everything under /tmp) starts in the VM, whose
 # root is read-only, and serves RBD I/O. Logs how long the start took under TCG; later
 # tests (58-...) reuse this cluster instead of starting their own. Numbered just before

@@ -1,5 +1,5 @@
 #!/bin/bash
-# 58-rbd-gateway: rblk-target as a highly available NVMe-oF/RDMA gateway to Ceph RBD.
+# 59-rbd-gateway: rblk-target as a highly available NVMe-oF/RDMA gateway to Ceph RBD.
 # One RBD image in the shared test cluster (lib.sh's ceph_fixture); two rblk-target
 # gateways, A (10.99.0.1:4420) and B (:4421), export rbd:POOL/IMAGE as the same
 # subsystem and namespace (same NQN, serial, UUID/NGUID; disjoint cntlid ranges; ANA
