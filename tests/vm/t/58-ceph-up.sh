@@ -2,7 +2,7 @@
 # 58-ceph-up: the Ceph cluster the RBD tests share (lib.sh's ceph_fixture: one monitor,
 # one memory-store OSD on 127.0.0.1, everything under /tmp) starts in the VM, whose
 # root is read-only, and serves RBD I/O. Logs how long the start took under TCG; later
-# tests (58-...) reuse this cluster instead of starting their own. Numbered just before
+# tests (59-rbd-gateway) reuse this cluster instead of starting their own. Numbered just before
 # them so that its daemons do not tick in the background of the rest of the suite.
 # Skips where Ceph is not installed on the host.
 # vm-timeout: 400
