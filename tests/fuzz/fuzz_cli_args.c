@@ -95,8 +95,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			ret = rblk_cli_bad_option(opt, argc, argv);
 	}
 	if (ret == CLI_EXIT_OK) {
+		/* usable: an address and an NQN; one path only (several are attach's); no lone controller secret */
+		bool usable = c.traddr && c.subnqn && !(c.dhchap_ctrl_secret && !c.dhchap_secret);
+		struct rblk_connect_opts paths[RBLK_MPATH_MAX_PATHS];
+		unsigned n = 0;
+
+		FUZZ_CHECK(c.npaths <= RBLK_MPATH_MAX_PATHS);
+		ret = rblk_cli_conn_finish_paths(&c, paths, &n);
+		FUZZ_CHECK((ret == CLI_EXIT_OK) == usable);
+		if (ret == CLI_EXIT_OK) {
+			FUZZ_CHECK(n >= 1 && n == (c.npaths > 1 ? c.npaths : 1));
+			for (unsigned i = 0; i < n; i++)
+				FUZZ_CHECK(paths[i].traddr && paths[i].subnqn == c.subnqn);
+		}
 		ret = rblk_cli_conn_finish(&c, NULL, &opts);
-		FUZZ_CHECK((ret == CLI_EXIT_OK) == (c.traddr && c.subnqn));
+		FUZZ_CHECK((ret == CLI_EXIT_OK) == (usable && c.npaths <= 1));
 		if (ret == CLI_EXIT_OK) {
 			FUZZ_CHECK(opts.traddr == c.traddr && opts.subnqn == c.subnqn);
 			FUZZ_CHECK(!c.have_nsid || (c.nsid >= 1 && c.nsid <= 0xFFFFFFFE));
