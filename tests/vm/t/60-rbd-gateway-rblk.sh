@@ -112,9 +112,12 @@ grep -qE 'err= *0' "$T_WORK/fio-nbd.txt" || fail "fio on $DEV reported errors"
 
 "$RBLK" detach "$DEV" || fail "rblk detach $DEV failed"
 bg_wait attach 60 || fail "the attach process did not exit 0 after detach"
-log "attach at detach:"
-grep -E '^path [01]:|^connection|^detached' "$T_WORK/attach.log" | sed 's/^/  /'
-grep -q '^path 1: .* [1-9][0-9]* I/Os' "$T_WORK/attach.log" || fail "path 1 (B) shows no I/O at detach"
+# the attach prints its paths once when attached and once more at detach: the last two
+log "attach at detach (path 0 = A, path 1 = B; \"failed over\": I/O resent on another path):"
+grep -E '^connection|^detached' "$T_WORK/attach.log" | sed 's/^/  /'
+grep -E '^path [01]:' "$T_WORK/attach.log" | tail -2 | sed 's/^/  /'
+grep -E '^path 1:' "$T_WORK/attach.log" | tail -1 | grep -qE ' [1-9][0-9]* I/Os' ||
+	fail "path 1 (B) shows no I/O at detach"
 
 # ---- 2. the fio plugin with comma lists; A dies and comes back
 . "$RBLK_BUILD/fio-plugin/vm_fio_lib.sh" || exit 1
