@@ -31,7 +31,11 @@ rbd_admin() {
 rbd_gw_image() {
 	local t0
 	ceph_fixture
-	log "ceph cluster: ${CEPH_FIXTURE_START_S:+started in ${CEPH_FIXTURE_START_S}s}${CEPH_FIXTURE_START_S:-already up}"
+	if [ -n "${CEPH_FIXTURE_START_S:-}" ]; then
+		log "ceph cluster: started by this test in ${CEPH_FIXTURE_START_S} s"
+	else
+		log "ceph cluster: already up"
+	fi
 	RBD_IMG=$RBLK_CEPH_POOL/$1
 	IMG=rbd:$RBD_IMG
 	t0=$SECONDS
