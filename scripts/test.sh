@@ -3,8 +3,8 @@
 #   1. installs every Debian package it needs (scripts/install-deps.sh --ceph),
 #   2. builds with gcc and -Werror, runs the unit tests (CTest label "unit"),
 #   2a. runs the RBD engine's tests against a throw-away Ceph cluster on this host
-#      (CTest label "ceph", tests/ceph; the VM suite's 58-ceph-up and 59-rbd-gateway
-#      run the same cluster and the gateway inside the VM),
+#      (CTest label "ceph", tests/ceph; the VM suite's 58-ceph-up, 59-rbd-gateway and
+#      60-rbd-gateway-rblk run the same cluster and the gateways inside the VM),
 #   2b. builds the Debian packages, installs, uses and purges them
 #      (scripts/package-test.sh; skip with --no-pkg),
 #   3. builds again with clang + ASan/UBSan + libFuzzer, runs unit and fuzz tests there,

@@ -4,7 +4,9 @@
 # with the same serial, model, UUID and NGUID, in ANA group 1.
 #
 #   ANA_NQN         the subsystem NQN (set before sourcing, or the default below)
-#   IMG             the shared backing file (set before ana_cfg)
+#   ANA_SERIAL, ANA_MODEL, ANA_UUID, ANA_NGUID   the identity both present (likewise)
+#   IMG             the shared backing file, or any namespace device path such as
+#                   rbd:POOL/IMAGE (lib_rbd.sh; set before ana_cfg)
 #   ana_cfg NAME STATE      write target NAME's (A or B) nvmetcli JSON, group 1 in STATE
 #   ana_start NAME          start it from that JSON, wait for "ready"; pid in PID_<NAME>
 #   ana_writes NAME         its namespace's write command count (SIGUSR1 statistics)
@@ -14,6 +16,10 @@
 # is what B reads.
 
 ANA_NQN=${ANA_NQN:-nqn.2024-01.io.rblk:ana-mpath}
+ANA_SERIAL=${ANA_SERIAL:-ANAMPATH0001}
+ANA_MODEL=${ANA_MODEL:-rblk ana multipath}
+ANA_UUID=${ANA_UUID:-5e1f0c2a-9b7d-4e36-8a41-0d2c6b9e7f13}
+ANA_NGUID=${ANA_NGUID:-a1b2c3d4-e5f6-4789-8abc-def012345678}
 ANA_TGT=$(rblk_bin daemon/rblk-target) || exit 1
 
 # ana_cfg NAME STATE
@@ -26,11 +32,11 @@ ana_cfg() {
               "treq": "not specified" },
     "ana_groups": [ { "grpid": 1, "ana": { "state": "$2" } } ] } ],
   "subsystems": [ { "nqn": "$ANA_NQN",
-    "attr": { "allow_any_host": "1", "serial": "ANAMPATH0001", "model": "rblk ana multipath",
+    "attr": { "allow_any_host": "1", "serial": "$ANA_SERIAL", "model": "$ANA_MODEL",
               "cntlid_min": "$lo", "cntlid_max": "$hi" },
     "namespaces": [ { "nsid": 1, "enable": 1, "ana_grpid": 1,
-      "device": { "path": "$IMG", "uuid": "5e1f0c2a-9b7d-4e36-8a41-0d2c6b9e7f13",
-                  "nguid": "a1b2c3d4-e5f6-4789-8abc-def012345678" } } ] } ] }
+      "device": { "path": "$IMG", "uuid": "$ANA_UUID",
+                  "nguid": "$ANA_NGUID" } } ] } ] }
 JSON
 	mv "$T_WORK/$1.json.new" "$T_WORK/$1.json"
 }

@@ -12,17 +12,15 @@
 #      event and the host sees the new size;
 #   4. after the targets stop, what the host wrote is read back from Ceph with
 #      "rbd export" and compared.
-# The gateways run as client.rblk (caps: profile rbd) with librbd's cache off
-# (rbd_cache = false): a write one gateway acknowledged must be in the cluster
-# before the other can be asked to read it, and must survive the first's death. The
-# image has only the layering feature: no exclusive lock to bounce between two
-# writers. Timings are logged, never asserted.
+# The gateways (tests/vm/lib_rbd.sh, shared with 60-rbd-gateway-rblk) run as
+# client.rblk with librbd's cache off, on a layering-only image. Timings are logged,
+# never asserted.
 # vm-timeout: 480
 set -u
 . "${RBLK_VM_LIB:-$(dirname "$0")/../lib.sh}"
+. "$(dirname "${RBLK_VM_LIB:-$(dirname "$0")/../lib.sh}")/lib_rbd.sh" || exit 1
 
-TGT=$(rblk_bin daemon/rblk-target) || exit 1
-NQN=nqn.2024-01.io.rblk:rbd-gateway
+NQN=$ANA_NQN
 need_cmd nvme nvme-cli
 need_cmd fio fio
 need_cmd jq jq
@@ -31,59 +29,15 @@ mp=$(cat /sys/module/nvme_core/parameters/multipath 2>/dev/null) ||
 	skip "this kernel's nvme_core has no multipath parameter (built without CONFIG_NVME_MULTIPATH)"
 [ "$mp" = Y ] || skip "nvme_core.multipath is $mp: the host would not join the two paths"
 T00=$SECONDS
-ceph_fixture
-log "ceph cluster: ${CEPH_FIXTURE_START_S:+started in ${CEPH_FIXTURE_START_S}s}${CEPH_FIXTURE_START_S:-already up}"
 mkdir -p "$T_OUT" 2>/dev/null
-IMG=$RBLK_CEPH_POOL/gw58
 SIZE_MB=64
-timeout 120 rbd create --size ${SIZE_MB}M --image-feature layering "$IMG" || die "rbd create $IMG failed"
-# the gateways' Ceph identity: client.rblk with its own key, cache off
-export RBLK_RBD_ID=rblk CEPH_ARGS="--keyring $RBLK_CEPH_CLIENT_KEYRING --rbd_cache=false"
+rbd_gw_image gw59 $SIZE_MB
 
 fail() {
 	bg_log A; bg_log B
 	nvme list-subsys 2>&1
 	dmesg | grep -vE 'QID [0-9]+ timeout|requeuing' | tail -40
 	die "$*"
-}
-
-# write_cfg NAME SVC CNTLID_MIN CNTLID_MAX ANA_STATE: target NAME's nvmetcli JSON
-write_cfg() {
-	cat > "$T_WORK/$1.json.new" <<JSON
-{ "ports": [ { "portid": 1, "subsystems": [ "$NQN" ],
-    "addr": { "trtype": "rdma", "adrfam": "ipv4", "traddr": "$VM_ADDR0", "trsvcid": "$2",
-              "treq": "not specified" },
-    "ana_groups": [ { "grpid": 1, "ana": { "state": "$5" } } ] } ],
-  "subsystems": [ { "nqn": "$NQN",
-    "attr": { "allow_any_host": "1", "serial": "RBDGW0001", "model": "rblk rbd gateway",
-              "cntlid_min": "$3", "cntlid_max": "$4" },
-    "namespaces": [ { "nsid": 1, "enable": 1, "ana_grpid": 1,
-      "device": { "path": "rbd:$IMG", "uuid": "7c3e9a10-4b2d-4f8e-9a61-2d5c8b0e4f21",
-                  "nguid": "b2c3d4e5-f6a7-4890-9bcd-ef0123456789" } } ] } ] }
-JSON
-	mv "$T_WORK/$1.json.new" "$T_WORK/$1.json"
-}
-cfg_a() { write_cfg A 4420 1 999 "$1"; }
-cfg_b() { write_cfg B 4421 1000 1999 "$1"; }
-
-# start NAME: start target NAME from its config, wait for "ready"; pid in PID_<NAME>
-start() {
-	bg_start "$1" "$TGT" --config "$T_WORK/$1.json" --log-level info
-	printf -v "PID_$1" %s "$BG_PID"
-	wait_for_line 60 "$T_WORK/$1.log" 'notice: ready' "$BG_PID" || fail "target $1 did not start"
-}
-
-# writes NAME: the namespace's write command count in target NAME (SIGUSR1 makes it
-# print its statistics as JSON on stderr, which is its log)
-writes() {
-	local pid=PID_$1 f=$T_WORK/$1.log n i
-	n=$(grep -c '"write_cmds"' "$f")
-	kill -USR1 "${!pid}" || return 1
-	for i in $(seq 50); do
-		[ "$(grep -c '"write_cmds"' "$f")" -gt "$n" ] && break
-		sleep 0.2
-	done
-	grep -oE '"write_cmds": *[0-9]+' "$f" | tail -1 | grep -oE '[0-9]+$'
 }
 
 # paths: the hidden per-controller path devices of $HEAD (nvmeXnZ has nvmeXcYnZ, one
@@ -133,11 +87,11 @@ fio_end() {
 }
 
 # ---- two gateways, one image, one multipath device
-cfg_a optimized
-cfg_b optimized
+ana_cfg A optimized
+ana_cfg B optimized
 t0=$SECONDS
-start A
-start B
+ana_start A
+ana_start B
 log "both gateways ready in $((SECONDS - t0)) s"
 grep -h 'namespace 1' "$T_WORK/A.log" | head -2
 CONN=(--reconnect-delay=1 --ctrl-loss-tmo=60)
@@ -170,7 +124,7 @@ echo round-robin > "$SUBSYS/iopolicy" || fail "cannot set $SUBSYS/iopolicy to ro
 # ---- 1. A dies; I/O continues through B; A comes back
 fio_start kill 50
 sleep 8
-wa=$(writes A); wb=$(writes B)
+wa=$(ana_writes A); wb=$(ana_writes B)
 log "before the kill: A has served $wa writes, B $wb"
 [ "$wa" -gt 0 ] && [ "$wb" -gt 0 ] || fail "round-robin should send writes to both (A $wa, B $wb)"
 t0=$SECONDS
@@ -179,21 +133,21 @@ wait "$PID_A" 2>/dev/null
 log "SIGKILLed A (pid $PID_A)"
 wait_for 30 sh -c "[ \"\$(cat /sys/class/nvme/$CA/state)\" != live ]" ||
 	log "A's controller $CA still says live 30 s after the kill"
-wb=$(writes B)
+wb=$(ana_writes B)
 sleep 6
-wb2=$(writes B)
+wb2=$(ana_writes B)
 log "with A dead, B served $((wb2 - wb)) writes in 6 s"
 [ "$wb2" -gt "$wb" ] || fail "no writes reached B while A was dead"
 kill -0 "$FPID" 2>/dev/null || { cat "$T_WORK/fio-kill.txt"; fail "fio stopped while A was dead"; }
 mv "$T_WORK/A.log" "$T_WORK/A-killed.log"
 t1=$SECONDS
-start A
+ana_start A
 log "A restarted (pid $PID_A) in $((SECONDS - t1)) s"
 wait_for 90 _is_live_opt "$PA" || fail "A's path did not come back: $(state_of "$CA"), $(ana_of "$PA")"
 log "A's path $PA is live and $(ana_of "$PA") again, $((SECONDS - t1)) s after the restart" \
 	"($((SECONDS - t0)) s after the kill)"
 sleep 3
-wa=$(writes A)
+wa=$(ana_writes A)
 log "the restarted A has served $wa writes"
 [ "$wa" -gt 0 ] || fail "no writes reached A after it came back"
 fio_end kill
@@ -202,27 +156,27 @@ fio_end kill
 fio_start ana 30
 sleep 4
 t0=$SECONDS
-cfg_a inaccessible
+ana_cfg A inaccessible
 kill -HUP "$PID_A"
 wait_for_line 30 "$T_WORK/A.log" 'ANA group 1 is inaccessible' "$PID_A" || fail "A did not apply the reload"
 wait_for 60 _is_ana "$PA" inaccessible || fail "A's path is $(ana_of "$PA"), not inaccessible"
 log "A's path $PA is inaccessible $((SECONDS - t0)) s after SIGHUP"
 sleep 1
-wa=$(writes A); wb=$(writes B)
+wa=$(ana_writes A); wb=$(ana_writes B)
 sleep 6
-wa2=$(writes A); wb2=$(writes B)
+wa2=$(ana_writes A); wb2=$(ana_writes B)
 log "in 6 s with A inaccessible: A served $((wa2 - wa)) writes, B $((wb2 - wb))"
 [ "$wa2" = "$wa" ] || fail "A still receives writes while its group is inaccessible"
 [ "$wb2" -gt "$wb" ] || fail "B received no writes while A was inaccessible"
 fio_end ana
-cfg_a optimized
+ana_cfg A optimized
 kill -HUP "$PID_A"
 wait_for 60 _is_ana "$PA" optimized || fail "A's path is $(ana_of "$PA"), not optimized again"
 
 # ---- 3. the image grows: both gateways tell the host
 NEW_MB=96
 t0=$SECONDS
-(unset CEPH_ARGS RBLK_RBD_ID; timeout 120 rbd resize --no-progress --size ${NEW_MB}M "$IMG") ||
+rbd_admin resize --no-progress --size ${NEW_MB}M "$RBD_IMG" ||
 	fail "rbd resize failed"
 log "rbd resize to ${NEW_MB} MiB took $((SECONDS - t0)) s"
 _host_size() { [ "$(cat /sys/block/$HEAD/size)" = $((NEW_MB * 2048)) ]; }
@@ -248,7 +202,7 @@ bg_stop A; ra=$?
 bg_stop B; rb=$?
 [ $ra = 0 ] && [ $rb = 0 ] || fail "the gateways exited with $ra and $rb on SIGTERM"
 t0=$SECONDS
-(unset CEPH_ARGS RBLK_RBD_ID; timeout 120 rbd export --no-progress "$IMG" "$T_WORK/export") ||
+rbd_admin export --no-progress "$RBD_IMG" "$T_WORK/export" ||
 	fail "rbd export failed"
 got0=$(head -c 8M "$T_WORK/export" | sha256sum)
 got1=$(tail -c 8M "$T_WORK/export" | sha256sum)
@@ -256,5 +210,5 @@ log "rbd export of $(stat -c %s "$T_WORK/export") bytes in $((SECONDS - t0)) s;"
 	"sha256 written ${want%% *}, in Ceph at 0: ${got0%% *}, at the end: ${got1%% *}"
 [ "$got0" = "$want" ] && [ "$got1" = "$want" ] || fail "Ceph does not hold what the host wrote"
 cp "$T_WORK"/A*.log "$T_WORK/B.log" "$T_OUT/" 2>/dev/null
-(unset CEPH_ARGS RBLK_RBD_ID; timeout 60 rbd rm --no-progress "$IMG" >/dev/null 2>&1)
+rbd_admin rm --no-progress "$RBD_IMG" >/dev/null 2>&1
 log "PASS in $((SECONDS - T00)) s"

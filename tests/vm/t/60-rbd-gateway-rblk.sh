@@ -1,0 +1,157 @@
+#!/bin/bash
+# 60-rbd-gateway-rblk: rblk's own initiator through the two RBD gateways of
+# 59-rbd-gateway (tests/vm/lib_rbd.sh: A on 10.99.0.1:4420 and B on :4421 export one
+# layering-only image of the shared Ceph cluster as one subsystem, client.rblk,
+# rbd_cache = false; ANA group 1 optimized on both, so the multipath head sends its
+# I/O to its first path, A):
+#   1. `rblk attach --nbd` with -a A -s 4420 -a A -s 4421: crc32c-verified fio on
+#      /dev/nbdX while A is SIGKILLed: no I/O error, B takes the writes; while A is
+#      dead a pattern is written (acknowledged by B alone); A restarts and new writes
+#      go to A again (failback);
+#   2. the fio plugin with traddr=A,A trsvcid=4420,4421: verified writes while A is
+#      SIGKILLed and restarted: no error;
+#   3. after the gateways stop, "rbd export" shows the pattern is in the cluster.
+# What 57-init-multipath does over a shared file, here over Ceph, where a restarted
+# gateway must reconnect to the cluster and every write must reach the OSD before it
+# is acknowledged. Writes served per gateway come from their SIGUSR1 statistics, the
+# per-path I/O counts from the attach; timings are printed, never asserted.
+# vm-timeout: 420
+set -u
+. "${RBLK_VM_LIB:-$(dirname "$0")/../lib.sh}"
+. "$(dirname "${RBLK_VM_LIB:-$(dirname "$0")/../lib.sh}")/lib_rbd.sh" || exit 1
+
+RBLK=$(rblk_bin cli/rblk) || exit 1
+need_cmd fio fio
+modprobe nbd nbds_max=4 || die "modprobe nbd failed"
+T00=$SECONDS
+mkdir -p "$T_OUT" 2>/dev/null
+# fio uses the first 32 MiB; the pattern written while A is dead goes at 40 MiB
+SIZE_MB=48
+PAT_MB=40
+rbd_gw_image gw60 $SIZE_MB
+NQN=$ANA_NQN
+
+fail() {
+	bg_log A; bg_log B
+	[ -n "${BG_PIDS[attach]:-}" ] && bg_log attach
+	dmesg | tail -20
+	die "$*"
+}
+
+# first_write_on NAME BEFORE LIMIT: seconds until NAME's write count exceeds BEFORE
+first_write_on() {
+	local t0=$SECONDS n
+	while [ $((SECONDS - t0)) -lt "$3" ]; do
+		n=$(ana_writes "$1")
+		[ "${n:-0}" -gt "$2" ] && { echo $((SECONDS - t0)); return 0; }
+		sleep 0.5
+	done
+	return 1
+}
+
+kill_a() {
+	kill -KILL "$PID_A"
+	wait "$PID_A" 2>/dev/null
+	mv "$T_WORK/A.log" "$T_WORK/A-killed-$1.log"
+}
+
+ana_cfg A optimized
+ana_cfg B optimized
+t0=$SECONDS
+ana_start A
+ana_start B
+log "both gateways ready in $((SECONDS - t0)) s"
+
+# ---- 1. rblk attach (NBD) with two paths; A dies and comes back
+bg_start attach "$RBLK" attach --nbd -t rdma -a $VM_ADDR0 -s 4420 -a $VM_ADDR0 -s 4421 \
+	-n $NQN -N 1 -w $VM_ADDR1 -c 1 -l 60 -o json
+wait_for_line 120 "$T_WORK/attach.log" '"device"' "$BG_PID" || fail "attach printed no device"
+DEV=$(grep -o '"/dev/nbd[0-9]*"' "$T_WORK/attach.log" | tr -d '"')
+[ -b "$DEV" ] || fail "$DEV is not a block device"
+grep -E '^path [01]:' "$T_WORK/attach.log" | sed 's/^/  /'
+grep -q '^path 0: .* ANA group 1 optimized' "$T_WORK/attach.log" || fail "path 0 is not shown optimized"
+grep -q '^path 1: .* ANA group 1 optimized' "$T_WORK/attach.log" || fail "path 1 is not shown optimized"
+sz=$(blockdev --getsize64 "$DEV") || fail "blockdev $DEV failed"
+[ "$sz" = $((SIZE_MB << 20)) ] || fail "$DEV has $sz bytes, not the image's $((SIZE_MB << 20))"
+log "attached $DEV ($sz bytes, the image's size) over two gateways"
+
+bg_start fio-nbd fio --name=nbd --filename="$DEV" --ioengine=libaio --direct=1 --rw=randwrite \
+	--bs=4k --iodepth=8 --size=32M --time_based --runtime=45 --verify=crc32c --verify_fatal=1 \
+	--verify_backlog=64 --output="$T_WORK/fio-nbd.txt"
+FPID=$BG_PID
+sleep 6
+wa=$(ana_writes A); wb=$(ana_writes B)
+log "both paths optimized: A served $wa writes, B $wb (the head uses its first optimized path)"
+[ "$wa" -gt 0 ] || fail "no writes reached A, the first optimized path"
+[ "$wb" = 0 ] || fail "B got $wb writes while A was optimized and live"
+kill_a 1
+log "SIGKILLed A"
+t=$(first_write_on B "$wb" 60) || fail "no write reached B within 60 s of A's death"
+log "failover: first write on B $t s after A's death"
+# acknowledged by B alone: must be in the cluster however A died
+head -c 4M /dev/urandom > "$T_WORK/pattern"
+t0=$SECONDS
+dd if="$T_WORK/pattern" of="$DEV" bs=1M seek=$PAT_MB oflag=direct conv=fsync status=none ||
+	fail "writing the pattern while A was dead failed"
+log "4 MiB pattern written at $PAT_MB MiB through B in $((SECONDS - t0)) s"
+wb=$(ana_writes B)
+log "with A dead, B has served $wb writes"
+kill -0 "$FPID" 2>/dev/null || { cat "$T_WORK/fio-nbd.txt"; fail "fio stopped while A was dead"; }
+t0=$SECONDS
+ana_start A
+log "A restarted in $((SECONDS - t0)) s (librbd connects to the cluster again)"
+t=$(first_write_on A 0 60) || fail "no write reached the restarted A within 60 s (no failback)"
+log "failback: the restarted A served its first write $t s after it was ready"
+wb=$(ana_writes B)
+sleep 3
+wb2=$(ana_writes B); wa=$(ana_writes A)
+log "3 s after failback: B served $((wb2 - wb)) more writes, A $wa since its restart"
+bg_wait fio-nbd 300 || { cat "$T_WORK/fio-nbd.txt"; fail "fio on $DEV failed"; }
+grep -E '^ +write:|err=' "$T_WORK/fio-nbd.txt" | sed 's/^ */  /'
+grep -qE 'err= *0' "$T_WORK/fio-nbd.txt" || fail "fio on $DEV reported errors"
+
+"$RBLK" detach "$DEV" || fail "rblk detach $DEV failed"
+bg_wait attach 60 || fail "the attach process did not exit 0 after detach"
+# the attach prints its paths once when attached and once more at detach: the last two
+log "attach at detach (path 0 = A, path 1 = B; \"failed over\": I/O resent on another path):"
+grep -E '^connection|^detached' "$T_WORK/attach.log" | sed 's/^/  /'
+grep -E '^path [01]:' "$T_WORK/attach.log" | tail -2 | sed 's/^/  /'
+grep -E '^path 1:' "$T_WORK/attach.log" | tail -1 | grep -qE ' [1-9][0-9]* I/Os' ||
+	fail "path 1 (B) shows no I/O at detach"
+
+# ---- 2. the fio plugin with comma lists; A dies and comes back
+. "$RBLK_BUILD/fio-plugin/vm_fio_lib.sh" || exit 1
+FIO_FAIL_HOOK='bg_log A; bg_log B'
+FN="trtype=RDMA adrfam=IPv4 traddr=$VM_ADDR0,$VM_ADDR0 trsvcid=4420,4421 subnqn=${NQN//:/\\:} hostaddr=$VM_ADDR1 ns=1"
+rfio_verify plugin --filename="$FN" --rw=randwrite --bs=4k --iodepth=8 --size=32M --time_based \
+	--runtime=40 --verify_backlog=64 --reconnect_delay=1 --ctrl_loss_tmo=60 &
+RFPID=$!
+sleep 6
+wa=$(ana_writes A); wb=$(ana_writes B)
+log "fio plugin: before the kill, writes since each gateway started: A $wa, B $wb"
+kill_a 2
+log "fio plugin: SIGKILLed A"
+t=$(first_write_on B "$wb" 60) || fail "fio plugin: no write reached B within 60 s of A's death"
+log "fio plugin: first write on B $t s after A's death"
+sleep 2
+ana_start A
+t=$(first_write_on A 0 60) || fail "fio plugin: no write reached the restarted A within 60 s"
+log "fio plugin: the restarted A served its first write $t s after it was ready"
+wait "$RFPID" || fail "fio through the plugin failed across A's death"
+log "fio plugin: A served $(ana_writes A) writes since its restart, B $(ana_writes B) in total"
+
+# ---- 3. what B alone acknowledged is in the cluster
+bg_stop A; ra=$?
+bg_stop B; rb=$?
+cp "$T_WORK"/A*.log "$T_WORK/B.log" "$T_WORK/attach.log" "$T_OUT/" 2>/dev/null
+[ $ra = 0 ] && [ $rb = 0 ] || fail "the gateways exited with $ra and $rb on SIGTERM"
+t0=$SECONDS
+rbd_admin export --no-progress "$RBD_IMG" "$T_WORK/export" || fail "rbd export failed"
+want=$(sha256sum < "$T_WORK/pattern")
+got=$(dd if="$T_WORK/export" bs=1M skip=$PAT_MB count=4 status=none | sha256sum)
+log "rbd export of $(stat -c %s "$T_WORK/export") bytes in $((SECONDS - t0)) s;" \
+	"sha256 written through B ${want%% *}, in Ceph ${got%% *}"
+[ "$got" = "$want" ] || fail "Ceph does not hold the pattern B acknowledged"
+rm -f "$T_WORK/export"
+rbd_admin rm --no-progress "$RBD_IMG" >/dev/null 2>&1
+log "PASS in $((SECONDS - T00)) s"
