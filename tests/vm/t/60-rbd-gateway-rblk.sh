@@ -64,7 +64,7 @@ log "both gateways ready in $((SECONDS - t0)) s"
 
 # ---- 1. rblk attach (NBD) with two paths; A dies and comes back
 bg_start attach "$RBLK" attach --nbd -t rdma -a $VM_ADDR0 -s 4420 -a $VM_ADDR0 -s 4421 \
-	-n $NQN -N 1 -w $VM_ADDR1 -c 1 -l 60 -o json
+	-n $NQN -N 1 -w $VM_ADDR1 -c 1 -l 60 -o json -v
 wait_for_line 120 "$T_WORK/attach.log" '"device"' "$BG_PID" || fail "attach printed no device"
 DEV=$(grep -o '"/dev/nbd[0-9]*"' "$T_WORK/attach.log" | tr -d '"')
 [ -b "$DEV" ] || fail "$DEV is not a block device"
@@ -116,6 +116,11 @@ bg_wait attach 60 || fail "the attach process did not exit 0 after detach"
 log "attach at detach (path 0 = A, path 1 = B; \"failed over\": I/O resent on another path):"
 grep -E '^connection|^detached' "$T_WORK/attach.log" | sed 's/^/  /'
 grep -E '^path [01]:' "$T_WORK/attach.log" | tail -2 | sed 's/^/  /'
+# -v: the attach logs each connection loss, its cause and the reconnects (one loss
+# expected: A's death; a path that reconnects twice is worth a look, not a failure)
+log "attach's connection events (A = 10.99.0.1:4420):"
+grep -E 'connection lost|reconnected|RDMA_CM_EVENT|Keep Alive|will be reset' "$T_WORK/attach.log" |
+	sed 's/^/  /'
 grep -E '^path 1:' "$T_WORK/attach.log" | tail -1 | grep -qE ' [1-9][0-9]* I/Os' ||
 	fail "path 1 (B) shows no I/O at detach"
 
