@@ -78,6 +78,9 @@ void rblk_ka_poll_hook(struct rblk_ctrl *c)
 	if (now < next || pthread_mutex_trylock(&c->admin.lock))
 		return;
 	if (atomic_load(&c->state) == RBLK_CTRL_LIVE && rblk_ka_tick_locked(c, now) == -ETIMEDOUT) {
+		/* the same words as the controller thread's: whichever notices first says it */
+		RBLK_ERR("%s at %s:%s: Keep Alive unanswered for %u ms", c->subnqn, c->traddr,
+			 c->trsvcid, c->kato_ms);
 		atomic_store(&c->conn_lost, true);
 		rblk_ctrl_wake(c);
 	}
