@@ -591,6 +591,15 @@ int rblk_bqueue_eventfd(struct rblk_bqueue *q)
 	return efd;
 }
 
+int rblk_bqueue_eventfd_enable(struct rblk_bqueue *q, bool on)
+{
+	if (q->efd < 0)
+		return -EINVAL;
+	if (!q->ops->eventfd_enable)
+		return q->ops->set_eventfd ? -EOPNOTSUPP : 0;
+	return q->ops->eventfd_enable(q, on);
+}
+
 int rblk_bqueue_register_buffers(struct rblk_bqueue *q, const struct iovec *iov, unsigned n)
 {
 	struct iovec *copy = NULL;

@@ -246,6 +246,17 @@ int rblk_bqueue_poll(struct rblk_bqueue *q, unsigned max);
  * then sleep again. -errno on failure.
  */
 int rblk_bqueue_eventfd(struct rblk_bqueue *q);
+/*
+ * Owner thread, after rblk_bqueue_eventfd(): whether kernel completions
+ * signal the eventfd. A loop that is awake polls anyway, and every signal it
+ * gets then is a write into the eventfd it must later read back: switch it
+ * off while polling, on just before sleeping (then poll once more: what
+ * completed before it came on did not signal). Completions through the local
+ * and remote lists signal whatever the setting. -EOPNOTSUPP when the engine
+ * cannot (aio; io_uring before Linux 5.8): then the eventfd stays on. Costs
+ * no system call with io_uring (a flag in the shared ring).
+ */
+int rblk_bqueue_eventfd_enable(struct rblk_bqueue *q, bool on);
 unsigned rblk_bqueue_inflight(const struct rblk_bqueue *q);
 unsigned rblk_bqueue_depth(const struct rblk_bqueue *q);
 /*

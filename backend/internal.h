@@ -63,6 +63,9 @@ struct rblk_backend_ops {
 	int (*poll)(struct rblk_bqueue *q, unsigned max);
 	/* Optional. Makes kernel completions signal efd. 0 or -errno. */
 	int (*set_eventfd)(struct rblk_bqueue *q, int efd);
+	/* Optional. Kernel completions signal the eventfd set above (on) or
+	 * not, without a system call. 0 or -errno. */
+	int (*eventfd_enable)(struct rblk_bqueue *q, bool on);
 	/* Optional (NULL: accepted and ignored). Registers fixed buffers. */
 	int (*register_buffers)(struct rblk_bqueue *q, const struct iovec *iov, unsigned n);
 	/* Optional (NULL: nothing to do). Fixed-file slot for bdev. 0 or -errno. */

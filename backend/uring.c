@@ -323,7 +323,13 @@ static int uring_flush(struct rblk_bqueue *q)
 
 	if (!io_uring_sq_ready(&u->ring))
 		return 0;
-	r = io_uring_submit(&u->ring);
+	/*
+	 * Submit and reap in one io_uring_enter: with COOP_TASKRUN, finished
+	 * I/O waits as task work until we enter the kernel, and the next poll
+	 * would enter just for it (IORING_SQ_TASKRUN); GETEVENTS runs it now,
+	 * so that poll finds the CQEs posted and makes no system call.
+	 */
+	r = io_uring_submit_and_get_events(&u->ring);
 	/* EINTR: nothing was consumed; the SQEs stay for the next call. */
 	return r == -EINTR ? -EAGAIN : r;
 }
@@ -391,6 +397,14 @@ static int uring_set_eventfd(struct rblk_bqueue *q, int efd)
 	struct uring_queue *u = q->priv;
 
 	return io_uring_register_eventfd(&u->ring, efd);
+}
+
+static int uring_eventfd_enable(struct rblk_bqueue *q, bool on)
+{
+	struct uring_queue *u = q->priv;
+
+	/* IORING_CQ_EVENTFD_DISABLED in the CQ ring's flags (5.8); -EOPNOTSUPP before. */
+	return io_uring_cq_eventfd_toggle(&u->ring, on);
 }
 
 static int uring_register_buffers(struct rblk_bqueue *q, const struct iovec *iov, unsigned n)
@@ -474,6 +488,7 @@ const struct rblk_backend_ops rblk_uring_ops = {
 	.flush = uring_flush,
 	.poll = uring_poll,
 	.set_eventfd = uring_set_eventfd,
+	.eventfd_enable = uring_eventfd_enable,
 	.register_buffers = uring_register_buffers,
 	.register_bdev = uring_register_bdev,
 	.unregister_bdev = uring_unregister_bdev,

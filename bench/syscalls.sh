@@ -12,13 +12,14 @@
 #                           The counter attaches asynchronously (perf: milliseconds), so
 #                           count windows of seconds, not less.
 #   sc_stop PID FILE        stop that counter and write FILE.json: {"tool", "syscalls",
-#                           "cpu_ticks", "seconds"} (cpu_ticks: utime+stime, /proc/PID/stat)
+#                           "cpu_ticks", "run_ns", "seconds"} (cpu_ticks: utime+stime,
+#                           /proc/PID/stat; run_ns: the scheduler's run time, all threads)
 #   sc_breakdown PID S FILE strace -c -f -p PID for S seconds into FILE (the top calls;
 #                           strace slows the process, so only the shares mean anything)
 #
 # Needs log() from the caller. Files: FILE.raw (the tool's output), FILE.json.
 
-declare -A SC_PIDS SC_T0 SC_C0
+declare -A SC_PIDS SC_T0 SC_C0 SC_R0
 
 sc_probe() {
 	grep -q ' /sys/kernel/tracing ' /proc/mounts ||
@@ -34,11 +35,15 @@ sc_probe() {
 }
 
 sc_cpu_ticks() { local s; read -r s < /proc/$1/stat; s=${s##*) }; set -- $s; echo $(( ${12} + ${13} )); }
+# The scheduler's own run time of every thread (ns, /proc/PID/task/*/schedstat): exact,
+# where utime+stime are sampled at the timer tick and overcount a process that wakes
+# on timer expiries (which happen on ticks), i.e. an idle poller.
+sc_run_ns() { cat /proc/$1/task/*/schedstat 2>/dev/null | awk '{ n += $1 } END { printf "%.0f", n }'; }
 sc_now() { cut -d' ' -f1 /proc/uptime; }
 
 sc_start() {	# PID FILE
 	local pid=$1 f=$2
-	SC_C0[$f]=$(sc_cpu_ticks $pid) SC_T0[$f]=$(sc_now)
+	SC_C0[$f]=$(sc_cpu_ticks $pid) SC_T0[$f]=$(sc_now) SC_R0[$f]=$(sc_run_ns $pid)
 	case $SC_TOOL in
 	perf) perf stat -e raw_syscalls:sys_enter -x, -o $f.raw -p $pid & ;;
 	strace) strace -c -f -o $f.raw -p $pid 2>/dev/null & ;;
@@ -48,8 +53,8 @@ sc_start() {	# PID FILE
 }
 
 sc_stop() {	# PID FILE
-	local pid=$1 f=$2 c1 t1 n=null
-	c1=$(sc_cpu_ticks $pid) t1=$(sc_now)
+	local pid=$1 f=$2 c1 t1 r1 n=null
+	c1=$(sc_cpu_ticks $pid) t1=$(sc_now) r1=$(sc_run_ns $pid)
 	if [ -n "${SC_PIDS[$f]:-}" ]; then
 		kill -INT ${SC_PIDS[$f]}; wait ${SC_PIDS[$f]} 2>/dev/null
 		unset "SC_PIDS[$f]"
@@ -59,7 +64,7 @@ sc_stop() {	# PID FILE
 	strace) n=$(awk '$NF == "total" { print $4 }' $f.raw) ;;
 	esac
 	[[ $n =~ ^[0-9]+$ ]] || n=null
-	echo "{\"tool\": \"$SC_TOOL\", \"syscalls\": $n, \"cpu_ticks\": $((c1 - ${SC_C0[$f]})), \"seconds\": $(awk "BEGIN { print $t1 - ${SC_T0[$f]} }")}" > $f.json
+	echo "{\"tool\": \"$SC_TOOL\", \"syscalls\": $n, \"cpu_ticks\": $((c1 - ${SC_C0[$f]})), \"run_ns\": $((r1 - ${SC_R0[$f]})), \"seconds\": $(awk "BEGIN { print $t1 - ${SC_T0[$f]} }")}" > $f.json
 }
 
 sc_breakdown() {	# PID SECONDS FILE

@@ -81,6 +81,21 @@ echo rdma > $C/ports/1/addr_trtype; echo ipv4 > $C/ports/1/addr_adrfam
 echo 10.99.0.1 > $C/ports/1/addr_traddr; echo 4420 > $C/ports/1/addr_trsvcid
 echo "{\"kernel\": \"$(uname -r)\", \"cpus\": $(nproc), \"clk_tck\": $(getconf CLK_TCK), \"workloads\": \"$RBLK_BENCH_WORKLOADS\", \"syscall_tool\": \"$SC_TOOL\", \"clocksource\": \"$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)\"}" > $RAW/env.json
 
+# Which clocks are system calls here: 20000 reads of each under perf (the interpreter's
+# own start-up calls are in both counts; only the difference means anything). With an
+# hpet clocksource the vDSO cannot read CLOCK_MONOTONIC and falls back to the system
+# call; CLOCK_MONOTONIC_COARSE is served from the vDSO page whatever the clocksource.
+clock_probe() {	# CLOCK_NAME -> system calls made by 20000 reads
+	[ $SC_TOOL = perf ] || { echo null; return; }
+	perf stat -e raw_syscalls:sys_enter -x, -o /tmp/clk.$1 -- python3 -c \
+		"import time
+for _ in range(20000): time.clock_gettime(time.$1)" 2>/dev/null
+	awk -F, '/raw_syscalls:sys_enter/ { print $1 }' /tmp/clk.$1
+}
+CLK_PRECISE=$(clock_probe CLOCK_MONOTONIC) CLK_COARSE=$(clock_probe CLOCK_MONOTONIC_COARSE)
+log "system calls for 20000 clock reads: CLOCK_MONOTONIC $CLK_PRECISE, CLOCK_MONOTONIC_COARSE $CLK_COARSE"
+echo "{\"reads\": 20000, \"monotonic\": ${CLK_PRECISE:-null}, \"monotonic_coarse\": ${CLK_COARSE:-null}}" > $RAW/clock-probe.json
+
 dev_for() {
 	local s d
 	for s in /sys/class/nvme-subsystem/*; do

@@ -120,6 +120,7 @@ def main():
             c = json.load(open(idle_sc))
             st["rblk_idle"] = {"syscalls_per_s": c["syscalls"] / c["seconds"] if c["syscalls"] is not None else None,
                                "cpu_pct": 100.0 * c["cpu_ticks"] / clk / c["seconds"],
+                               "run_pct": 100.0 * c["run_ns"] / 1e9 / c["seconds"] if c.get("run_ns") else None,
                                "top_calls": strace_top(os.path.join(raw, f"sc.{store}.idle.target.strace"))}
         sc_rows = []
         rows = []
@@ -176,7 +177,8 @@ def main():
         if "rblk_idle" in st:
             i = st["rblk_idle"]
             sps = "-" if i["syscalls_per_s"] is None else f"{i['syscalls_per_s']:.0f}"
-            lines.append(f"rblk-target idle (host connected, no I/O): {sps} syscalls/s, {i['cpu_pct']:.1f} % CPU; "
+            run = "" if i.get("run_pct") is None else f" ({i['run_pct']:.2f} % by the scheduler's run time)"
+            lines.append(f"rblk-target idle (host connected, no I/O): {sps} syscalls/s, {i['cpu_pct']:.1f} % CPU{run}; "
                          f"top: {' '.join(f'{c[0]}:{c[2] or 0:.0f}%' for c in i['top_calls']) or '-'}")
     json.dump(res, open(os.path.join(out, "summary.json"), "w"), indent=2)
     reps = max((len(res["stores"][s]["workloads"][WLS[0]]["kernel"]["runs"]) for s in stores), default=0)

@@ -189,6 +189,8 @@ struct rblk_sq_stats {
 	_Atomic uint64_t errors;    /* CQEs with a non-zero status */
 };
 
+struct rblk_clock_cache; /* common/clock.h */
+
 struct rblk_sq {
 	/*
 	 * Set by rblk_sq_init(); then the transport fills bq, waitq, listener
@@ -202,6 +204,11 @@ struct rblk_sq {
 	char local_traddr[RBLK_TRADDR_LEN]; /* our address on this connection ("" unknown) */
 	uint32_t cm_qid;                 /* QID from the CM private data, or RBLK_QID_UNKNOWN */
 	uint16_t depth;                  /* receive buffers: HSQSIZE + 1 (0 = no limit) */
+	/*
+	 * The poll group's per-iteration clock (service times), or NULL: read
+	 * the clock. Owned by the sq's thread.
+	 */
+	struct rblk_clock_cache *clock;
 
 	/* Core state (written on the sq's thread; ctrl/qid under ctrl->lock). */
 	enum rblk_sq_state state;

@@ -7,11 +7,15 @@
  * One iteration: reap CQs (32 WCs at a time) -> mailbox -> backend
  * completions and parked I/O -> requests waiting for resources -> one post
  * per queue (receives, then the send chain) and reaping of drained queues ->
- * one backend submission -> ticks. Sleeping: arm every CQ, poll once more
- * (a completion may have landed before arming), reset and poll the backend
- * eventfd, then epoll_wait on CQ channels, backend eventfd and mailbox, with
- * the next tick as timeout when queues exist (no timeout otherwise, so an
- * idle target without hosts never wakes up).
+ * one backend submission -> ticks. Sleeping: arm every CQ that is not still
+ * armed, poll once more (a completion may have landed before arming), switch
+ * the backend's eventfd on and poll it once more, then epoll_wait on CQ
+ * channels, backend eventfd, completion eventfd and mailbox, with the next
+ * tick as timeout when queues exist (no timeout otherwise, so an idle target
+ * without hosts never wakes up). On waking, only the sources epoll reported
+ * are read: a sleep costs one system call per source that fired, not one per
+ * source. The embedder's loop (rblk_poll_group_idle) does not see which fired
+ * and resets every source before it sleeps.
  */
 #include <assert.h>
 #include <errno.h>
@@ -354,6 +358,12 @@ unsigned rblk_poll_group_poll(struct rblk_poll_group *pg)
 	int r;
 
 	atomic_fetch_add_explicit(&pg->stats.iterations, 1, memory_order_relaxed);
+	rblk_clock_cache_reset(&pg->clock);
+	if (pg->bq_fd_toggle && pg->bq_fd_on) {
+		/* Awake: we poll the backend anyway; signals would only need reading back. */
+		rblk_bqueue_eventfd_enable(pg->bq, false);
+		pg->bq_fd_on = false;
+	}
 	n += poll_cqs(pg);
 	if (atomic_load_explicit(&pg->mbox_pending, memory_order_acquire))
 		n += run_mailbox(pg);
@@ -408,24 +418,96 @@ unsigned rblk_poll_group_poll(struct rblk_poll_group *pg)
 	return n;
 }
 
-/* Arms every wakeup source; true if work showed up meanwhile. */
-static bool prepare_sleep(struct rblk_poll_group *pg)
+enum rblk_pg_next rblk_pg_spin_empty(struct rblk_pg_spin *s, enum rblk_poll_mode mode,
+				     bool due, struct rblk_clock_cache *clk)
 {
-	uint64_t v;
-	int ret;
+	uint64_t now, window;
 
+	switch (mode) {
+	case RBLK_POLL_BUSY:
+		return RBLK_PG_NEXT_POLL;
+	case RBLK_POLL_EVENT:
+		return RBLK_PG_NEXT_SLEEP;
+	case RBLK_POLL_ADAPTIVE:
+	default:
+		break;
+	}
+	if (s->slept)
+		return RBLK_PG_NEXT_SLEEP;
+	if (++s->empty % RBLK_PG_SPIN_CHECK)
+		return RBLK_PG_NEXT_POLL;
+	now = rblk_clock_cache_ns(clk);
+	if (!s->since_ns) {
+		s->since_ns = now;
+		return RBLK_PG_NEXT_POLL;
+	}
+	window = (due ? RBLK_PG_SPIN_DUE_US : RBLK_PG_SPIN_IDLE_US) * 1000ull;
+	return now - s->since_ns < window ? RBLK_PG_NEXT_POLL : RBLK_PG_NEXT_SLEEP;
+}
+
+/*
+ * Completions the group waits for: backend I/O, and RDMA READs pulling a
+ * write's data (the response SENDs' completions only free slots: nobody
+ * waits for them).
+ */
+static bool work_due(struct rblk_poll_group *pg)
+{
+	struct rblk_rdma_queue *q;
+
+	if (rblk_bqueue_inflight(pg->bq))
+		return true;
+	TAILQ_FOREACH(q, &pg->queues, link)
+		if (q->reads_avail < q->plan.initiator_depth)
+			return true;
+	return false;
+}
+
+/* Arms the CQs that are not armed yet (an armed CQ stays so until its event). */
+static void arm_cqs(struct rblk_poll_group *pg)
+{
 	for (unsigned d = 0; d < pg->ndevs; d++) {
-		ret = rblk_cq_req_notify(pg->devs[d]->cq, false);
+		struct rblk_pg_dev *dev = pg->devs[d];
+		int ret;
+
+		if (dev->armed)
+			continue;
+		ret = rblk_cq_req_notify(dev->cq, false);
 		if (ret)
 			RBLK_ERR("poll group %u: arming the CQ: %s", pg->opts.id, strerror(-ret));
+		else
+			dev->armed = true;
 	}
+}
+
+static void read_eventfd(struct rblk_poll_group *pg, int fd, const char *what)
+{
+	uint64_t v;
+
+	if (read(fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
+		RBLK_DEBUG("poll group %u: %s eventfd: %s", pg->opts.id, what, strerror(errno));
+}
+
+/*
+ * Arms every wakeup source; true if work showed up meanwhile. reset: read
+ * the eventfds first (the embedder's loop, which does not learn which source
+ * fired); else they are read when epoll reports them.
+ */
+static bool prepare_sleep(struct rblk_poll_group *pg, bool reset)
+{
+	arm_cqs(pg);
 	/* A completion may have landed before the CQ was armed. */
 	if (poll_cqs(pg))
 		return true;
 	if (pg->bq_fd >= 0) {
-		if (read(pg->bq_fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
-			RBLK_DEBUG("poll group %u: backend eventfd: %s", pg->opts.id,
-				   strerror(errno));
+		if (pg->bq_fd_toggle) {
+			/* What completes from now on signals; what completed before, look. */
+			rblk_bqueue_eventfd_enable(pg->bq, true);
+			pg->bq_fd_on = true;
+			if (reset)
+				read_eventfd(pg, pg->bq_fd, "backend");
+		} else {
+			read_eventfd(pg, pg->bq_fd, "backend");
+		}
 		if (poll_backend(pg))
 			return true;
 	} else if (rblk_bqueue_inflight(pg->bq)) {
@@ -434,8 +516,8 @@ static bool prepare_sleep(struct rblk_poll_group *pg)
 		return true;
 	}
 	/* Reset before looking: a completion pushed after the look writes it again. */
-	if (read(pg->cpl_fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
-		RBLK_DEBUG("poll group %u: completion eventfd: %s", pg->opts.id, strerror(errno));
+	if (reset)
+		read_eventfd(pg, pg->cpl_fd, "completion");
 	if (atomic_load_explicit(&pg->cpl_head, memory_order_acquire))
 		return true;
 	return atomic_load_explicit(&pg->mbox_pending, memory_order_acquire);
@@ -451,23 +533,35 @@ static int next_timeout(struct rblk_poll_group *pg)
 	return pg->next_tick_ms > now ? (int)(pg->next_tick_ms - now) : 0;
 }
 
-/* Consume CQ wakeups (the CQs are re-armed before the next sleep). */
-static void consume_cq_events(struct rblk_poll_group *pg)
+/* Takes a CQ's event (one per arming); the CQ is disarmed until re-armed. */
+static void consume_cq_event(struct rblk_pg_dev *dev)
 {
-	for (unsigned d = 0; d < pg->ndevs; d++)
-		while (rblk_cq_get_event(pg->devs[d]->cq) > 0)
-			;
+	while (rblk_cq_get_event(dev->cq) > 0)
+		dev->armed = false;
+}
+
+/*
+ * Takes the one event of an armed CQ that epoll reported: a single read (an
+ * arming raises at most one event; were there another, epoll would report the
+ * channel again).
+ */
+static void take_cq_event(struct rblk_pg_dev *dev)
+{
+	if (rblk_cq_get_event(dev->cq) > 0)
+		dev->armed = false;
 }
 
 int rblk_poll_group_idle(struct rblk_poll_group *pg)
 {
-	consume_cq_events(pg);
-	if (pg->opts.mode == RBLK_POLL_BUSY || prepare_sleep(pg))
+	for (unsigned d = 0; d < pg->ndevs; d++)
+		consume_cq_event(pg->devs[d]);
+	if (pg->opts.mode == RBLK_POLL_BUSY || prepare_sleep(pg, true))
 		return 0;
 	atomic_fetch_add_explicit(&pg->stats.sleeps, 1, memory_order_relaxed);
 	return next_timeout(pg);
 }
 
+/* The group's own thread: sleep, then read what epoll says fired, nothing else. */
 static void sleep_wait(struct rblk_poll_group *pg)
 {
 	struct epoll_event ev[RBLK_PG_MAX_DEVS + 3];
@@ -477,35 +571,39 @@ static void sleep_wait(struct rblk_poll_group *pg)
 	n = epoll_wait(pg->epfd, ev, RBLK_PG_MAX_DEVS + 3, next_timeout(pg));
 	if (n < 0 && errno != EINTR)
 		RBLK_ERR("poll group %u: epoll_wait: %s", pg->opts.id, strerror(errno));
-	consume_cq_events(pg);
+	for (int i = 0; i < n; i++) {
+		void *src = ev[i].data.ptr;
+
+		if (src == &pg->mbox_fd)
+			continue; /* read by run_mailbox, which mbox_pending triggers */
+		if (src == &pg->cpl_fd)
+			read_eventfd(pg, pg->cpl_fd, "completion");
+		else if (src == &pg->bq_fd)
+			read_eventfd(pg, pg->bq_fd, "backend");
+		else if (src)
+			take_cq_event(src);
+	}
 }
 
 static void loop(struct rblk_poll_group *pg)
 {
 	enum rblk_poll_mode mode = pg->opts.mode;
-	uint64_t idle_since = 0;
+	struct rblk_pg_spin spin = { 0 };
 
 	while (!atomic_load_explicit(&pg->stop, memory_order_acquire)) {
 		if (rblk_poll_group_poll(pg)) {
-			idle_since = 0;
+			rblk_pg_spin_work(&spin);
 			continue;
 		}
-		if (mode == RBLK_POLL_BUSY)
+		if (rblk_pg_spin_empty(&spin, mode, mode == RBLK_POLL_ADAPTIVE && work_due(pg),
+				       &pg->clock) == RBLK_PG_NEXT_POLL)
 			continue;
-		if (mode == RBLK_POLL_ADAPTIVE) {
-			/* Busy-poll a little while: the next command is often close. */
-			uint64_t now = rblk_clock_us();
-
-			if (!idle_since) {
-				idle_since = now;
-				continue;
-			}
-			if (now - idle_since < RBLK_PG_ADAPTIVE_IDLE_US)
-				continue;
+		if (prepare_sleep(pg, false)) {
+			rblk_pg_spin_work(&spin);
+			continue;
 		}
-		if (!prepare_sleep(pg))
-			sleep_wait(pg);
-		idle_since = 0;
+		sleep_wait(pg);
+		rblk_pg_spin_slept(&spin);
 	}
 }
 
@@ -529,19 +627,24 @@ static int thread_setup(struct rblk_poll_group *pg)
 	pg->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (pg->epfd < 0)
 		return -errno;
+	/* Each source tagged with its fd's address (a CQ channel: its device). */
 	memset(&ev, 0, sizeof(ev));
 	ev.events = EPOLLIN;
-	ev.data.ptr = NULL;
+	ev.data.ptr = &pg->mbox_fd;
 	if (epoll_ctl(pg->epfd, EPOLL_CTL_ADD, pg->mbox_fd, &ev) < 0)
 		return -errno;
+	ev.data.ptr = &pg->cpl_fd;
 	if (epoll_ctl(pg->epfd, EPOLL_CTL_ADD, pg->cpl_fd, &ev) < 0)
 		return -errno;
 	pg_self = pg;
 	pg->bq_fd = rblk_bqueue_eventfd(pg->bq);
 	if (pg->bq_fd >= 0) {
-		ev.data.ptr = pg;
+		ev.data.ptr = &pg->bq_fd;
 		if (epoll_ctl(pg->epfd, EPOLL_CTL_ADD, pg->bq_fd, &ev) < 0)
 			return -errno;
+		/* Off while awake, when the engine can (a flag in io_uring's ring). */
+		pg->bq_fd_toggle = rblk_bqueue_eventfd_enable(pg->bq, false) == 0;
+		pg->bq_fd_on = false;
 	} else {
 		RBLK_WARN("poll group %u: the backend has no eventfd (%s): it will not sleep "
 			  "while I/O is in flight", pg->opts.id, strerror(-pg->bq_fd));

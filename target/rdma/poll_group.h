@@ -11,7 +11,10 @@
  * Polling is adaptive (docs/architecture.md §2.5): busy while work arrives, then arm the
  * CQs and the backend eventfd and sleep in epoll_wait; an idle group costs
  * no CPU. RBLK_POLL_BUSY never sleeps; RBLK_POLL_EVENT sleeps whenever an
- * iteration found nothing.
+ * iteration found nothing. Where every doorbell and precise clock read is a
+ * system call (Soft-RoCE, an hpet clocksource), the loop counts them: an
+ * empty iteration makes none, and a sleep costs the epoll_wait plus one
+ * system call per wakeup source that actually fired.
  */
 #ifndef RBLK_TARGET_POLL_GROUP_H
 #define RBLK_TARGET_POLL_GROUP_H
@@ -25,14 +28,27 @@
 
 #include <rblk/target.h>
 
+#include "common/clock.h"
 #include "target/core.h"
 #include "transport/rdma.h"
 
 #define RBLK_PG_MAX_DEVS 8
 #define RBLK_PG_WC_BATCH 32
 #define RBLK_PG_BQ_BATCH 32
-/* Adaptive mode: idle this long (µs) before arming and sleeping. */
-#define RBLK_PG_ADAPTIVE_IDLE_US 200
+/*
+ * Adaptive mode: how long to keep polling after the last work (µs) before
+ * arming and sleeping. While completions are due (backend I/O in flight,
+ * RDMA READs outstanding) the group spins longer, since they come within
+ * microseconds on real hardware and a sleep costs an arm, an epoll_wait and
+ * a wakeup; with nothing due it spins briefly for the host's next command.
+ * The window is timed, since an iteration costs anything from a few hundred
+ * nanoseconds (metal) to tens of microseconds (an emulated VM), but the
+ * clock is read only every RBLK_PG_SPIN_CHECK empty iterations: with an
+ * hpet clocksource each read is a system call.
+ */
+#define RBLK_PG_SPIN_IDLE_US 100
+#define RBLK_PG_SPIN_DUE_US 400
+#define RBLK_PG_SPIN_CHECK 4
 /* Tick period of a group without admin queues (ms). */
 #define RBLK_PG_IDLE_TICK_MS 1000
 /* CQ entries per device context (bounded by the device's max_cqe). */
@@ -64,6 +80,7 @@ struct rblk_pg_dev {
 	struct rblk_cq *cq;
 	struct rblk_mr_pool *pool;        /* I/O buffer units (LOCAL_WRITE) */
 	uint32_t cq_free;                 /* CQ entries no queue has reserved */
+	bool armed;                       /* CQ armed, its event not consumed yet */
 	bool fixed_bufs;                  /* pool units are the bqueue's fixed buffers */
 	struct rblk_rdma_reqq pending_buf; /* requests waiting for units, FIFO */
 };
@@ -77,6 +94,45 @@ struct rblk_pg_opts {
 	uint32_t num_units;               /* pool units per device */
 	uint32_t tick_ms;                 /* keep-alive tick period */
 };
+
+/* What the loop does after an iteration that found no work. */
+enum rblk_pg_next {
+	RBLK_PG_NEXT_POLL = 0, /* iterate again at once */
+	RBLK_PG_NEXT_SLEEP,    /* arm the wakeup sources, then epoll_wait */
+};
+
+/* The adaptive spin since the last work (or sleep). */
+struct rblk_pg_spin {
+	unsigned empty;    /* empty iterations in a row */
+	uint64_t since_ns; /* clock at the first check of the window, 0: not read yet */
+	bool slept;        /* nothing found since the last wakeup */
+};
+
+/* The iteration did work: the next empty one starts a new spin window. */
+static inline void rblk_pg_spin_work(struct rblk_pg_spin *s)
+{
+	s->empty = 0;
+	s->since_ns = 0;
+	s->slept = false;
+}
+
+/*
+ * The group slept: an iteration right after waking that finds nothing (a
+ * timer tick, a spurious wakeup) sleeps again at once rather than spinning.
+ */
+static inline void rblk_pg_spin_slept(struct rblk_pg_spin *s)
+{
+	rblk_pg_spin_work(s);
+	s->slept = true;
+}
+
+/*
+ * An empty iteration: poll again or sleep (due: completions are expected).
+ * Reads the time through clk (the iteration's cache) every
+ * RBLK_PG_SPIN_CHECK calls only.
+ */
+enum rblk_pg_next rblk_pg_spin_empty(struct rblk_pg_spin *s, enum rblk_poll_mode mode,
+				     bool due, struct rblk_clock_cache *clk);
 
 struct rblk_pg_stats {
 	_Atomic uint64_t iterations;
@@ -106,6 +162,9 @@ struct rblk_poll_group {
 
 	struct rblk_bqueue *bq;
 	int bq_fd;                        /* its eventfd, -1 if none */
+	bool bq_fd_toggle;                /* on only while asleep (rblk_bqueue_eventfd_enable) */
+	bool bq_fd_on;                    /* ... and it is on now */
+	struct rblk_clock_cache clock;    /* "now" of this iteration (sq->clock) */
 	struct rblk_io_waitq waitq;
 
 	/*

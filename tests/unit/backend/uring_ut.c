@@ -2,7 +2,8 @@
 /*
  * Tests for backend/uring.c: the shared kernel-engine cases (engine_cases.h)
  * on io_uring, plus what is uring's own: fixed buffers (READ_FIXED /
- * WRITE_FIXED, and the checks on buf_index) and fixed-file slots. Exits 77
+ * WRITE_FIXED, and the checks on buf_index), fixed-file slots and the eventfd
+ * switch (rblk_bqueue_eventfd_enable). Exits 77
  * when io_uring cannot be set up on this machine.
  */
 #define ENGINE "uring"
@@ -108,10 +109,39 @@ static void test_fixed_file_slots(void)
 	free(buf);
 }
 
+/* The eventfd switched off while the owner polls, on before it sleeps: no system call. */
+static void test_eventfd_toggle(void)
+{
+	struct rblk_bqueue *q2 = queue_new(8);
+	char *buf = ut_alloc(4096);
+	uint64_t v;
+	int efd, r;
+
+	efd = rblk_bqueue_eventfd(q2);
+	CU_ASSERT_TRUE_FATAL(efd >= 0);
+	r = rblk_bqueue_eventfd_enable(q2, false);
+	if (r == -EOPNOTSUPP) {
+		ut_skip("this kernel's io_uring has no IORING_CQ_EVENTFD_DISABLED (5.8)");
+		goto out;
+	}
+	CU_ASSERT_EQUAL_FATAL(r, 0);
+	CU_ASSERT_EQUAL(ut_rw(q2, bdev, RBLK_BIO_READ, buf, 0, 4096, 0), 0);
+	CU_ASSERT_EQUAL(read(efd, &v, sizeof(v)), -1); /* off: not signalled */
+	CU_ASSERT_EQUAL(errno, EAGAIN);
+	CU_ASSERT_EQUAL(rblk_bqueue_eventfd_enable(q2, true), 0);
+	CU_ASSERT_EQUAL(ut_rw(q2, bdev, RBLK_BIO_READ, buf, 0, 4096, 0), 0);
+	CU_ASSERT_EQUAL(read(efd, &v, sizeof(v)), (ssize_t)sizeof(v)); /* on: signalled */
+	CU_ASSERT_TRUE(v >= 1);
+out:
+	rblk_bqueue_destroy(q2);
+	free(buf);
+}
+
 static const struct ut_case cases[] = {
 	ENGINE_CASES,
 	UT_CASE(test_fixed_buffers),
 	UT_CASE(test_fixed_file_slots),
+	UT_CASE(test_eventfd_toggle),
 	UT_END,
 };
 

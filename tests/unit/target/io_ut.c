@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "backend/internal.h"
+#include "common/clock.h"
 #include "test_transport.h"
 #include "ut.h"
 
@@ -533,6 +534,37 @@ static void test_media_error(void)
 	free(b);
 }
 
+/* Service times come from the queue's iteration clock: no clock read per command. */
+static void test_busy_time_uses_the_iteration_clock(void)
+{
+	struct rblk_clock_cache clk = { .ns = 1000000000ull, .valid = true, .on = true };
+	uint8_t *b = aligned_alloc(4096, 4096);
+	struct rblk_tgt_ns *ns;
+	struct nvme_rw_cmd c;
+	struct tt_req *tr;
+	uint64_t busy0;
+
+	engine = NULL;
+	setup(512, 0, false);
+	ns = iq->sq.ctrl->ss->ns[0];
+	iq->sq.clock = &clk;
+	busy0 = rblk_stat_get(&ns->stats.busy_ns);
+	tt_sqe((struct nvme_sqe *)&c, NVME_IO_READ, 5, 1);
+	c.nlb = rblk_cpu_to_le16(7);
+	tr = tt_send(iq, (struct nvme_sqe *)&c, b, 4096);
+	CU_ASSERT_FALSE(tr->done); /* the RAM engine completes from the next poll */
+	/* The next iteration's time: what the completion must account. */
+	clk.ns += 4321;
+	while (!tr->done)
+		tt_pump(env);
+	CU_ASSERT_EQUAL(tt_status(&tr->cqe), 0);
+	CU_ASSERT_EQUAL(rblk_stat_get(&ns->stats.busy_ns) - busy0, 4321);
+	tt_req_release(tr);
+	iq->sq.clock = NULL;
+	teardown();
+	free(b);
+}
+
 static const struct ut_case cases[] = {
 	UT_CASE(test_io_mem),
 	UT_CASE(test_io_uring),
@@ -542,6 +574,7 @@ static const struct ut_case cases[] = {
 	UT_CASE(test_parking_queue),
 	UT_CASE(test_remove_ns_with_io_in_flight),
 	UT_CASE(test_media_error),
+	UT_CASE(test_busy_time_uses_the_iteration_clock),
 	UT_CASE(test_close_syncs_writable_file),
 	UT_CASE(test_shutdown_syncs_namespaces),
 	UT_END,

@@ -3,7 +3,8 @@
  * Tests for target/rdma/poll_group.c without RDMA devices: the mailbox (run_on
  * runs on the group's thread, in order, exactly once, also when posted right
  * before a stop), adaptive and event polling sleep when idle (the iteration
- * count stops growing) and wake up for a message, busy polling never sleeps.
+ * count stops growing) and wake up for a message, busy polling never sleeps;
+ * the adaptive spin's decisions (rblk_pg_spin_*), one step at a time.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -182,12 +183,110 @@ static void test_busy_never_sleeps(void)
 	rblk_poll_group_destroy(pg);
 }
 
+/* A clock the test moves: an iteration's cache, valid and never reset. */
+static struct rblk_clock_cache fake_clock(uint64_t ns)
+{
+	return (struct rblk_clock_cache){ .ns = ns, .valid = true, .on = true };
+}
+
+/* Empty iterations until the spin says sleep, the clock moving step_us per iteration. */
+static unsigned spins(struct rblk_pg_spin *s, bool due, struct rblk_clock_cache *clk,
+		      unsigned step_us)
+{
+	unsigned polls = 0;
+
+	while (rblk_pg_spin_empty(s, RBLK_POLL_ADAPTIVE, due, clk) == RBLK_PG_NEXT_POLL) {
+		clk->ns += step_us * 1000ull;
+		if (++polls > 100000)
+			break;
+	}
+	return polls;
+}
+
+/* Adaptive: a short window with nothing due, a longer one while completions are due. */
+static void test_spin_adaptive_window(void)
+{
+	struct rblk_clock_cache clk = fake_clock(1000000000ull);
+	struct rblk_pg_spin s = { 0 };
+	unsigned n;
+
+	/* 1 us per iteration: the window starts at the first check, ends 100 us later. */
+	n = spins(&s, false, &clk, 1);
+	CU_ASSERT(n >= RBLK_PG_SPIN_IDLE_US + RBLK_PG_SPIN_CHECK - 1);
+	CU_ASSERT(n <= RBLK_PG_SPIN_IDLE_US + 2 * RBLK_PG_SPIN_CHECK);
+	rblk_pg_spin_work(&s);
+	n = spins(&s, true, &clk, 1);
+	CU_ASSERT(n >= RBLK_PG_SPIN_DUE_US + RBLK_PG_SPIN_CHECK - 1);
+	CU_ASSERT(n <= RBLK_PG_SPIN_DUE_US + 2 * RBLK_PG_SPIN_CHECK);
+	/* Slow iterations (an emulated VM): the same time, far fewer of them. */
+	rblk_pg_spin_work(&s);
+	n = spins(&s, false, &clk, 30);
+	CU_ASSERT(n <= 4 * RBLK_PG_SPIN_CHECK);
+	/* Work found: a new window. */
+	rblk_pg_spin_work(&s);
+	CU_ASSERT_EQUAL(rblk_pg_spin_empty(&s, RBLK_POLL_ADAPTIVE, false, &clk), RBLK_PG_NEXT_POLL);
+}
+
+/* The clock is read every RBLK_PG_SPIN_CHECK empty iterations only. */
+static void test_spin_reads_the_clock_rarely(void)
+{
+	struct rblk_clock_cache clk = { 0 };
+	struct rblk_pg_spin s = { 0 };
+
+	clk.on = true; /* reset, as the loop does each iteration */
+	for (unsigned i = 1; i < RBLK_PG_SPIN_CHECK; i++) {
+		clk.valid = false;
+		CU_ASSERT_EQUAL(rblk_pg_spin_empty(&s, RBLK_POLL_ADAPTIVE, false, &clk),
+				RBLK_PG_NEXT_POLL);
+		CU_ASSERT_FALSE(clk.valid); /* not read */
+	}
+	clk.valid = false;
+	CU_ASSERT_EQUAL(rblk_pg_spin_empty(&s, RBLK_POLL_ADAPTIVE, false, &clk), RBLK_PG_NEXT_POLL);
+	CU_ASSERT_TRUE(clk.valid); /* read once: the window starts */
+}
+
+/* Woken by a tick (or for nothing): back to sleep at once, due or not. */
+static void test_spin_after_sleep_sleeps_again(void)
+{
+	struct rblk_clock_cache clk = fake_clock(5000);
+	struct rblk_pg_spin s = { 0 };
+
+	rblk_pg_spin_slept(&s);
+	CU_ASSERT_EQUAL(rblk_pg_spin_empty(&s, RBLK_POLL_ADAPTIVE, false, &clk), RBLK_PG_NEXT_SLEEP);
+	rblk_pg_spin_slept(&s);
+	CU_ASSERT_EQUAL(rblk_pg_spin_empty(&s, RBLK_POLL_ADAPTIVE, true, &clk), RBLK_PG_NEXT_SLEEP);
+	/* ... unless the wakeup brought work. */
+	rblk_pg_spin_slept(&s);
+	rblk_pg_spin_work(&s);
+	CU_ASSERT_EQUAL(rblk_pg_spin_empty(&s, RBLK_POLL_ADAPTIVE, true, &clk), RBLK_PG_NEXT_POLL);
+}
+
+static void test_spin_busy_and_event_modes(void)
+{
+	struct rblk_clock_cache clk = fake_clock(5000);
+	struct rblk_pg_spin s = { 0 };
+
+	for (unsigned i = 0; i < 1000; i++) {
+		CU_ASSERT_EQUAL_FATAL(rblk_pg_spin_empty(&s, RBLK_POLL_BUSY, false, &clk),
+				      RBLK_PG_NEXT_POLL);
+		clk.ns += 1000000;
+	}
+	rblk_pg_spin_slept(&s);
+	CU_ASSERT_EQUAL(rblk_pg_spin_empty(&s, RBLK_POLL_BUSY, false, &clk), RBLK_PG_NEXT_POLL);
+	rblk_pg_spin_work(&s);
+	CU_ASSERT_EQUAL(rblk_pg_spin_empty(&s, RBLK_POLL_EVENT, true, &clk), RBLK_PG_NEXT_SLEEP);
+}
+
 static const struct ut_case cases[] = {
 	UT_CASE(test_run_on_runs_on_the_group_thread_in_order),
 	UT_CASE(test_messages_before_stop_still_run_once),
 	UT_CASE(test_adaptive_sleeps_when_idle),
 	UT_CASE(test_event_sleeps_when_idle),
 	UT_CASE(test_busy_never_sleeps),
+	UT_CASE(test_spin_adaptive_window),
+	UT_CASE(test_spin_reads_the_clock_rarely),
+	UT_CASE(test_spin_after_sleep_sleeps_again),
+	UT_CASE(test_spin_busy_and_event_modes),
 	UT_END,
 };
 
