@@ -78,10 +78,14 @@ function(rblk_fuzz_target name)
 		target_link_options(${name} PRIVATE -fsanitize=fuzzer)
 		# New inputs go to a scratch directory (the first one libFuzzer is
 		# given); the repository's corpus is only read.
+		# given); the repository's corpus is only read. A crashing input goes to
+		# fuzz-artifacts/, where scripts/test.sh finds it to print it.
 		set(scratch ${CMAKE_BINARY_DIR}/fuzz-scratch/${name})
-		file(MAKE_DIRECTORY ${scratch})
+		file(MAKE_DIRECTORY ${scratch} ${CMAKE_BINARY_DIR}/fuzz-artifacts)
 		add_test(NAME ${name} COMMAND ${name} -max_total_time=${RBLK_FUZZ_SECONDS}
-			-seed=1 -max_len=8192 -timeout=20 -print_final_stats=1 ${scratch} ${corpus})
+			-seed=1 -max_len=8192 -timeout=20 -print_final_stats=1
+			-artifact_prefix=${CMAKE_BINARY_DIR}/fuzz-artifacts/${name}-
+			${scratch} ${corpus})
 		math(EXPR limit "${RBLK_FUZZ_SECONDS} * 3 + 60")
 	else()
 		target_sources(${name} PRIVATE ${PROJECT_SOURCE_DIR}/tests/fuzz/standalone.c)

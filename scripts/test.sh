@@ -95,6 +95,18 @@ unit_ctest() {
 			rc=1
 		fi
 	fi
+	# CI keeps only the head and tail of a long log: repeat what a failure said, and
+	# any crashing fuzz input (base64, for tests/fuzz/corpus/), at the end.
+	if [ "$rc" != 0 ]; then
+		echo "==== what failed said:"
+		grep -E 'fuzz check failed|ERROR: (Address|Leak|Memory)Sanitizer|runtime error:|^SUMMARY:|deadly signal|CU_ASSERT|FAILED:' \
+			"$log" | head -40
+		for t in "$build"/fuzz-artifacts/* "$build_san"/fuzz-artifacts/*; do
+			[ -f "$t" ] || continue
+			echo "---- $t ($(stat -c %s "$t") bytes):"
+			base64 -w 0 "$t" | head -c 24000; echo
+		done
+	fi
 	rm -f "$log"
 	return "$rc"
 }
@@ -125,6 +137,7 @@ if [ "$san" = 1 ]; then
 		-DRBLK_SANITIZE=ON -DRBLK_VM_TESTS=OFF -DRBLK_FIO_PLUGIN=ON >/dev/null
 	cmake --build "$build_san" -j "$jobs"
 	step "unit + fuzz tests under ASan/UBSan"
+	rm -f "$build_san"/fuzz-artifacts/*
 	unit_ctest env ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 		ctest --test-dir "$build_san" -L unit --output-on-failure -j "$jobs"
 fi
