@@ -244,6 +244,16 @@ nvme_wait_ns() {
 	echo "$dev"
 }
 
+# nvme_ctrl_state CTRL: the kernel host's state of controller CTRL (nvme0): live,
+# connecting, resetting, deleting...
+nvme_ctrl_state() { local s; read -r s < "/sys/class/nvme/$1/state" && echo "$s"; }
+
+# nvme_wait_live CTRL [SECONDS]: wait until the host's controller is live again (after
+# an error recovery, admin commands issued while it reconnects fail).
+nvme_wait_live() {
+	wait_for "${2:-60}" sh -c "[ \"\$(cat /sys/class/nvme/$1/state)\" = live ]"
+}
+
 # nvme_connect_rdma NQN [ADDR] [SVCID] [HOST_ADDR] [extra nvme-cli args...]: connect
 # the kernel host and print the block device of the lowest NSID (NSID 1 when there is
 # one; wait for others with nvme_wait_ns). HOST_ADDR (default

@@ -36,7 +36,8 @@ run_backend() {
 
 	# (lib.sh logs to stdout too: the device is the last line)
 	recov0=$(dmesg | grep -c 'starting error recovery')
-	dev=$(nvme_connect_rdma $NQN | tail -1)
+	# A short reconnect delay: on 6.1, Soft-RoCE stalls (below) cost a reconnect each.
+	dev=$(nvme_connect_rdma $NQN "$VM_ADDR0" 4420 "$VM_ADDR1" --reconnect-delay=2 | tail -1)
 	[ -b "$dev" ] || fail "connect failed"
 	ctrl=${dev%n*}
 	dev2=$(nvme_wait_ns $NQN 2) || fail "namespace 2 did not appear"
@@ -69,6 +70,8 @@ run_backend() {
 	fio_verify ext4-$backend "$dev2" --bssplit=4k/50:64k/30:1m/20 --iodepth=32 \
 		--numjobs=2 --size=24M --offset_increment=24M
 
+	# An error recovery (below) may still be reconnecting: admin commands fail until then.
+	nvme_wait_live "${ctrl#/dev/}" 90 || fail "the host's controller did not come back live"
 	out=$(nvme smart-log "$ctrl") || fail "smart-log failed"
 	echo "$out" | grep -E 'Data Units (Read|Written)|host_(read|write)_commands'
 	echo "$out" | grep -qE '^Data Units Written[[:space:]]*:[[:space:]]*[1-9]' ||
