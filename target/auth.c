@@ -167,6 +167,16 @@ void rblk_tgt_auth_tick(struct rblk_sq *sq, uint64_t now_ms)
 	rblk_tgt_ctrl_fatal(sq->ctrl, "authentication failed");
 }
 
+uint64_t rblk_tgt_auth_next_ms(const struct rblk_sq *sq)
+{
+	const struct rblk_tgt_auth_q *a = &sq->auth;
+
+	if (!sq->ctrl || !sq->ctrl->auth || a->state == RBLK_TGT_AUTH_DONE)
+		return UINT64_MAX;
+	/* The tick acts once now_ms is past the deadline. */
+	return a->deadline_ms == UINT64_MAX ? UINT64_MAX : a->deadline_ms + 1;
+}
+
 /* ------------------------------------------------------------------------ */
 /* What the host sends.                                                      */
 

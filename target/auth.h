@@ -138,5 +138,7 @@ void rblk_tgt_auth_receive(struct rblk_req *req);
  * controller, and so does a failed one past its grace (auth.c).
  */
 void rblk_tgt_auth_tick(struct rblk_sq *sq, uint64_t now_ms);
+/* When rblk_tgt_auth_tick() next has to look at sq: UINT64_MAX when no transaction runs. */
+uint64_t rblk_tgt_auth_next_ms(const struct rblk_sq *sq);
 
 #endif

@@ -235,13 +235,16 @@ void rblk_sq_teardown(struct rblk_sq *sq);
 /* No request of this queue is outstanding any more: unbind from the controller. */
 void rblk_sq_destroy(struct rblk_sq *sq);
 /*
- * Periodic hook (every opts.kato_check_ms) for each queue of a poll group.
- * On every queue it fails the controller when the queue's authentication
- * is unfinished past its deadline (target/auth.h). On an admin queue it
- * enforces the controller's keep-alive timeout: on
+ * Timer hook for each queue of a poll group, called at the latest at the
+ * time it returned last. On every queue it fails the controller when the
+ * queue's authentication is unfinished past its deadline (target/auth.h).
+ * On an admin queue it enforces the controller's keep-alive timeout: on
  * expiry CSTS.CFS is set and every queue of that controller is disconnected.
+ * Returns when it next has something to check (rblk_clock_ms() time), or
+ * UINT64_MAX for never: an idle host's queues need no wakeup before their
+ * keep-alive deadline, which keeps an idle target asleep.
  */
-void rblk_sq_tick(struct rblk_sq *sq, uint64_t now_ms); /* now_ms: rblk_clock_ms() */
+uint64_t rblk_sq_tick(struct rblk_sq *sq, uint64_t now_ms); /* now_ms: rblk_clock_ms() */
 
 /* ======================================================================== */
 /* Request.                                                                  */

@@ -386,18 +386,19 @@ void rblk_sq_destroy(struct rblk_sq *sq)
 	rblk_tgt_ctrl_put(ctrl);
 }
 
-void rblk_sq_tick(struct rblk_sq *sq, uint64_t now_ms)
+uint64_t rblk_sq_tick(struct rblk_sq *sq, uint64_t now_ms)
 {
 	struct rblk_tgt_ctrl *ctrl = sq->ctrl;
-	uint64_t last = 0, timeout;
+	uint64_t last = 0, timeout, next;
 	bool expired = false;
 
 	if (sq->state != RBLK_SQ_LIVE)
-		return;
+		return UINT64_MAX;
 	/* Every queue: an authentication left unfinished fails its controller. */
 	rblk_tgt_auth_tick(sq, now_ms);
+	next = rblk_tgt_auth_next_ms(sq);
 	if (sq->qid != 0)
-		return;
+		return next;
 	pthread_mutex_lock(&ctrl->lock);
 	if (ctrl->kato_ms && !ctrl->fatal) {
 		/* Traffic on any queue counts (TBKAS); nvmet rounds KATO up to seconds. */
@@ -413,10 +414,19 @@ void rblk_sq_tick(struct rblk_sq *sq, uint64_t now_ms)
 		/* In 64 bits: a host's KATO near 2^32 ms must not round up to 0. */
 		timeout = ((uint64_t)ctrl->kato_ms + 999) / 1000 * 1000;
 		expired = now_ms > last && now_ms - last > timeout;
+		/*
+		 * Traffic on another thread can only move this later: a tick at
+		 * the old time finds nothing and asks again.
+		 */
+		if (!expired && last + timeout + 1 < next)
+			next = last + timeout + 1;
 	}
 	pthread_mutex_unlock(&ctrl->lock);
-	if (expired)
+	if (expired) {
 		rblk_tgt_ctrl_fatal(ctrl, "keep-alive timeout");
+		return UINT64_MAX;
+	}
+	return next;
 }
 
 /* ------------------------------------------------------------------------ */

@@ -86,7 +86,9 @@ struct rblk_target_opts {
 	uint32_t num_shared_buffers;
 	enum rblk_poll_mode poll_mode;
 	const char *backend;         /* "uring", "aio" or NULL for automatic */
-	uint32_t kato_check_ms;      /* keep-alive check granularity, 1..5000; default 100 */
+	uint32_t kato_check_ms;      /* period of the short timer checks (a Connect or an
+	                              * authentication due), 1..5000; default 100.
+	                              * Keep-alive is checked at its deadline */
 	enum rblk_threads threads;   /* who runs the poll loop; default RBLK_THREADS_OWN */
 	/*
 	 * Admission control; 0 takes the default. A connection must send a

@@ -288,8 +288,11 @@ void rblk_pg_dev_release_cq(struct rblk_pg_dev *dev, uint32_t n)
 
 void rblk_poll_group_add_queue(struct rblk_poll_group *pg, struct rblk_rdma_queue *q)
 {
-	if (!pg->nqueues)
-		pg->next_tick_ms = rblk_clock_ms() + pg->opts.tick_ms;
+	uint64_t soon = rblk_clock_ms() + pg->opts.tick_ms;
+
+	/* A new queue has its Connect deadline ahead: tick at the short period. */
+	if (!pg->nqueues || pg->next_tick_ms > soon)
+		pg->next_tick_ms = soon;
 	TAILQ_INSERT_TAIL(&pg->queues, q, link);
 	pg->nqueues++;
 }
@@ -350,6 +353,41 @@ static unsigned poll_backend(struct rblk_poll_group *pg)
 	return n;
 }
 
+/*
+ * The timers of the group's queues; returns when they next need a look.
+ * Short timers (a Connect or an authentication due, a command waiting for a
+ * buffer) are checked every opts.tick_ms; keep-alive at its deadline, which
+ * a host's traffic keeps pushing back; stall checks once a second. An idle
+ * group with hosts connected thus wakes about once a second, not ten times.
+ */
+static uint64_t tick(struct rblk_poll_group *pg, uint64_t now)
+{
+	uint64_t next = now + RBLK_PG_IDLE_TICK_MS, soon = now + pg->opts.tick_ms;
+	struct rblk_rdma_queue *q;
+
+	for (unsigned d = 0; d < pg->ndevs; d++) {
+		if (TAILQ_EMPTY(&pg->devs[d]->pending_buf))
+			continue;
+		rblk_rdma_dev_expire_waits(pg->devs[d], now);
+		next = soon;
+	}
+	TAILQ_FOREACH(q, &pg->queues, link) {
+		uint64_t t;
+
+		if (rblk_rdma_admit_tick(q, now))
+			continue;
+		if (q->pending && q->state <= RBLK_RDMA_Q_LIVE)
+			next = soon < next ? soon : next; /* its Connect is due */
+		if (q->state != RBLK_RDMA_Q_LIVE)
+			continue;
+		t = rblk_sq_tick(&q->sq, now);
+		rblk_rdma_queue_check_stall(q, now);
+		if (t < next)
+			next = t;
+	}
+	return next > now ? next : now + 1;
+}
+
 unsigned rblk_poll_group_poll(struct rblk_poll_group *pg)
 {
 	struct rblk_rdma_queue *q, *next;
@@ -393,25 +431,7 @@ unsigned rblk_poll_group_poll(struct rblk_poll_group *pg)
 	if (pg->nqueues) {
 		now = rblk_clock_ms();
 		if (now >= pg->next_tick_ms) {
-			/* Keep-alive: the admin queue's owner checks its controller. */
-			bool admin = false;
-
-			for (unsigned d = 0; d < pg->ndevs; d++)
-				if (!TAILQ_EMPTY(&pg->devs[d]->pending_buf))
-					rblk_rdma_dev_expire_waits(pg->devs[d], now);
-			TAILQ_FOREACH(q, &pg->queues, link) {
-				if (rblk_rdma_admit_tick(q, now) || q->state != RBLK_RDMA_Q_LIVE)
-					continue;
-				rblk_sq_tick(&q->sq, now);
-				rblk_rdma_queue_check_stall(q, now);
-				admin |= q->plan.qid == 0;
-			}
-			/*
-			 * Only admin queues enforce keep-alive; a group with I/O queues
-			 * alone wakes once a second (stall checks), which keeps an idle
-			 * target with hosts connected near 0% CPU.
-			 */
-			pg->next_tick_ms = now + (admin ? pg->opts.tick_ms : RBLK_PG_IDLE_TICK_MS);
+			pg->next_tick_ms = tick(pg, now);
 			atomic_fetch_add_explicit(&pg->stats.ticks, 1, memory_order_relaxed);
 		}
 	}

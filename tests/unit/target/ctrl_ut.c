@@ -187,12 +187,13 @@ static void test_kato_expiry_disconnects_only_that_ctrl(void)
 	atomic_store(&iq2->sq.last_cmd_ms, last + 5000);
 
 	/* Within KATO: nothing. The tick on an I/O queue never checks. */
-	rblk_sq_tick(&aq->sq, last + 1000);
-	rblk_sq_tick(&iq->sq, last + 100000);
+	/* ... and the admin queue's next look is just past the deadline; never for I/O. */
+	CU_ASSERT_EQUAL(rblk_sq_tick(&aq->sq, last + 1000), last + 1001);
+	CU_ASSERT_EQUAL(rblk_sq_tick(&iq->sq, last + 100000), UINT64_MAX);
 	CU_ASSERT_EQUAL(aq->disconnects + iq->disconnects, 0);
 
-	rblk_sq_tick(&aq->sq, last + 1001);
-	rblk_sq_tick(&aq2->sq, last + 1001);
+	CU_ASSERT_EQUAL(rblk_sq_tick(&aq->sq, last + 1001), UINT64_MAX);
+	CU_ASSERT_EQUAL(rblk_sq_tick(&aq2->sq, last + 1001), last + 6001);
 	CU_ASSERT_EQUAL(aq->disconnects, 1);
 	CU_ASSERT_EQUAL(iq->disconnects, 1);
 	CU_ASSERT_EQUAL(aq2->disconnects, 0);
@@ -201,7 +202,7 @@ static void test_kato_expiry_disconnects_only_that_ctrl(void)
 	CU_ASSERT_EQUAL(tt_prop_get(aq2, NVME_REG_CSTS, false, &csts), 0);
 	CU_ASSERT_EQUAL(csts, NVME_CSTS_RDY);
 	/* Once is enough. */
-	rblk_sq_tick(&aq->sq, last + 9000);
+	CU_ASSERT_EQUAL(rblk_sq_tick(&aq->sq, last + 9000), UINT64_MAX);
 	CU_ASSERT_EQUAL(aq->disconnects, 1);
 
 	tt_queue_destroy(iq);
@@ -221,11 +222,12 @@ static void test_kato_traffic_rearms(void)
 	t0 = rblk_clock_ms();
 	atomic_store(&aq->sq.last_cmd_ms, t0);
 	atomic_store(&iq->sq.last_cmd_ms, t0);
-	rblk_sq_tick(&aq->sq, t0 + 1900);
+	CU_ASSERT_EQUAL(rblk_sq_tick(&aq->sq, t0 + 1900), t0 + 2001);
 	CU_ASSERT_EQUAL(aq->disconnects, 0);
-	/* I/O traffic counts (TBKAS): no Keep Alive needed. */
+	/* I/O traffic counts (TBKAS): no Keep Alive needed, and it moves the deadline. */
 	atomic_store(&iq->sq.last_cmd_ms, t0 + 1500);
-	rblk_sq_tick(&aq->sq, t0 + 3000);
+	CU_ASSERT_EQUAL(rblk_sq_tick(&aq->sq, t0 + 2001), t0 + 3501);
+	CU_ASSERT_EQUAL(rblk_sq_tick(&aq->sq, t0 + 3000), t0 + 3501);
 	CU_ASSERT_EQUAL(aq->disconnects, 0);
 	rblk_sq_tick(&aq->sq, t0 + 3501);
 	CU_ASSERT_EQUAL(aq->disconnects, 1);
