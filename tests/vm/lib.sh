@@ -75,6 +75,9 @@ wait_for_line() {
 	return 1
 }
 
+# test_fail MSG: the test's own fail() (which adds its logs) when it has one, else die.
+test_fail() { if declare -F fail >/dev/null; then fail "$@"; else die "$@"; fi; }
+
 # bg_start NAME CMD [ARGS...]: run CMD in the background, output to $T_WORK/NAME.log;
 # its pid goes in BG_PID (and BG_PIDS[NAME]).
 declare -A BG_PIDS=()
@@ -207,9 +210,35 @@ fio_verify() {
 		--verify=crc32c --do_verify=1 --verify_fatal=1 --verify_backlog=0 \
 		--group_reporting --output="$out" "$@" || ! grep -qE 'err= *0' "$out"; then
 		cat "$out"
-		if declare -F fail >/dev/null; then fail "fio $name failed"; else die "fio $name failed"; fi
+		test_fail "fio $name failed"
 	fi
 	grep -E '^ +(write|read):' "$out"
+}
+
+# fio_bg_verify NAME DEV [fio args...]: crc32c-verified 4 KiB random writes on DEV in the
+# background until fio_bg_end (at most 300 s), output in $T_WORK/fio-NAME.txt, pid in FPID.
+# For tests that do things to the paths under a running fio and stop it when done.
+fio_bg_verify() {
+	local name=$1 dev=$2
+	shift 2
+	bg_start "fio-$name" fio --name="$name" --filename="$dev" --ioengine=libaio --direct=1 \
+		--rw=randwrite --bs=4k --iodepth=8 --size=32M --time_based --runtime=300 \
+		--verify=crc32c --verify_fatal=1 --verify_backlog=64 \
+		--output="$T_WORK/fio-$name.txt" "$@"
+	FPID=$BG_PID
+}
+
+# fio_bg_end NAME: stop that fio now (SIGINT: it completes what is in flight, reports
+# and exits 128) and fail the test unless it ran without an error until then (a failed
+# verify is err=84; a fio that ended by itself before this did so on an error).
+fio_bg_end() {
+	local name=$1 out=$T_WORK/fio-$1.txt rc
+	kill -0 "$FPID" 2>/dev/null || { cat "$out"; test_fail "fio $name ended early"; }
+	kill -INT "$FPID"
+	bg_wait "fio-$name" 120; rc=$?
+	grep -E '^ +(write|read):|err=' "$out" | sed 's/^ */  /'
+	[ $rc = 0 ] || [ $rc = 128 ] || { cat "$out"; test_fail "fio $name failed (rc $rc)"; }
+	grep -qE 'err= *0' "$out" || { cat "$out"; test_fail "fio $name reported errors"; }
 }
 
 # ---------------------------------------------------------------- kernel host

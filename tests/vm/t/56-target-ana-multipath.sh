@@ -116,22 +116,6 @@ show_paths() {
 	done
 }
 
-# fio_start NAME SECONDS: verified random writes on the multipath device
-fio_start() {
-	bg_start "fio-$1" fio --name="$1" --filename="$DEV" --ioengine=libaio --direct=1 \
-		--rw=randwrite --bs=4k --iodepth=8 --size=32M --time_based --runtime="$2" \
-		--verify=crc32c --verify_fatal=1 --verify_backlog=64 --output="$T_WORK/fio-$1.txt"
-	FPID=$BG_PID
-}
-fio_end() {
-	local rc
-	kill -0 "$FPID" 2>/dev/null || { cat "$T_WORK/fio-$1.txt"; fail "fio $1 ended early"; }
-	bg_wait "fio-$1" 300; rc=$?
-	grep -E '^ +(write|read):|err=' "$T_WORK/fio-$1.txt"
-	[ $rc = 0 ] || { cat "$T_WORK/fio-$1.txt"; fail "fio $1 failed (rc $rc)"; }
-	grep -qE 'err= *0' "$T_WORK/fio-$1.txt" || fail "fio $1 reported errors"
-}
-
 # ---- two targets, one subsystem, one multipath device
 cfg_a optimized
 cfg_b optimized
@@ -162,7 +146,7 @@ echo round-robin > "$SUBSYS/iopolicy" || fail "cannot set $SUBSYS/iopolicy to ro
 log "iopolicy: $(cat "$SUBSYS/iopolicy")"
 
 # ---- 1. A dies; I/O continues through B; A comes back
-fio_start kill 75
+fio_bg_verify kill "$DEV"
 sleep 8
 wa=$(writes A); wb=$(writes B)
 log "before the kill: A has served $wa writes, B $wb"
@@ -192,10 +176,10 @@ sleep 5
 wa=$(writes A)
 log "the restarted A has served $wa writes"
 [ "$wa" -gt 0 ] || fail "no writes reached A after it came back"
-fio_end kill
+fio_bg_end kill
 
 # ---- 2. A's group 1 inaccessible: the host moves its I/O to B
-fio_start ana 60
+fio_bg_verify ana "$DEV"
 sleep 5
 t0=$SECONDS
 cfg_a inaccessible
@@ -225,7 +209,7 @@ sleep 5
 wa2=$(writes A)
 log "in 5 s with A optimized again: A served $((wa2 - wa)) writes"
 [ "$wa2" -gt "$wa" ] || fail "A receives no writes after it became optimized again"
-fio_end ana
+fio_bg_end ana
 
 nvme list-subsys "$DEV" || true
 timeout 60 nvme disconnect -n $NQN || fail "disconnect failed"

@@ -65,10 +65,7 @@ grep -q '^path 0: .* ANA group 1 optimized' "$T_WORK/attach.log" || fail "path 0
 grep -q '^path 1: .* ANA group 1 optimized' "$T_WORK/attach.log" || fail "path 1 is not shown optimized"
 log "attached $DEV over two paths"
 
-bg_start fio-nbd fio --name=nbd --filename="$DEV" --ioengine=libaio --direct=1 --rw=randwrite \
-	--bs=4k --iodepth=8 --size=32M --time_based --runtime=50 --verify=crc32c --verify_fatal=1 \
-	--verify_backlog=64 --output="$T_WORK/fio-nbd.txt"
-FPID=$BG_PID
+fio_bg_verify nbd "$DEV"
 sleep 6
 wa=$(ana_writes A); wb=$(ana_writes B)
 log "both paths optimized: A served $wa writes, B $wb (the head uses its first optimized path)"
@@ -87,14 +84,10 @@ wb=$(ana_writes B)
 sleep 3
 wb2=$(ana_writes B); wa=$(ana_writes A)
 log "3 s after failback: B served $((wb2 - wb)) more writes, A $wa in total"
-bg_wait fio-nbd 300 || { cat "$T_WORK/fio-nbd.txt"; fail "fio on $DEV failed"; }
-grep -E '^ +write:|err=' "$T_WORK/fio-nbd.txt" | sed 's/^ */  /'
-grep -qE 'err= *0' "$T_WORK/fio-nbd.txt" || fail "fio on $DEV reported errors"
+fio_bg_end nbd
 
 # ---- 2. A's group inaccessible: the writes move to B; optimized again: back to A
-bg_start fio-ana fio --name=ana --filename="$DEV" --ioengine=libaio --direct=1 --rw=randwrite \
-	--bs=4k --iodepth=8 --size=32M --time_based --runtime=30 --verify=crc32c --verify_fatal=1 \
-	--verify_backlog=64 --output="$T_WORK/fio-ana.txt"
+fio_bg_verify ana "$DEV"
 sleep 4
 wb=$(ana_writes B)
 t0=$SECONDS
@@ -114,9 +107,7 @@ kill -HUP "$PID_A"
 wait_for_line 30 "$T_WORK/A.log" 'ANA group 1 is optimized' "$PID_A" || fail "A did not apply the second reload"
 t=$(first_write_on A "$wa2" 60) || fail "A receives no writes after it became optimized again"
 log "A optimized again: first write on A $t s after the second reload"
-bg_wait fio-ana 300 || { cat "$T_WORK/fio-ana.txt"; fail "fio (ANA) on $DEV failed"; }
-grep -E '^ +write:|err=' "$T_WORK/fio-ana.txt" | sed 's/^ */  /'
-grep -qE 'err= *0' "$T_WORK/fio-ana.txt" || fail "fio (ANA) on $DEV reported errors"
+fio_bg_end ana
 
 "$RBLK" detach "$DEV" || fail "rblk detach $DEV failed"
 bg_wait attach 60 || fail "the attach process did not exit 0 after detach"

@@ -70,22 +70,6 @@ show_paths() {
 	done
 }
 
-# fio_start NAME SECONDS: verified random writes on the multipath device
-fio_start() {
-	bg_start "fio-$1" fio --name="$1" --filename="$DEV" --ioengine=libaio --direct=1 \
-		--rw=randwrite --bs=4k --iodepth=8 --size=32M --time_based --runtime="$2" \
-		--verify=crc32c --verify_fatal=1 --verify_backlog=64 --output="$T_WORK/fio-$1.txt"
-	FPID=$BG_PID
-}
-fio_end() {
-	local rc
-	kill -0 "$FPID" 2>/dev/null || { cat "$T_WORK/fio-$1.txt"; fail "fio $1 ended early"; }
-	bg_wait "fio-$1" 300; rc=$?
-	grep -E '^ +(write|read):|err=' "$T_WORK/fio-$1.txt"
-	[ $rc = 0 ] || { cat "$T_WORK/fio-$1.txt"; fail "fio $1 failed (rc $rc)"; }
-	grep -qE 'err= *0' "$T_WORK/fio-$1.txt" || fail "fio $1 reported errors"
-}
-
 # ---- two gateways, one image, one multipath device
 ana_cfg A optimized
 ana_cfg B optimized
@@ -122,7 +106,7 @@ done
 echo round-robin > "$SUBSYS/iopolicy" || fail "cannot set $SUBSYS/iopolicy to round-robin"
 
 # ---- 1. A dies; I/O continues through B; A comes back
-fio_start kill 50
+fio_bg_verify kill "$DEV"
 sleep 8
 wa=$(ana_writes A); wb=$(ana_writes B)
 log "before the kill: A has served $wa writes, B $wb"
@@ -150,10 +134,10 @@ sleep 3
 wa=$(ana_writes A)
 log "the restarted A has served $wa writes"
 [ "$wa" -gt 0 ] || fail "no writes reached A after it came back"
-fio_end kill
+fio_bg_end kill
 
 # ---- 2. A's group 1 inaccessible: the host moves its I/O to B
-fio_start ana 30
+fio_bg_verify ana "$DEV"
 sleep 4
 t0=$SECONDS
 ana_cfg A inaccessible
@@ -168,7 +152,7 @@ wa2=$(ana_writes A); wb2=$(ana_writes B)
 log "in 6 s with A inaccessible: A served $((wa2 - wa)) writes, B $((wb2 - wb))"
 [ "$wa2" = "$wa" ] || fail "A still receives writes while its group is inaccessible"
 [ "$wb2" -gt "$wb" ] || fail "B received no writes while A was inaccessible"
-fio_end ana
+fio_bg_end ana
 ana_cfg A optimized
 kill -HUP "$PID_A"
 wait_for 60 _is_ana "$PA" optimized || fail "A's path is $(ana_of "$PA"), not optimized again"

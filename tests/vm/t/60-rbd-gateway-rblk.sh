@@ -75,10 +75,7 @@ sz=$(blockdev --getsize64 "$DEV") || fail "blockdev $DEV failed"
 [ "$sz" = $((SIZE_MB << 20)) ] || fail "$DEV has $sz bytes, not the image's $((SIZE_MB << 20))"
 log "attached $DEV ($sz bytes, the image's size) over two gateways"
 
-bg_start fio-nbd fio --name=nbd --filename="$DEV" --ioengine=libaio --direct=1 --rw=randwrite \
-	--bs=4k --iodepth=8 --size=32M --time_based --runtime=45 --verify=crc32c --verify_fatal=1 \
-	--verify_backlog=64 --output="$T_WORK/fio-nbd.txt"
-FPID=$BG_PID
+fio_bg_verify nbd "$DEV"
 sleep 6
 wa=$(ana_writes A); wb=$(ana_writes B)
 log "both paths optimized: A served $wa writes, B $wb (the head uses its first optimized path)"
@@ -106,9 +103,7 @@ wb=$(ana_writes B)
 sleep 3
 wb2=$(ana_writes B); wa=$(ana_writes A)
 log "3 s after failback: B served $((wb2 - wb)) more writes, A $wa since its restart"
-bg_wait fio-nbd 300 || { cat "$T_WORK/fio-nbd.txt"; fail "fio on $DEV failed"; }
-grep -E '^ +write:|err=' "$T_WORK/fio-nbd.txt" | sed 's/^ */  /'
-grep -qE 'err= *0' "$T_WORK/fio-nbd.txt" || fail "fio on $DEV reported errors"
+fio_bg_end nbd
 
 "$RBLK" detach "$DEV" || fail "rblk detach $DEV failed"
 bg_wait attach 60 || fail "the attach process did not exit 0 after detach"
