@@ -163,13 +163,36 @@ static void dev_destroy(struct rblk_pg_dev *dev)
 
 	if (!dev)
 		return;
-	rblk_cq_destroy(dev->cq);
+	rblk_cq_destroy(dev->scq.cq);
+	rblk_cq_destroy(dev->rcq.cq);
 	rblk_mr_pool_destroy(dev->pool);
 	ret = rblk_pd_dealloc(dev->pd);
 	if (ret)
 		RBLK_WARN("poll group %u: freeing the PD of %s: %s", dev->pg->opts.id,
 			  rblk_device_name(dev->device), strerror(-ret));
 	free(dev);
+}
+
+/*
+ * A CQ with its own completion channel, on the group's epoll set tagged with
+ * its struct rblk_pg_cq (sleep_wait() takes the event of the one that fired).
+ */
+static int pg_cq_create(struct rblk_poll_group *pg, struct rblk_device *device, int cqe,
+			struct rblk_pg_cq *c)
+{
+	struct epoll_event ev;
+	int ret;
+
+	ret = rblk_cq_create(device, cqe, (int)pg->opts.id, true, &c->cq);
+	if (ret)
+		return ret;
+	c->free = (uint32_t)rblk_cq_size(c->cq);
+	memset(&ev, 0, sizeof(ev));
+	ev.events = EPOLLIN;
+	ev.data.ptr = c;
+	if (epoll_ctl(pg->epfd, EPOLL_CTL_ADD, rblk_cq_fd(c->cq), &ev) < 0)
+		return -errno;
+	return 0;
 }
 
 /* The pool as the backend's fixed buffers: one registered buffer per unit. */
@@ -202,7 +225,6 @@ int rblk_pg_dev_get(struct rblk_poll_group *pg, struct rblk_device *device,
 		    struct rblk_pg_dev **out)
 {
 	struct rblk_pg_dev *dev;
-	struct epoll_event ev;
 	int cqe, ret;
 
 	if (!device)
@@ -230,10 +252,11 @@ int rblk_pg_dev_get(struct rblk_poll_group *pg, struct rblk_device *device,
 	cqe = RBLK_PG_CQ_SIZE;
 	if (dev->attr.max_cqe && (uint32_t)cqe > dev->attr.max_cqe)
 		cqe = (int)dev->attr.max_cqe;
-	ret = rblk_cq_create(device, cqe, (int)pg->opts.id, true, &dev->cq);
+	ret = pg_cq_create(pg, device, cqe, &dev->rcq);
+	if (!ret)
+		ret = pg_cq_create(pg, device, cqe, &dev->scq);
 	if (ret)
 		goto fail;
-	dev->cq_free = (uint32_t)rblk_cq_size(dev->cq);
 	/* The target's memory is never exposed: LOCAL_WRITE only (docs/architecture.md §2.5). */
 	ret = rblk_mr_pool_create(dev->pd, pg->opts.io_unit_size, pg->opts.num_units,
 				  RBLK_ACCESS_LOCAL_WRITE, &dev->pool);
@@ -244,16 +267,9 @@ int rblk_pg_dev_get(struct rblk_poll_group *pg, struct rblk_device *device,
 			 ret == -ENOMEM ? " (RLIMIT_MEMLOCK? see `ulimit -l`)" : "");
 		goto fail;
 	}
-	memset(&ev, 0, sizeof(ev));
-	ev.events = EPOLLIN;
-	ev.data.ptr = dev;
-	if (epoll_ctl(pg->epfd, EPOLL_CTL_ADD, rblk_cq_fd(dev->cq), &ev) < 0) {
-		ret = -errno;
-		goto fail;
-	}
 	register_fixed(pg, dev);
-	RBLK_INFO("poll group %u: %s: CQ of %d entries, %u buffers of %u bytes%s%s",
-		  pg->opts.id, rblk_device_name(device), rblk_cq_size(dev->cq),
+	RBLK_INFO("poll group %u: %s: CQs of %d entries, %u buffers of %u bytes%s%s",
+		  pg->opts.id, rblk_device_name(device), rblk_cq_size(dev->rcq.cq),
 		  rblk_mr_pool_count(dev->pool), pg->opts.io_unit_size,
 		  rblk_mr_pool_hugetlb(dev->pool) ? " on huge pages" : "",
 		  dev->fixed_bufs ? ", registered with the backend" : "");
@@ -269,18 +285,21 @@ fail:
 	return ret;
 }
 
-int rblk_pg_dev_reserve_cq(struct rblk_pg_dev *dev, uint32_t n)
+int rblk_pg_dev_reserve_cq(struct rblk_pg_dev *dev, uint32_t nsend, uint32_t nrecv)
 {
-	if (dev->cq_free < n)
+	if (dev->scq.free < nsend || dev->rcq.free < nrecv)
 		return -ENOSPC;
-	dev->cq_free -= n;
+	dev->scq.free -= nsend;
+	dev->rcq.free -= nrecv;
 	return 0;
 }
 
-void rblk_pg_dev_release_cq(struct rblk_pg_dev *dev, uint32_t n)
+void rblk_pg_dev_release_cq(struct rblk_pg_dev *dev, uint32_t nsend, uint32_t nrecv)
 {
-	dev->cq_free += n;
-	assert(dev->cq_free <= (uint32_t)rblk_cq_size(dev->cq));
+	dev->scq.free += nsend;
+	dev->rcq.free += nrecv;
+	assert(dev->scq.free <= (uint32_t)rblk_cq_size(dev->scq.cq));
+	assert(dev->rcq.free <= (uint32_t)rblk_cq_size(dev->rcq.cq));
 }
 
 /* ------------------------------------------------------------------------ */
@@ -307,28 +326,37 @@ void rblk_poll_group_remove_queue(struct rblk_poll_group *pg, struct rblk_rdma_q
 /* ------------------------------------------------------------------------ */
 /* The loop.                                                                 */
 
-static unsigned poll_cqs(struct rblk_poll_group *pg)
+/* A few batches of one CQ, then the rest of the loop runs. */
+static unsigned poll_cq(struct rblk_poll_group *pg, struct rblk_pg_cq *c)
 {
 	struct rblk_wc wc[RBLK_PG_WC_BATCH];
 	unsigned total = 0;
 
-	for (unsigned d = 0; d < pg->ndevs; d++) {
-		/* A few batches per device, then let the rest of the loop run. */
-		for (int round = 0; round < 4; round++) {
-			int n = rblk_cq_poll(pg->devs[d]->cq, wc, RBLK_PG_WC_BATCH);
+	for (int round = 0; round < 4; round++) {
+		int n = rblk_cq_poll(c->cq, wc, RBLK_PG_WC_BATCH);
 
-			if (n <= 0) {
-				if (n < 0)
-					RBLK_ERR("poll group %u: polling the CQ: %s", pg->opts.id,
-						 strerror(-n));
-				break;
-			}
-			for (int i = 0; i < n; i++)
-				rblk_rdma_handle_wc(&wc[i]);
-			total += (unsigned)n;
-			if (n < RBLK_PG_WC_BATCH)
-				break;
+		if (n <= 0) {
+			if (n < 0)
+				RBLK_ERR("poll group %u: polling a CQ: %s", pg->opts.id, strerror(-n));
+			break;
 		}
+		for (int i = 0; i < n; i++)
+			rblk_rdma_handle_wc(&wc[i]);
+		total += (unsigned)n;
+		if (n < RBLK_PG_WC_BATCH)
+			break;
+	}
+	return total;
+}
+
+static unsigned poll_cqs(struct rblk_poll_group *pg)
+{
+	unsigned total = 0;
+
+	/* Sends first: the requests they free serve the capsules just received. */
+	for (unsigned d = 0; d < pg->ndevs; d++) {
+		total += poll_cq(pg, &pg->devs[d]->scq);
+		total += poll_cq(pg, &pg->devs[d]->rcq);
 	}
 	if (total)
 		atomic_fetch_add_explicit(&pg->stats.wcs, total, memory_order_relaxed);
@@ -466,6 +494,26 @@ enum rblk_pg_next rblk_pg_spin_empty(struct rblk_pg_spin *s, enum rblk_poll_mode
 }
 
 /*
+ * Whether anything waits for a send-side completion, so that the send CQs
+ * must wake the group: a queue's own waits (rblk_rdma_queue_send_awaited()),
+ * or commands waiting for buffer units (a read's units come back when its
+ * data has gone). Otherwise send completions only free slots, and the next
+ * wakeup reaps them: at the latest the next tick, before the stall checks.
+ */
+static bool send_awaited(struct rblk_poll_group *pg)
+{
+	struct rblk_rdma_queue *q;
+
+	for (unsigned d = 0; d < pg->ndevs; d++)
+		if (!TAILQ_EMPTY(&pg->devs[d]->pending_buf))
+			return true;
+	TAILQ_FOREACH(q, &pg->queues, link)
+		if (rblk_rdma_queue_send_awaited(q))
+			return true;
+	return false;
+}
+
+/*
  * Completions the group waits for: backend I/O, and RDMA READs pulling a
  * write's data (the response SENDs' completions only free slots: nobody
  * waits for them).
@@ -482,20 +530,31 @@ static bool work_due(struct rblk_poll_group *pg)
 	return false;
 }
 
-/* Arms the CQs that are not armed yet (an armed CQ stays so until its event). */
+static void arm_cq(struct rblk_poll_group *pg, struct rblk_pg_cq *c)
+{
+	int ret;
+
+	if (c->armed)
+		return;
+	ret = rblk_cq_req_notify(c->cq, false);
+	if (ret)
+		RBLK_ERR("poll group %u: arming a CQ: %s", pg->opts.id, strerror(-ret));
+	else
+		c->armed = true;
+}
+
+/*
+ * Arms the receive CQs, and the send CQs when a queue waits for a send
+ * completion (an armed CQ stays so until its event).
+ */
 static void arm_cqs(struct rblk_poll_group *pg)
 {
-	for (unsigned d = 0; d < pg->ndevs; d++) {
-		struct rblk_pg_dev *dev = pg->devs[d];
-		int ret;
+	bool sends = send_awaited(pg);
 
-		if (dev->armed)
-			continue;
-		ret = rblk_cq_req_notify(dev->cq, false);
-		if (ret)
-			RBLK_ERR("poll group %u: arming the CQ: %s", pg->opts.id, strerror(-ret));
-		else
-			dev->armed = true;
+	for (unsigned d = 0; d < pg->ndevs; d++) {
+		arm_cq(pg, &pg->devs[d]->rcq);
+		if (sends)
+			arm_cq(pg, &pg->devs[d]->scq);
 	}
 }
 
@@ -554,10 +613,10 @@ static int next_timeout(struct rblk_poll_group *pg)
 }
 
 /* Takes a CQ's event (one per arming); the CQ is disarmed until re-armed. */
-static void consume_cq_event(struct rblk_pg_dev *dev)
+static void consume_cq_event(struct rblk_pg_cq *c)
 {
-	while (rblk_cq_get_event(dev->cq) > 0)
-		dev->armed = false;
+	while (rblk_cq_get_event(c->cq) > 0)
+		c->armed = false;
 }
 
 /*
@@ -565,16 +624,18 @@ static void consume_cq_event(struct rblk_pg_dev *dev)
  * arming raises at most one event; were there another, epoll would report the
  * channel again).
  */
-static void take_cq_event(struct rblk_pg_dev *dev)
+static void take_cq_event(struct rblk_pg_cq *c)
 {
-	if (rblk_cq_get_event(dev->cq) > 0)
-		dev->armed = false;
+	if (rblk_cq_get_event(c->cq) > 0)
+		c->armed = false;
 }
 
 int rblk_poll_group_idle(struct rblk_poll_group *pg)
 {
-	for (unsigned d = 0; d < pg->ndevs; d++)
-		consume_cq_event(pg->devs[d]);
+	for (unsigned d = 0; d < pg->ndevs; d++) {
+		consume_cq_event(&pg->devs[d]->rcq);
+		consume_cq_event(&pg->devs[d]->scq);
+	}
 	if (pg->opts.mode == RBLK_POLL_BUSY || prepare_sleep(pg, true))
 		return 0;
 	atomic_fetch_add_explicit(&pg->stats.sleeps, 1, memory_order_relaxed);
@@ -584,11 +645,11 @@ int rblk_poll_group_idle(struct rblk_poll_group *pg)
 /* The group's own thread: sleep, then read what epoll says fired, nothing else. */
 static void sleep_wait(struct rblk_poll_group *pg)
 {
-	struct epoll_event ev[RBLK_PG_MAX_DEVS + 3];
+	struct epoll_event ev[2 * RBLK_PG_MAX_DEVS + 3];
 	int n;
 
 	atomic_fetch_add_explicit(&pg->stats.sleeps, 1, memory_order_relaxed);
-	n = epoll_wait(pg->epfd, ev, RBLK_PG_MAX_DEVS + 3, next_timeout(pg));
+	n = epoll_wait(pg->epfd, ev, 2 * RBLK_PG_MAX_DEVS + 3, next_timeout(pg));
 	if (n < 0 && errno != EINTR)
 		RBLK_ERR("poll group %u: epoll_wait: %s", pg->opts.id, strerror(errno));
 	for (int i = 0; i < n; i++) {

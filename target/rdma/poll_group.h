@@ -72,15 +72,29 @@ struct rblk_pg_msg {
 };
 
 /* One RDMA device as seen by one poll group. */
+/* One CQ of a device context; its channel is on the group's epoll set. */
+struct rblk_pg_cq {
+	struct rblk_cq *cq;
+	uint32_t free;                    /* entries no queue has reserved */
+	bool armed;                       /* armed, its event not consumed yet */
+};
+
+/*
+ * Receives and sends complete on separate CQs, shared by all the device's
+ * QPs in the group. The receive CQ is armed whenever the group sleeps: a
+ * capsule is new work. The send CQ (RDMA READ, WRITE and response SEND) is
+ * armed only while something waits for it (rblk_rdma_send_awaited()): a
+ * response's completion only frees its slot, and is reaped by the next
+ * wakeup instead of causing one.
+ */
 struct rblk_pg_dev {
 	struct rblk_poll_group *pg;
 	struct rblk_device *device;
 	struct rblk_device_attr attr;
 	struct rblk_pd *pd;
-	struct rblk_cq *cq;
+	struct rblk_pg_cq rcq;            /* receives */
+	struct rblk_pg_cq scq;            /* sends, RDMA READs and WRITEs */
 	struct rblk_mr_pool *pool;        /* I/O buffer units (LOCAL_WRITE) */
-	uint32_t cq_free;                 /* CQ entries no queue has reserved */
-	bool armed;                       /* CQ armed, its event not consumed yet */
 	bool fixed_bufs;                  /* pool units are the bqueue's fixed buffers */
 	struct rblk_rdma_reqq pending_buf; /* requests waiting for units, FIFO */
 };
@@ -226,9 +240,9 @@ int rblk_poll_group_idle(struct rblk_poll_group *pg);
  */
 int rblk_pg_dev_get(struct rblk_poll_group *pg, struct rblk_device *device,
 		    struct rblk_pg_dev **out);
-/* Group thread: reserve / give back CQ entries for a QP. */
-int rblk_pg_dev_reserve_cq(struct rblk_pg_dev *dev, uint32_t n);
-void rblk_pg_dev_release_cq(struct rblk_pg_dev *dev, uint32_t n);
+/* Group thread: reserve / give back CQ entries for a QP (send and receive CQ). */
+int rblk_pg_dev_reserve_cq(struct rblk_pg_dev *dev, uint32_t nsend, uint32_t nrecv);
+void rblk_pg_dev_release_cq(struct rblk_pg_dev *dev, uint32_t nsend, uint32_t nrecv);
 
 /* Group thread: add / remove a queue (ticks, flushes, stop). */
 void rblk_poll_group_add_queue(struct rblk_poll_group *pg, struct rblk_rdma_queue *q);

@@ -75,9 +75,9 @@ static void free_resources(struct rblk_rdma_queue *q)
 	q->staged = NULL;
 	q->reqs = NULL;
 	q->recvs = NULL;
-	if (q->cq_slots)
-		rblk_pg_dev_release_cq(q->dev, q->cq_slots);
-	q->cq_slots = 0;
+	if (q->scq_slots || q->rcq_slots)
+		rblk_pg_dev_release_cq(q->dev, q->scq_slots, q->rcq_slots);
+	q->scq_slots = q->rcq_slots = 0;
 }
 
 static int create_pools(struct rblk_rdma_queue *q)
@@ -168,14 +168,15 @@ static int setup(struct rblk_rdma_queue *q)
 	if (send_wr < per_req || (q->dev->attr.max_qp_wr && q->depth > q->dev->attr.max_qp_wr))
 		return -ENOSPC;
 
-	/* Every WR may complete (in error every one does): room on the shared CQ. */
-	ret = rblk_pg_dev_reserve_cq(q->dev, send_wr + q->depth);
+	/* Every WR may complete (in error every one does): room on the shared CQs. */
+	ret = rblk_pg_dev_reserve_cq(q->dev, send_wr, q->depth);
 	if (ret) {
-		RBLK_WARN("%s qid %u: the poll group's CQ is full (%u entries needed)", q->peer,
-			  q->plan.qid, send_wr + q->depth);
+		RBLK_WARN("%s qid %u: the poll group's CQs are full (%u send and %u receive "
+			  "entries needed)", q->peer, q->plan.qid, send_wr, q->depth);
 		return ret;
 	}
-	q->cq_slots = send_wr + q->depth;
+	q->scq_slots = send_wr;
+	q->rcq_slots = q->depth;
 
 	q->recvs = calloc(q->depth, sizeof(*q->recvs));
 	q->reqs = calloc(q->nreqs, sizeof(*q->reqs));
@@ -192,7 +193,8 @@ static int setup(struct rblk_rdma_queue *q)
 	caps.max_recv_wr = q->depth;
 	caps.max_send_sge = q->max_sge;
 	caps.max_recv_sge = q->icd_size ? 2 : 1;
-	ret = rblk_qp_create(q->cm_id, q->dev->pd, q->dev->cq, q->dev->cq, &caps, q, &q->qp);
+	ret = rblk_qp_create(q->cm_id, q->dev->pd, q->dev->scq.cq, q->dev->rcq.cq, &caps, q,
+			     &q->qp);
 	if (ret)
 		return ret;
 	/* Our budget is what we asked for; the provider may have granted more. */

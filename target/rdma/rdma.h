@@ -298,7 +298,8 @@ struct rblk_rdma_queue {
 	uint32_t recv_flushed;            /* flushed at teardown (for the log) */
 	uint32_t signaled_inflight;       /* signaled WRs posted, completion pending */
 	uint32_t reqs_busy;               /* requests not FREE */
-	uint32_t cq_slots;                /* CQ entries reserved on dev */
+	uint32_t scq_slots;               /* send CQ entries reserved on dev */
+	uint32_t rcq_slots;               /* receive CQ entries reserved on dev */
 
 	/* Staged but not flushed: the signaled WRs and their requests. */
 	struct rblk_rdma_staged *staged;  /* [send_slots_max] */
@@ -364,6 +365,13 @@ void rblk_rdma_queue_request_disconnect(struct rblk_rdma_queue *q, int reason);
  * destroyed. Returns true when q was freed.
  */
 bool rblk_rdma_queue_reap(struct rblk_rdma_queue *q);
+/*
+ * Poll group thread: whether the queue waits for a send-side completion (an
+ * RDMA READ's, or a response SEND's that frees a request, a send slot or a
+ * read credit someone waits for, or any while it drains). When false, its
+ * send completions only free slots: the group need not wake for them.
+ */
+bool rblk_rdma_queue_send_awaited(const struct rblk_rdma_queue *q);
 /*
  * Poll group thread, from the ticks: logs (once) what a queue whose requests
  * made no progress for a few seconds waits for.

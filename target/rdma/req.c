@@ -403,6 +403,16 @@ static void recv_done(struct rblk_rdma_recv *rv, const struct rblk_wc *wc)
 		rblk_rdma_queue_kick(q);
 }
 
+bool rblk_rdma_queue_send_awaited(const struct rblk_rdma_queue *q)
+{
+	/* Nothing signaled in flight: no send completion is coming. */
+	if (!q->signaled_inflight)
+		return false;
+	return q->state != RBLK_RDMA_Q_LIVE || q->reads_avail < q->plan.initiator_depth ||
+	       !STAILQ_EMPTY(&q->incoming) || !TAILQ_EMPTY(&q->pending_send) ||
+	       !TAILQ_EMPTY(&q->pending_read);
+}
+
 static void read_done(struct rblk_rdma_req *r, const struct rblk_wc *wc)
 {
 	struct rblk_rdma_queue *q = r->q;

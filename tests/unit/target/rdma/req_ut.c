@@ -267,6 +267,9 @@ static void test_read_write_chained_with_send(void)
 	CU_ASSERT_PTR_EQUAL(fq_wr_req(w), r);
 	CU_ASSERT_EQUAL(q->send_slots, 62);
 	CU_ASSERT_EQUAL(sent_status(r), 0);
+	/* Only the response's completion is due, and nobody waits for it. */
+	CU_ASSERT_EQUAL(q->signaled_inflight, 1);
+	CU_ASSERT_FALSE(rblk_rdma_queue_send_awaited(q));
 	fq_complete_all(q);
 	CU_ASSERT_EQUAL(r->state, RBLK_RDMA_REQ_FREE);
 	CU_ASSERT_EQUAL(q->send_slots, 64);
@@ -432,6 +435,8 @@ static void test_read_depth_queueing(void)
 	CU_ASSERT_EQUAL(b->state, RBLK_RDMA_REQ_NEED_RDMA_READ);
 	CU_ASSERT_EQUAL(b->nunits, 1); /* it has its buffer already */
 	CU_ASSERT_EQUAL(rblk_le16(b->req.cmd->cid), 11);
+	/* A READ is in flight (and b waits for its credit): its completion must wake. */
+	CU_ASSERT_TRUE(rblk_rdma_queue_send_awaited(q));
 
 	fq_complete(a, RBLK_RDMA_WR_READ, RBLK_WC_SUCCESS);
 	fq_pump(env, q);
@@ -449,6 +454,7 @@ static void test_read_depth_queueing(void)
 	fq_complete_all(q);
 	CU_ASSERT_EQUAL(q->reqs_busy, 0);
 	CU_ASSERT_EQUAL(q->reads_avail, 1);
+	CU_ASSERT_FALSE(rblk_rdma_queue_send_awaited(q));
 
 	fq_destroy(q);
 	tt_queue_destroy(tq);
