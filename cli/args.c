@@ -114,7 +114,8 @@ const char rblk_cli_conn_help[] =
 	"  -t, --transport=rdma          transport type (only rdma)\n"
 	"  -a, --traddr=ADDR             target address (IPv4/IPv6)\n"
 	"  -s, --trsvcid=PORT            target port (default 4420); an -s after an -a is that\n"
-	"                                address's port (attach: repeat -a ADDR [-s PORT] per path)\n"
+	"                                address's port (attach, read, write: repeat\n"
+	"                                -a ADDR [-s PORT] per path to one subsystem)\n"
 	"  -n, --nqn=SUBNQN              subsystem NQN\n"
 	"  -q, --hostnqn=NQN             host NQN (default /etc/nvme/hostnqn, else generated)\n"
 	"  -I, --hostid=UUID             host ID (default /etc/nvme/hostid)\n"
@@ -379,7 +380,8 @@ int rblk_cli_conn_finish(struct cli_conn *c, const char *default_nqn, struct rbl
 {
 	rblk_connect_opts_init(opts);
 	if (c->npaths > 1)
-		return rblk_cli_usage_err("several paths (-a given %u times) are for `rblk attach`; this verb takes one",
+		return rblk_cli_usage_err("several paths (-a given %u times) are for `rblk attach`, `read` "
+					  "and `write`; this verb takes one",
 					  c->npaths);
 	if (!c->traddr)
 		return rblk_cli_usage_err("no target address: give -a ADDR (or -r 'traddr=ADDR ...')");

@@ -146,6 +146,14 @@ int rblk_cli_connect(const struct rblk_connect_opts *opts, struct rblk_ctrl **ct
 int rblk_cli_pick_nsid(struct rblk_ctrl *ctrl, const struct cli_conn *c, uint32_t *nsid);
 /* rblk_ns_open with the error report; CLI_EXIT_OK or an exit code. */
 int rblk_cli_open_ns(struct rblk_ctrl *ctrl, uint32_t nsid, struct rblk_ns **ns);
+/*
+ * Several -a (rblk_cli_conn_finish_paths): one multipath head over @n paths
+ * with @c's -N, its namespace in *ns and the first connected path's
+ * controller in *ctrl (Identify data, registered buffers). CLI_EXIT_OK, or
+ * the exit code after printing why.
+ */
+int rblk_cli_mpath_connect(const struct rblk_connect_opts *paths, unsigned n, const struct cli_conn *c,
+			   struct rblk_mpath **mp, struct rblk_ns **ns, struct rblk_ctrl **ctrl);
 
 /* getopt_long wrapper resetting state (optind = 0) and silencing getopt's own messages. */
 void rblk_cli_getopt_reset(void);

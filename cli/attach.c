@@ -510,23 +510,11 @@ static void print_paths(struct attach *s)
  */
 static int mpath_connect(struct attach *s)
 {
-	struct rblk_mpath_opts mo;
-	uint16_t status = 0;
-	int ret;
+	int ret = rblk_cli_mpath_connect(s->popts, s->npaths, &s->c, &s->mpath, &s->ns, &s->ctrl);
 
-	rblk_mpath_opts_init(&mo);
-	mo.paths = s->popts;
-	mo.npaths = s->npaths;
-	mo.nsid = s->c.have_nsid ? s->c.nsid : 0;
-	ret = rblk_mpath_connect(&mo, &s->mpath, &status);
-	if (ret)
-		return rblk_cli_report(CLI_OP_CONNECT, ret, status, "cannot connect to %s on any of its %u paths",
-				       s->opts.subnqn, s->npaths);
-	s->ns = rblk_mpath_ns(s->mpath);
-	s->nsid = rblk_ns_id(s->ns);
-	for (unsigned i = 0; i < s->npaths && !s->ctrl; i++)
-		s->ctrl = rblk_mpath_path_ctrl(s->mpath, i);
-	return 0;
+	if (!ret)
+		s->nsid = rblk_ns_id(s->ns);
+	return ret;
 }
 
 /* Prints the device; with --daemon, releases the waiting parent and drops stdin/stdout. */

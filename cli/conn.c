@@ -79,6 +79,28 @@ int rblk_cli_pick_nsid(struct rblk_ctrl *ctrl, const struct cli_conn *c, uint32_
 				  list, n == 16 ? ", ..." : "");
 }
 
+int rblk_cli_mpath_connect(const struct rblk_connect_opts *paths, unsigned n, const struct cli_conn *c,
+			   struct rblk_mpath **mp, struct rblk_ns **ns, struct rblk_ctrl **ctrl)
+{
+	struct rblk_mpath_opts mo;
+	uint16_t status = 0;
+	int ret;
+
+	rblk_mpath_opts_init(&mo);
+	mo.paths = paths;
+	mo.npaths = n;
+	mo.nsid = c->have_nsid ? c->nsid : 0;
+	ret = rblk_mpath_connect(&mo, mp, &status);
+	if (ret)
+		return rblk_cli_report(CLI_OP_CONNECT, ret, status, "cannot connect to %s on any of its %u paths",
+				       paths[0].subnqn, n);
+	*ns = rblk_mpath_ns(*mp);
+	*ctrl = NULL;
+	for (unsigned i = 0; i < n && !*ctrl; i++)
+		*ctrl = rblk_mpath_path_ctrl(*mp, i);
+	return CLI_EXIT_OK;
+}
+
 int rblk_cli_open_ns(struct rblk_ctrl *ctrl, uint32_t nsid, struct rblk_ns **ns)
 {
 	int ret = rblk_ns_open(ctrl, nsid, ns);

@@ -53,6 +53,7 @@ struct rw_slot {
 
 struct rw_job {
 	bool write, verify, fua;
+	struct rblk_mpath *mpath;	/* several -a: the head (ctrl is its first connected path) */
 	struct rblk_ctrl *ctrl;
 	struct rblk_ns *ns;
 	struct rblk_qpair *qp;
@@ -74,7 +75,7 @@ static void usage(FILE *f, bool write)
 {
 	const char *v = write ? "write" : "read";
 
-	fprintf(f, "Usage: rblk %s -t rdma -a ADDR [-s PORT] -n SUBNQN [-N NSID]\n"
+	fprintf(f, "Usage: rblk %s -t rdma -a ADDR [-s PORT] [-a ADDR [-s PORT]...] -n SUBNQN [-N NSID]\n"
 		   "                  [--offset=BYTES | --lba=LBA] [--length=BYTES] [--bs=BYTES] [--qd=N]\n"
 		   "                  [-d FILE] %s[--verify] [--no-progress] [-o json]\n\n",
 		v, write ? "[--fua] " : "");
@@ -574,7 +575,8 @@ static int alloc_queue(struct rw_job *j, const struct rw_args *a)
 {
 	int ret;
 
-	ret = rblk_qpair_alloc(j->ctrl, &j->qp);
+	/* Multipath: buffers registered with one path, bounced on the others. */
+	ret = j->mpath ? rblk_mpath_qpair_alloc(j->mpath, &j->qp) : rblk_qpair_alloc(j->ctrl, &j->qp);
 	if (ret)
 		return rblk_cli_report(CLI_OP_CONNECT, ret, 0, "cannot get an I/O queue");
 	j->qd = (unsigned)a->qd;
@@ -658,9 +660,31 @@ static int transfer(struct rw_job *j, const struct rw_args *a, double *secs)
 	return ret;
 }
 
+/* One path, or a multipath head over several (-a ... -a ...). CLI_EXIT_OK or an exit code. */
+static int connect_ns(struct rw_job *j, const struct cli_conn *c, const struct rblk_connect_opts *popts,
+		      unsigned npaths, uint32_t *nsid)
+{
+	int ret;
+
+	if (npaths > 1) {
+		ret = rblk_cli_mpath_connect(popts, npaths, c, &j->mpath, &j->ns, &j->ctrl);
+		if (!ret)
+			*nsid = rblk_ns_id(j->ns);
+		return ret;
+	}
+	ret = rblk_cli_connect(&popts[0], &j->ctrl);
+	if (ret)
+		return ret;
+	ret = rblk_cli_pick_nsid(j->ctrl, c, nsid);
+	if (!ret)
+		ret = rblk_cli_open_ns(j->ctrl, *nsid, &j->ns);
+	return ret;
+}
+
 static int run(int argc, char **argv, bool write)
 {
-	struct rblk_connect_opts opts;
+	struct rblk_connect_opts popts[RBLK_MPATH_MAX_PATHS];
+	unsigned npaths = 0;
 	enum cli_fmt fmt = CLI_FMT_NORMAL;
 	struct rw_args a = { .qd = RW_DEFAULT_QD };
 	struct rw_job j = { .write = write, .fd = -1 };
@@ -680,7 +704,7 @@ static int run(int argc, char **argv, bool write)
 	ret = validate_rw(&a, write, fmt);
 	if (ret)
 		goto out;
-	ret = rblk_cli_conn_finish(&c, NULL, &opts);
+	ret = rblk_cli_conn_finish_paths(&c, popts, &npaths);
 	if (ret)
 		goto out;
 	j.fd = open_data(&a, write, &insize, &known);
@@ -688,12 +712,7 @@ static int run(int argc, char **argv, bool write)
 		ret = CLI_EXIT_USAGE;
 		goto out;
 	}
-	ret = rblk_cli_connect(&opts, &j.ctrl);
-	if (ret)
-		goto out;
-	ret = rblk_cli_pick_nsid(j.ctrl, &c, &nsid);
-	if (!ret)
-		ret = rblk_cli_open_ns(j.ctrl, nsid, &j.ns);
+	ret = connect_ns(&j, &c, popts, npaths, &nsid);
 	if (ret)
 		goto out_disconnect;
 	j.lbs = rblk_ns_block_size(j.ns);
@@ -717,7 +736,10 @@ out_ns:
 	if (j.ns)
 		rblk_ns_close(j.ns);
 out_disconnect:
-	rblk_disconnect(j.ctrl);
+	if (j.mpath)
+		rblk_mpath_disconnect(j.mpath);
+	else
+		rblk_disconnect(j.ctrl);
 out:
 	if (j.fd > STDERR_FILENO)
 		close(j.fd);

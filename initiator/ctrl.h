@@ -213,5 +213,7 @@ void rblk_mem_fini(struct rblk_ctrl *c);
 
 /* ns.c */
 void rblk_ns_free_all(struct rblk_ctrl *c);
+/* A fresh struct rblk_ns uid (the per-thread last status is keyed by it). */
+uint64_t rblk_ns_uid_new(void);
 
 #endif

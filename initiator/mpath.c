@@ -271,6 +271,7 @@ static int head_ns_init(struct rblk_mpath *mp, const struct rblk_ns *first)
 {
 	mp->ns.ctrl = NULL;
 	mp->ns.mpath = mp;
+	mp->ns.uid = rblk_ns_uid_new();
 	mp->ns.nsid = mp->nsid;
 	mp->ns.nsze = first->nsze;
 	mp->ns.lba_shift = first->lba_shift;
@@ -381,6 +382,7 @@ void rblk_mpath_disconnect(struct rblk_mpath *mp)
 {
 	if (!mp)
 		return;
+	rblk_mpath_sync_qpairs_free(mp);
 	if (mp->qps)
 		RBLK_WARN("multipath: disconnecting with queue pairs still allocated");
 	head_free(mp);

@@ -84,8 +84,9 @@ struct rblk_mpath {
 	unsigned depth;			/* requests per multipath queue pair */
 	uint64_t no_path_ms;		/* UINT64_MAX: wait forever */
 
-	pthread_mutex_t lock;		/* qps */
+	pthread_mutex_t lock;		/* qps, sync_free */
 	struct rblk_mpath_qp *qps;
+	struct rblk_mpath_qp *sync_free; /* idle queue pairs of the synchronous calls */
 
 	pthread_t thread;
 	bool thread_running;
@@ -138,5 +139,15 @@ unsigned rblk_mpath_qp_inflight(struct rblk_mpath_qp *mq);
 struct rblk_mpath_qp *rblk_mpath_qp_next(struct rblk_mpath_qp *mq);
 /* From the head thread: wake the owner (a path changed, or waiting requests may time out). */
 void rblk_mpath_qp_notify(struct rblk_mpath_qp *mq, bool only_if_waiting);
+/*
+ * The synchronous calls on the head's namespace (rblk_read() ...): a queue
+ * pair of the head for the length of one call, an idle one if there is one,
+ * else a new one (so concurrent callers each get theirs), kept for the next
+ * call and freed by rblk_mpath_disconnect(). NULL with *err on failure.
+ */
+struct rblk_qpair *rblk_mpath_sync_qpair_get(struct rblk_mpath *mp, int *err);
+void rblk_mpath_sync_qpair_put(struct rblk_mpath *mp, struct rblk_qpair *qp);
+/* rblk_mpath_disconnect(): frees the idle ones (no synchronous call may be running). */
+void rblk_mpath_sync_qpairs_free(struct rblk_mpath *mp);
 
 #endif

@@ -69,6 +69,7 @@ struct rblk_mpath_qp {
 	atomic_uint nwaiting;		/* read by the head thread */
 	int epfd, evfd;
 	struct rblk_mpath_qp *next;	/* the head's list */
+	struct rblk_mpath_qp *sync_next; /* the head's idle synchronous ones */
 };
 
 static const struct rblk_mpath_path_ops *ops_of(const struct rblk_mpath *mp)
@@ -454,6 +455,51 @@ int rblk_mpath_qp_create(struct rblk_mpath *mp, struct rblk_qpair **out)
 out_free:
 	rblk_mpath_qp_destroy(mq);
 	return ret;
+}
+
+struct rblk_qpair *rblk_mpath_sync_qpair_get(struct rblk_mpath *mp, int *err)
+{
+	struct rblk_mpath_qp *mq;
+	struct rblk_qpair *qp;
+	int ret;
+
+	pthread_mutex_lock(&mp->lock);
+	mq = mp->sync_free;
+	if (mq)
+		mp->sync_free = mq->sync_next;
+	pthread_mutex_unlock(&mp->lock);
+	if (mq)
+		return &mq->handle;
+	ret = rblk_mpath_qp_create(mp, &qp);
+	if (ret) {
+		*err = ret;
+		return NULL;
+	}
+	return qp;
+}
+
+void rblk_mpath_sync_qpair_put(struct rblk_mpath *mp, struct rblk_qpair *qp)
+{
+	struct rblk_mpath_qp *mq = qp->mpath;
+
+	pthread_mutex_lock(&mp->lock);
+	mq->sync_next = mp->sync_free;
+	mp->sync_free = mq;
+	pthread_mutex_unlock(&mp->lock);
+}
+
+void rblk_mpath_sync_qpairs_free(struct rblk_mpath *mp)
+{
+	struct rblk_mpath_qp *mq, *next;
+
+	pthread_mutex_lock(&mp->lock);
+	mq = mp->sync_free;
+	mp->sync_free = NULL;
+	pthread_mutex_unlock(&mp->lock);
+	for (; mq; mq = next) {
+		next = mq->sync_next;
+		rblk_mpath_qp_destroy(mq);
+	}
 }
 
 void rblk_mpath_qp_destroy(struct rblk_mpath_qp *mq)

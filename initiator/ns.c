@@ -15,6 +15,7 @@
 #include "initiator/cmd.h"
 #include "initiator/ctrl.h"
 #include "initiator/identify.h"
+#include "initiator/mpath.h"
 #include "protocol/names.h"
 
 #define LAST_STATUS_SLOTS 8
@@ -25,6 +26,11 @@ static __thread struct {
 	uint16_t status;
 } last_status[LAST_STATUS_SLOTS];
 static __thread unsigned last_status_next;
+
+uint64_t rblk_ns_uid_new(void)
+{
+	return atomic_fetch_add(&ns_uid_next, 1);
+}
 
 static void last_status_set(const struct rblk_ns *ns, uint16_t status)
 {
@@ -89,7 +95,7 @@ int rblk_ns_open(struct rblk_ctrl *c, uint32_t nsid, struct rblk_ns **out)
 	ns->nsze = geom.nsze;
 	ns->lba_shift = geom.lba_shift;
 	ns->read_only = geom.read_only;
-	ns->uid = atomic_fetch_add(&ns_uid_next, 1);
+	ns->uid = rblk_ns_uid_new();
 	ns->id = id;
 	pthread_mutex_lock(&c->lock);
 	ns->next = c->ns_list;
@@ -191,7 +197,6 @@ static void wait_fd(struct rblk_qpair *qp, int ms)
 static int sync_io(struct rblk_ns *ns, enum rblk_io_op op, void *buf, uint64_t lba, uint32_t nlb,
 		   unsigned flags)
 {
-	struct rblk_ctrl *c;
 	struct rblk_io io = { .op = op, .ns = ns, .lba = lba, .nlb = nlb, .flags = flags, .buf = buf };
 	struct sync_wait w = { 0 };
 	struct rblk_qpair *qp;
@@ -199,10 +204,9 @@ static int sync_io(struct rblk_ns *ns, enum rblk_io_op op, void *buf, uint64_t l
 
 	if (!ns)
 		return -EINVAL;
-	if (ns->mpath)
-		return -EOPNOTSUPP;	/* asynchronous I/O only on a multipath head */
-	c = ns->ctrl;
-	qp = rblk_sync_qpair_get(c, &ret);
+	/* A multipath head's namespace: one of the head's queue pairs (failover included). */
+	qp = ns->mpath ? rblk_mpath_sync_qpair_get(ns->mpath, &ret)
+		       : rblk_sync_qpair_get(ns->ctrl, &ret);
 	if (!qp)
 		return ret;
 	while ((ret = rblk_submit(qp, &io, sync_cb, &w)) == -EAGAIN) {
@@ -216,7 +220,10 @@ static int sync_io(struct rblk_ns *ns, enum rblk_io_op op, void *buf, uint64_t l
 		if (!w.done && n <= 0)
 			wait_fd(qp, 100);
 	}
-	rblk_sync_qpair_put(c, qp);
+	if (ns->mpath)
+		rblk_mpath_sync_qpair_put(ns->mpath, qp);
+	else
+		rblk_sync_qpair_put(ns->ctrl, qp);
 	if (ret)
 		return ret;
 	last_status_set(ns, w.status);

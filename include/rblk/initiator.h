@@ -273,8 +273,10 @@ unsigned rblk_qpair_inflight(struct rblk_qpair *qp) RBLK_EXPORT;
  * optimized path is live again, new I/O goes there.
  *
  * I/O: rblk_mpath_ns() is the head's namespace (size, block size, Identify
- * of the first path; rblk_ns_close() on it does nothing; the synchronous
- * calls return -EOPNOTSUPP). rblk_mpath_qpair_alloc() gives a struct
+ * of the first path; rblk_ns_close() on it does nothing). The synchronous
+ * calls (rblk_read() ...) on it fail over like any head I/O; each calling
+ * thread borrows a queue pair of the head, kept for later calls until
+ * rblk_mpath_disconnect(), which no such call may overlap. rblk_mpath_qpair_alloc() gives a struct
  * rblk_qpair that the asynchronous calls above drive exactly as a
  * controller's (rblk_submit, rblk_poll, rblk_qpair_fd, rblk_qpair_flush,
  * rblk_qpair_depth, rblk_qpair_inflight, rblk_qpair_free): it holds one

@@ -95,7 +95,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			ret = rblk_cli_bad_option(opt, argc, argv);
 	}
 	if (ret == CLI_EXIT_OK) {
-		/* usable: an address and an NQN; one path only (several are attach's); no lone controller secret */
+		/* usable: an address and an NQN; one path only (several are for attach, read and write); no lone controller secret */
 		bool usable = c.traddr && c.subnqn && !(c.dhchap_ctrl_secret && !c.dhchap_secret);
 		struct rblk_connect_opts paths[RBLK_MPATH_MAX_PATHS];
 		unsigned n = 0;

@@ -5,7 +5,8 @@
  * (struct rblk_mpath_path_ops): path choice by ANA state and controller
  * state, failover of an I/O that fails for a path reason (transport error,
  * ANA status) with exactly one callback to the caller, non-path errors
- * passed through, the no-path wait and its timeout, back-pressure; and the
+ * passed through, the synchronous calls on the head's namespace, the no-path
+ * wait and its timeout, back-pressure; and the
  * ANA log lookup against well-formed and hostile logs.
  */
 #include <errno.h>
@@ -300,6 +301,36 @@ static void test_media_error_is_final(void)
 	rblk_qpair_free(qp);
 }
 
+/* rblk_read()/rblk_write() on the head's namespace: failover included, one queue pair reused. */
+static void test_sync_calls(void)
+{
+	char buf[512];
+
+	env_init(4);
+	MP.ns.uid = 4242;
+	memset(buf, 0x3C, sizeof(buf));
+	/* Path 0's connection dies under the write: the call still succeeds, through path 1. */
+	FP[0].err = -ENOTCONN;
+	CU_ASSERT_EQUAL(rblk_write(&MP.ns, buf, 8, 1, 0), 0);
+	CU_ASSERT_EQUAL(FP[0].submitted, 1);
+	CU_ASSERT_EQUAL(FP[1].submitted, 1);
+	CU_ASSERT_EQUAL(rblk_ns_last_status(&MP.ns), 0);
+	/* The queue pair went back to the head, idle, and serves the next call. */
+	CU_ASSERT_PTR_NOT_NULL_FATAL(MP.sync_free);
+	CU_ASSERT_PTR_EQUAL(MP.qps, MP.sync_free);
+	CU_ASSERT_PTR_NULL(rblk_mpath_qp_next(MP.qps));
+	/* A media error is the caller's: -EREMOTEIO with its status, not retried. */
+	FP[1].status = NVME_SC_WRITE_FAULT;
+	CU_ASSERT_EQUAL(rblk_read(&MP.ns, buf, 8, 1), -EREMOTEIO);
+	CU_ASSERT_EQUAL(rblk_ns_last_status(&MP.ns), NVME_SC_WRITE_FAULT);
+	CU_ASSERT_EQUAL(FP[1].submitted, 2);
+	CU_ASSERT_EQUAL(FP[0].submitted, 1);		/* path 0 still left alone */
+	CU_ASSERT_PTR_NULL(rblk_mpath_qp_next(MP.qps));	/* still one queue pair */
+	rblk_mpath_sync_qpairs_free(&MP);
+	CU_ASSERT_PTR_NULL(MP.sync_free);
+	CU_ASSERT_PTR_NULL(MP.qps);
+}
+
 static void test_no_path_waits_then_times_out(void)
 {
 	struct rblk_qpair *qp;
@@ -472,6 +503,7 @@ static const struct ut_case cases[] = {
 	UT_CASE(test_transport_error_fails_over),
 	UT_CASE(test_ana_status_fails_over),
 	UT_CASE(test_media_error_is_final),
+	UT_CASE(test_sync_calls),
 	UT_CASE(test_no_path_waits_then_times_out),
 	UT_CASE(test_backpressure_and_refusals),
 	UT_CASE(test_ana_log_lookup),

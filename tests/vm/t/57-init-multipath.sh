@@ -9,7 +9,11 @@
 #   2. A's group made inaccessible (config + SIGHUP): writes move to B with no error;
 #      optimized again: back to A;
 #   3. the fio plugin with traddr=A,A trsvcid=4420,4421: verified writes while A is
-#      SIGKILLed and restarted: no error.
+#      SIGKILLed and restarted: no error;
+#   4. `rblk write` with both paths (through A), A SIGKILLed, `rblk read --verify` with
+#      both paths reads it back through B;
+#   5. (kernels with ublk) `rblk attach --ublk` with both paths: verified fio while A is
+#      SIGKILLed, no error.
 # Writes served by each target come from their SIGUSR1 statistics; timings are
 # printed, never asserted.
 # vm-timeout: 600
@@ -134,6 +138,45 @@ t=$(first_write_on A 0 60) || fail "fio plugin: no write reached the restarted A
 log "fio plugin: the restarted A served its first write $t s after it was ready"
 wait "$RFPID" || fail "fio through the plugin failed across A's death"
 log "fio plugin: A served $(ana_writes A) writes since its restart, B $(ana_writes B) in total"
+
+# ---- 4. rblk write / read over both paths; A dies in between
+head -c 4M /dev/urandom > "$T_WORK/pattern"
+PATHS="-t rdma -a $VM_ADDR0 -s 4420 -a $VM_ADDR0 -s 4421 -n $NQN"
+wa=$(ana_writes A)
+"$RBLK" write $PATHS --offset 40M -d "$T_WORK/pattern" --no-progress ||
+	fail "rblk write over two paths failed"
+[ "$(ana_writes A)" -gt "$wa" ] || fail "rblk write sent nothing to A, the first optimized path"
+kill_a 4
+log "rblk write: 4 MiB through A; A SIGKILLed"
+"$RBLK" read $PATHS --offset 40M --length 4M -d "$T_WORK/pattern" --verify --no-progress ||
+	fail "rblk read --verify over two paths with A dead failed"
+log "rblk read --verify: the 4 MiB read back through B with A dead"
+ana_start A
+
+# ---- 5. rblk attach --ublk with two paths (kernels with ublk: 6.12); A dies under fio
+[ -e /dev/ublk-control ] || modprobe ublk_drv 2>/dev/null
+if [ -e /dev/ublk-control ]; then
+	bg_start attach-ublk "$RBLK" attach --ublk -t rdma -a $VM_ADDR0 -s 4420 -a $VM_ADDR0 \
+		-s 4421 -n $NQN -N 1 -w $VM_ADDR1 -c 1 -l 60 -o json
+	wait_for_line 120 "$T_WORK/attach-ublk.log" '"device"' "$BG_PID" ||
+		{ bg_log attach-ublk; fail "attach --ublk printed no device"; }
+	UDEV=$(grep -o '"/dev/ublkb[0-9]*"' "$T_WORK/attach-ublk.log" | tr -d '"')
+	[ -b "$UDEV" ] || fail "$UDEV is not a block device"
+	fio_bg_verify ublk "$UDEV"
+	sleep 5
+	wb=$(ana_writes B)
+	kill_a 5
+	t=$(first_write_on B "$wb" 60) || fail "ublk: no write reached B within 60 s of A's death"
+	log "ublk ($UDEV): first write on B $t s after A's death"
+	sleep 3
+	fio_bg_end ublk
+	"$RBLK" detach "$UDEV" || fail "rblk detach $UDEV failed"
+	bg_wait attach-ublk 60 || { bg_log attach-ublk; fail "attach --ublk did not exit 0 after detach"; }
+	grep -E '^path [01]:' "$T_WORK/attach-ublk.log" | sed 's/^/  /'
+	ana_start A
+else
+	log "no ublk in kernel $(uname -r): the two-path ublk case is skipped"
+fi
 
 bg_stop A; ra=$?
 bg_stop B; rb=$?
