@@ -17,7 +17,12 @@
 #   read-128k-qd16, write-128k-qd16 (MB/s). Gateway side: fio io_uring --direct=1 on
 #   the namespace's block device; direct side: fio --ioengine=rbd. Runs alternate
 #   (g d, d g, ...), --reps (default 3) x --runtime (default 5 s) each.
-# Also: rblk-target's CPU (utime+stime) per I/O on the gateway side.
+# Also: rblk-target's CPU (utime+stime) per I/O on the gateway side, and for every
+#   side the whole VM's busy CPU per I/O (/proc/stat). A third side, "transport", runs
+#   the gateway side's fio against a second namespace of the same rblk-target backed by
+#   null: (no Ceph): the NVMe-oF hop alone (host driver, Soft-RoCE both ways, target).
+#   On the VM's 2 emulated CPUs every side is CPU-bound, so the gateway can reach at
+#   most direct's CPU per I/O over (direct's + the hop's): printed as "bound".
 # Host load before the VM starts: DIR/host-load.json, with a warning when not quiet.
 # Output: medians and gateway/direct ratios on stdout, DIR/summary.json (DIR default
 #   BUILD_DIR/bench-out/rbd-gateway; raw fio JSON in DIR/raw/). The VM is TCG (no KVM):
@@ -36,7 +41,7 @@ while [ $# -gt 0 ]; do
 	--workloads) WORKLOADS=$2; shift 2 ;;
 	--out) OUT=$2; shift 2 ;;
 	--target-args) TARGET_ARGS=$2; shift 2 ;;
-	-h|--help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	-*) die "unknown option $1" ;;
 	*) break ;;
 	esac
@@ -58,6 +63,7 @@ cat > "$OUT/vm-bench.sh" <<'VMEOF'
 set -u
 TGT=$RBLK_BUILD/daemon/rblk-target
 NQN=nqn.2024-01.io.rblk:rbdbench
+NQN0=nqn.2024-01.io.rblk:rbdbench-null
 RAW=$VM_OUT/raw
 log() { echo "[vm $(cut -d' ' -f1 /proc/uptime)s] $*" >&2; }
 die() { log "FAIL: $*"; [ -f /tmp/target.log ] && tail -20 /tmp/target.log >&2; exit 1; }
@@ -74,23 +80,31 @@ fio --name=fill --ioengine=rbd --clientname=admin --pool=rbd --rbdname=bench --r
 echo "{\"kernel\": \"$(uname -r)\", \"cpus\": $(nproc), \"clk_tck\": $(getconf CLK_TCK), \"ceph_start_s\": $(awk "BEGIN { print $t1 - $t0 }"), \"fio\": \"$(fio --version)\", \"workloads\": \"$RBLK_BENCH_WORKLOADS\", \"target_args\": \"$RBLK_BENCH_TARGET_ARGS\"}" > $RAW/env.json
 
 $TGT --listen 10.99.0.1:4420 --subsystem $NQN --ns rbd:rbd/bench --allow-any-host \
+	--subsystem $NQN0 --ns null:256M --allow-any-host \
 	$RBLK_BENCH_TARGET_ARGS > /tmp/target.log 2>&1 &
 TPID=$!
 for _ in $(seq 300); do grep -q 'notice: ready' /tmp/target.log && break; sleep 0.2; done
 grep -q 'notice: ready' /tmp/target.log || die "rblk-target did not start"
-nvme connect -t rdma -a 10.99.0.1 -s 4420 -n $NQN -w 10.99.0.2 >&2 || die "nvme connect"
-DEV=
-for _ in $(seq 100); do
-	for s in /sys/class/nvme-subsystem/*; do
-		[ "$(cat $s/subsysnqn 2>/dev/null)" = $NQN ] || continue
-		for d in $s/nvme*n*; do [ -b /dev/${d##*/} ] && DEV=/dev/${d##*/}; done
+dev_of() {	# NQN: connect, print the namespace's block device
+	local d s dev=
+	nvme connect -t rdma -a 10.99.0.1 -s 4420 -n $1 -w 10.99.0.2 >&2 || die "nvme connect $1"
+	for _ in $(seq 100); do
+		for s in /sys/class/nvme-subsystem/*; do
+			[ "$(cat $s/subsysnqn 2>/dev/null)" = $1 ] || continue
+			for d in $s/nvme*n*; do [ -b /dev/${d##*/} ] && dev=/dev/${d##*/}; done
+		done
+		[ -n "$dev" ] && break; sleep 0.2
 	done
-	[ -n "$DEV" ] && break; sleep 0.2
-done
-[ -n "$DEV" ] || die "no block device"
-log "gateway: $DEV"
+	[ -n "$dev" ] || die "no block device for $1"
+	echo $dev
+}
+DEV=$(dev_of $NQN)
+DEV0=$(dev_of $NQN0)
+log "gateway: $DEV, transport only (null:): $DEV0"
 
 proc_cpu() { local s; read -r s < /proc/$1/stat; s=${s##*) }; set -- $s; echo $(( ${12} + ${13} )); }
+# The VM's busy ticks, all CPUs: user nice system irq softirq steal (not idle, iowait).
+vm_busy() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9 }' /proc/stat; }
 wl_args() {
 	case $1 in
 	randread-4k-qd32) echo "--rw=randread --bs=4k --iodepth=32 --norandommap=1" ;;
@@ -101,29 +115,30 @@ wl_args() {
 	esac
 }
 run_one() {	# SIDE WL REP
-	local side=$1 wl=$2 rep=$3 base=$RAW/$2.$1.$3 p0 p1 eng
-	if [ $side = gateway ]; then
-		eng="--filename=$DEV --ioengine=io_uring --direct=1"
-	else
-		eng="--ioengine=rbd --clientname=admin --pool=rbd --rbdname=bench"
-	fi
-	p0=$(proc_cpu $TPID)
+	local side=$1 wl=$2 rep=$3 base=$RAW/$2.$1.$3 p0 p1 v0 v1 eng
+	case $side in
+	gateway) eng="--filename=$DEV --ioengine=io_uring --direct=1" ;;
+	transport) eng="--filename=$DEV0 --ioengine=io_uring --direct=1" ;;
+	*) eng="--ioengine=rbd --clientname=admin --pool=rbd --rbdname=bench" ;;
+	esac
+	p0=$(proc_cpu $TPID) v0=$(vm_busy)
 	fio --name=$wl $eng --time_based=1 --runtime=$RBLK_BENCH_RUNTIME --size=256M \
 		--output-format=json $(wl_args $wl) --output=$base.json || die "fio $side $wl rep $rep"
-	p1=$(proc_cpu $TPID)
-	echo "{\"rblk_ticks\": $((p1 - p0))}" > $base.cpu.json
+	p1=$(proc_cpu $TPID) v1=$(vm_busy)
+	echo "{\"rblk_ticks\": $((p1 - p0)), \"vm_busy_ticks\": $((v1 - v0))}" > $base.cpu.json
 	log "$wl $side rep $rep done"
 }
 for rep in $(seq $RBLK_BENCH_REPS); do
 	for wl in ${RBLK_BENCH_WORKLOADS//,/ }; do
 		if [ $((rep % 2)) = 1 ]; then
-			run_one gateway $wl $rep; run_one direct $wl $rep
+			run_one gateway $wl $rep; run_one direct $wl $rep; run_one transport $wl $rep
 		else
-			run_one direct $wl $rep; run_one gateway $wl $rep
+			run_one transport $wl $rep; run_one direct $wl $rep; run_one gateway $wl $rep
 		fi
 	done
 done
 nvme disconnect -n $NQN >&2
+nvme disconnect -n $NQN0 >&2
 kill -TERM $TPID; wait $TPID; log "rblk-target exited with $?"
 cp /tmp/target.log $RAW/target.log
 $RBLK_BENCH_SRC/tests/ceph/ceph-mini.sh stop /tmp/rblk-ceph
@@ -132,7 +147,7 @@ VMEOF
 
 echo "rbd_gateway: workloads $WORKLOADS, $REPS reps x $RUNTIME s, build $BUILD, results in $OUT"
 nwl=$(echo "$WORKLOADS" | tr ',' '\n' | wc -l)
-export VM_OUT=$OUT VM_TIMEOUT=$((600 + REPS * 2 * nwl * (RUNTIME + 10)))
+export VM_OUT=$OUT VM_TIMEOUT=$((600 + REPS * 3 * nwl * (RUNTIME + 10)))
 export RBLK_BUILD=$BUILD RBLK_BENCH_REPS=$REPS RBLK_BENCH_RUNTIME=$RUNTIME
 export RBLK_BENCH_WORKLOADS=$WORKLOADS RBLK_BENCH_SRC=$SRC RBLK_BENCH_TARGET_ARGS=$TARGET_ARGS
 bench_host_load "$OUT/host-load.json"
@@ -149,8 +164,8 @@ for wl in env["workloads"].split(","):
     kind = "read" if "read" in wl else "write"
     iops = "4k" in wl
     res = {}
-    for side in ("gateway", "direct"):
-        vals, ios, ticks = [], [], []
+    for side in ("gateway", "direct", "transport"):
+        vals, ios, ticks, busy = [], [], [], []
         for f in sorted(glob.glob(os.path.join(raw, f"{wl}.{side}.*.json"))):
             if f.endswith(".cpu.json"):
                 continue
@@ -159,19 +174,36 @@ for wl in env["workloads"].split(","):
             ios.append(j["total_ios"])
             c = json.load(open(f[:-5] + ".cpu.json"))
             ticks.append(c["rblk_ticks"])
+            busy.append(c.get("vm_busy_ticks", 0))
+        if not vals:
+            continue
         res[side] = {"median": statistics.median(vals), "runs": vals}
+        if sum(ios):
+            res[side]["vm_cpu_us_per_io"] = 1e6 * sum(busy) / env["clk_tck"] / sum(ios)
         if side == "gateway" and sum(ios):
             res[side]["target_cpu_us_per_io"] = 1e6 * sum(ticks) / env["clk_tck"] / sum(ios)
     res["ratio"] = res["gateway"]["median"] / res["direct"]["median"]
     res["unit"] = "IOPS" if iops else "MB/s"
+    # CPU-bound sides: the gateway costs direct's CPU per I/O plus the hop's at least.
+    cd = res["direct"].get("vm_cpu_us_per_io")
+    ct = res.get("transport", {}).get("vm_cpu_us_per_io")
+    res["bound"] = cd / (cd + ct) if cd and ct else None
     summary["workloads"][wl] = res
-    rows.append((wl, res["unit"], res["gateway"]["median"], res["direct"]["median"], res["ratio"],
+    rows.append((wl, res["unit"], res["gateway"]["median"], res["direct"]["median"],
+                 res.get("transport", {}).get("median", 0), res["ratio"], res["bound"],
+                 res["gateway"].get("vm_cpu_us_per_io", 0), cd or 0, ct or 0,
                  res["gateway"].get("target_cpu_us_per_io", 0)))
 json.dump(summary, open(os.path.join(out, "summary.json"), "w"), indent=1)
 print(f"kernel {env['kernel']}, {env['fio']}, ceph start {env['ceph_start_s']} s, "
       f"target args '{env.get('target_args', '')}'; host busy "
       f"{load['busy_pct']}% (load {load['loadavg']}){', WARNING: ' + load['warning'] if load['warning'] else ''}")
-print(f"{'workload':20} {'unit':5} {'gateway':>10} {'fio rbd':>10} {'ratio':>6} {'tgt us/IO':>9}")
-for wl, unit, g, d, r, cpu in rows:
-    print(f"{wl:20} {unit:5} {g:10.1f} {d:10.1f} {r:6.2f} {cpu:9.1f}")
+print(f"{'':32}{'throughput':^30} {'':14} {'VM CPU us per I/O':^26}")
+print(f"{'workload':18} {'unit':5} {'gateway':>9} {'fio rbd':>9} {'null hop':>9} {'ratio':>6} "
+      f"{'bound':>6}   {'gateway':>8} {'fio rbd':>8} {'hop':>8}   {'target us/IO':>12}")
+for wl, unit, g, d, t, r, b, cg, cd, ct, cpu in rows:
+    bs = f"{b:6.2f}" if b else f"{'-':>6}"
+    print(f"{wl:18} {unit:5} {g:9.1f} {d:9.1f} {t:9.1f} {r:6.2f} {bs}   {cg:8.0f} {cd:8.0f} "
+          f"{ct:8.0f}   {cpu:12.1f}")
+print("bound: direct's VM CPU per I/O / (direct's + the null hop's): what the gateway can reach "
+      "when every side is CPU-bound on the VM's CPUs")
 PY
