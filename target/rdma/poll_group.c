@@ -1,18 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Poll groups (see poll_group.h): the reactor thread, its mailbox, its
- * per-device contexts (PD, shared CQ, registered pool that doubles as the
- * backend's fixed buffers), adaptive polling and the keep-alive ticks.
+ * per-device contexts (PD, shared send and receive CQs, registered pool that
+ * doubles as the backend's fixed buffers), adaptive polling and the timers.
  *
  * One iteration: reap CQs (32 WCs at a time) -> mailbox -> backend
  * completions and parked I/O -> requests waiting for resources -> one post
  * per queue (receives, then the send chain) and reaping of drained queues ->
- * one backend submission -> ticks. Sleeping: arm every CQ that is not still
- * armed, poll once more (a completion may have landed before arming), switch
- * the backend's eventfd on and poll it once more, then epoll_wait on CQ
- * channels, backend eventfd, completion eventfd and mailbox, with the next
- * tick as timeout when queues exist (no timeout otherwise, so an idle target
- * without hosts never wakes up). On waking, only the sources epoll reported
+ * one backend submission -> ticks. Sleeping: arm every receive CQ that is not
+ * still armed, and the send CQs only when something waits for a send-side
+ * completion (send_awaited()), poll once more (a completion may have landed
+ * before arming), switch the backend's eventfd on and poll it once more, then
+ * epoll_wait on CQ channels, backend eventfd, completion eventfd and mailbox,
+ * with the next timer deadline as timeout when queues exist (no timeout
+ * otherwise, so an idle target without hosts never wakes up). On waking, only the sources epoll reported
  * are read: a sleep costs one system call per source that fired, not one per
  * source. The embedder's loop (rblk_poll_group_idle) does not see which fired
  * and resets every source before it sleeps.
