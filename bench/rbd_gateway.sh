@@ -180,7 +180,7 @@ for wl in env["workloads"].split(","):
         res[side] = {"median": statistics.median(vals), "runs": vals}
         if sum(ios):
             res[side]["vm_cpu_us_per_io"] = 1e6 * sum(busy) / env["clk_tck"] / sum(ios)
-        if side == "gateway" and sum(ios):
+        if side != "direct" and sum(ios):
             res[side]["target_cpu_us_per_io"] = 1e6 * sum(ticks) / env["clk_tck"] / sum(ios)
     res["ratio"] = res["gateway"]["median"] / res["direct"]["median"]
     res["unit"] = "IOPS" if iops else "MB/s"
@@ -188,22 +188,27 @@ for wl in env["workloads"].split(","):
     cd = res["direct"].get("vm_cpu_us_per_io")
     ct = res.get("transport", {}).get("vm_cpu_us_per_io")
     res["bound"] = cd / (cd + ct) if cd and ct else None
+    # ... and with a target that cost nothing: the host driver and Soft-RoCE alone.
+    tt = res.get("transport", {}).get("target_cpu_us_per_io")
+    res["bound_free_target"] = cd / (cd + max(ct - tt, 0)) if cd and ct and tt is not None else None
     summary["workloads"][wl] = res
     rows.append((wl, res["unit"], res["gateway"]["median"], res["direct"]["median"],
                  res.get("transport", {}).get("median", 0), res["ratio"], res["bound"],
                  res["gateway"].get("vm_cpu_us_per_io", 0), cd or 0, ct or 0,
-                 res["gateway"].get("target_cpu_us_per_io", 0)))
+                 res["gateway"].get("target_cpu_us_per_io", 0), res["bound_free_target"]))
 json.dump(summary, open(os.path.join(out, "summary.json"), "w"), indent=1)
 print(f"kernel {env['kernel']}, {env['fio']}, ceph start {env['ceph_start_s']} s, "
       f"target args '{env.get('target_args', '')}'; host busy "
       f"{load['busy_pct']}% (load {load['loadavg']}){', WARNING: ' + load['warning'] if load['warning'] else ''}")
 print(f"{'':32}{'throughput':^30} {'':14} {'VM CPU us per I/O':^26}")
 print(f"{'workload':18} {'unit':5} {'gateway':>9} {'fio rbd':>9} {'null hop':>9} {'ratio':>6} "
-      f"{'bound':>6}   {'gateway':>8} {'fio rbd':>8} {'hop':>8}   {'target us/IO':>12}")
-for wl, unit, g, d, t, r, b, cg, cd, ct, cpu in rows:
+      f"{'bound':>6}   {'gateway':>8} {'fio rbd':>8} {'hop':>8}   {'target us/IO':>12} {'bound, free target':>18}")
+for wl, unit, g, d, t, r, b, cg, cd, ct, cpu, bf in rows:
     bs = f"{b:6.2f}" if b else f"{'-':>6}"
+    bfs = f"{bf:18.2f}" if bf else f"{'-':>18}"
     print(f"{wl:18} {unit:5} {g:9.1f} {d:9.1f} {t:9.1f} {r:6.2f} {bs}   {cg:8.0f} {cd:8.0f} "
-          f"{ct:8.0f}   {cpu:12.1f}")
+          f"{ct:8.0f}   {cpu:12.1f} {bfs}")
 print("bound: direct's VM CPU per I/O / (direct's + the null hop's): what the gateway can reach "
-      "when every side is CPU-bound on the VM's CPUs")
+      "when every side is CPU-bound on the VM's CPUs; 'free target': the same with the hop's "
+      "rblk-target CPU taken out (the host driver and Soft-RoCE alone)")
 PY
