@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""boots_median.py: one table from several boots of bench/target_vs_kernel.sh.
+
+Each boot of the VM gives its own medians and rblk/kernel ratios
+(DIR/summary.json). Ratios measured side by side in one boot are what this
+machine can compare; across boots the noise is the host's. This prints, for
+every workload and metric, the ratio of each boot and their median, and the
+target's system calls and CPU per I/O likewise, and writes the lot as JSON.
+
+    python3 bench/boots_median.py [--json OUT.json] DIR1 DIR2 DIR3 ...
+"""
+import json
+import os
+import statistics
+import sys
+
+
+def load(d):
+    with open(os.path.join(d, "summary.json")) as f:
+        return json.load(f)
+
+
+def med(vals):
+    vals = [v for v in vals if v is not None]
+    return statistics.median(vals) if vals else None
+
+
+def fmt(v):
+    return "-" if v is None else f"{v:.2f}"
+
+
+def main(argv):
+    out_json = None
+    if len(argv) > 1 and argv[0] == "--json":
+        out_json, argv = argv[1], argv[2:]
+    if len(argv) < 1:
+        print(__doc__.strip(), file=sys.stderr)
+        return 2
+    boots = [load(d) for d in argv]
+    result = {"boots": argv, "kernels": [b["env"].get("kernel") for b in boots], "stores": {}}
+    warnings = [b.get("host_load", {}).get("warning") for b in boots]
+    print(f"{len(boots)} boots, kernels {', '.join(sorted(set(map(str, result['kernels']))))}")
+    for i, w in enumerate(warnings):
+        if w:
+            print(f"  boot {i + 1}: WARNING: {w}")
+    stores = sorted({s for b in boots for s in b.get("stores", {})})
+    for store in stores:
+        rs = result["stores"][store] = {}
+        print(f"\nstore {store}: rblk/kernel per boot, then the median")
+        print(f"{'workload':18} {'metric':18} " + " ".join(f"{'boot' + str(i + 1):>6}" for i in range(len(boots)))
+              + f" {'median':>7}")
+        wls = []
+        for b in boots:
+            for wl in b["stores"].get(store, {}).get("workloads", {}):
+                if wl not in wls:
+                    wls.append(wl)
+        for wl in wls:
+            ws = [b["stores"].get(store, {}).get("workloads", {}).get(wl, {}) for b in boots]
+            metrics = []
+            for w in ws:
+                for m in w.get("ratio_rblk_over_kernel", {}):
+                    if m not in metrics:
+                        metrics.append(m)
+            rw = rs[wl] = {}
+            for m in metrics:
+                per = [w.get("ratio_rblk_over_kernel", {}).get(m) for w in ws]
+                rw[m] = {"per_boot": per, "median": med(per)}
+                print(f"{wl:18} {m:18} " + " ".join(f"{fmt(v):>6}" for v in per) + f" {fmt(med(per)):>7}")
+            sc = [w.get("rblk", {}).get("syscall_run", {}) for w in ws]
+            for key, label in (("target_syscalls_per_io", "tgt syscalls/IO"),
+                               ("target_cpu_us_per_io", "tgt CPU us/IO")):
+                per = [s.get(key) for s in sc]
+                if any(v is not None for v in per):
+                    rw[key] = {"per_boot": per, "median": med(per)}
+                    print(f"{wl:18} {label:18} " + " ".join(f"{fmt(v):>6}" for v in per)
+                          + f" {fmt(med(per)):>7}")
+        idle = [b["stores"].get(store, {}).get("rblk_idle", {}) for b in boots]
+        per = [i.get("syscalls_per_s") for i in idle]
+        if any(v is not None for v in per):
+            rs["idle_syscalls_per_s"] = {"per_boot": per, "median": med(per)}
+            print(f"{'idle, 1 host':18} {'syscalls/s':18} " + " ".join(f"{fmt(v):>6}" for v in per)
+                  + f" {fmt(med(per)):>7}")
+    if out_json:
+        with open(out_json, "w") as f:
+            json.dump(result, f, indent=2)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
