@@ -373,6 +373,44 @@ vm_restore_rxe() {
 	done
 }
 
+# rdma_cm_ok: one rping exchange from rxe1's address to rxe0's (address and route
+# resolution, the CM's MADs, a SEND and an RDMA READ/WRITE): true when it worked.
+rdma_cm_ok() {
+	local spid rc=1 try
+	command -v rping >/dev/null || return 0
+	for try in 1 2; do
+		timeout 15 rping -s -a "$VM_ADDR0" -p 7199 -C 1 >/dev/null 2>&1 &
+		spid=$!
+		sleep 1
+		timeout 10 rping -c -a "$VM_ADDR0" -I "$VM_ADDR1" -p 7199 -C 1 >/dev/null 2>&1; rc=$?
+		kill "$spid" 2>/dev/null; wait "$spid" 2>/dev/null
+		[ $rc = 0 ] && return 0
+	done
+	return 1
+}
+
+# vm_repair_rdma: after a failed test, make sure it did not leave the fabric broken for
+# every later test of the boot (once, a 15 s netem outage left rxe unable to set up any
+# connection until the VM rebooted): when rping fails, flush the pair's neighbour
+# entries, then recreate rxe0 and rxe1. Prints what it did.
+vm_repair_rdma() {
+	local i
+	rdma_cm_ok && return 0
+	echo "vm_cleanup: RDMA CM from $VM_ADDR1 to $VM_ADDR0 fails: flushing the neighbour entries"
+	ip neigh flush dev veth0; ip neigh flush dev veth1
+	rdma_cm_ok && { echo "vm_cleanup: RDMA CM works again"; return 0; }
+	echo "vm_cleanup: still failing: recreating rxe0 and rxe1"
+	for i in 0 1; do rdma link delete rxe$i 2>/dev/null; done
+	for i in 0 1; do rdma link add rxe$i type rxe netdev veth$i || echo "vm_cleanup: rdma link add rxe$i failed"; done
+	wait_for 30 sh -c 'grep -q ACTIVE /sys/class/infiniband/rxe0/ports/1/state &&
+		grep -q ACTIVE /sys/class/infiniband/rxe1/ports/1/state'
+	if rdma_cm_ok; then
+		echo "vm_cleanup: RDMA CM works again"
+	else
+		echo "vm_cleanup: RDMA CM still fails: later tests of this boot may fail for it"
+	fi
+}
+
 # ---------------------------------------------------------------- cleanup
 # vm_state_save DIR: record what exists now (processes, modules, mounts), so that
 # vm_cleanup can undo whatever a test leaves behind. run-suite.sh calls it before each

@@ -111,6 +111,11 @@ for t in "${tests[@]}"; do
 
 	[ $rc = 124 ] && echo "*** run-suite: $name timed out after ${tmo}s (raise it with a '# vm-timeout: SEC' line)" >> "$RES/$name.log"
 	out=$(RBLK_VM_STATE=$state vm_cleanup 2>&1)
+	# A failed test may have broken the fabric itself: check, repair, so it fails alone.
+	if [ $rc != 0 ] && [ $rc != 77 ]; then
+		out=$(printf '%s\n%s' "$out" "$(vm_repair_rdma 2>&1)")
+		echo "$out" | grep -q 'RDMA CM' && echo "$out" | grep 'RDMA CM\|recreating' | sed 's/^/  /'
+	fi
 	[ -n "$out" ] && printf '%s\n%s\n' "--- run-suite: cleanup after $name ---" "$out" >> "$RES/$name.log"
 	dmesg 2>/dev/null | tail -n +$((dmesg_lines + 1)) > "$RES/$name.dmesg"
 	[ -s "$RES/$name.dmesg" ] || rm -f "$RES/$name.dmesg"
