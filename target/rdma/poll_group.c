@@ -13,9 +13,9 @@
  * before arming), switch the backend's eventfd on and poll it once more, then
  * epoll_wait on CQ channels, backend eventfd, completion eventfd and mailbox,
  * with the next timer deadline as timeout when queues exist (no timeout
- * otherwise, so an idle target without hosts never wakes up). On waking, only the sources epoll reported
- * are read: a sleep costs one system call per source that fired, not one per
- * source. The embedder's loop (rblk_poll_group_idle) does not see which fired
+ * otherwise, so an idle target without hosts never wakes up). On waking, only
+ * the sources epoll reported are read: a sleep costs one system call per
+ * source that fired, not one per source. The embedder's loop (rblk_poll_group_idle) does not see which fired
  * and resets every source before it sleeps.
  */
 #include <assert.h>
@@ -405,8 +405,8 @@ static uint64_t tick(struct rblk_poll_group *pg, uint64_t now)
 
 		if (rblk_rdma_admit_tick(q, now))
 			continue;
-		if (q->pending && q->state <= RBLK_RDMA_Q_LIVE)
-			next = soon < next ? soon : next; /* its Connect is due */
+		if (q->pending && q->state <= RBLK_RDMA_Q_LIVE && soon < next)
+			next = soon; /* its Connect is due */
 		if (q->state != RBLK_RDMA_Q_LIVE)
 			continue;
 		t = rblk_sq_tick(&q->sq, now);

@@ -71,7 +71,6 @@ struct rblk_pg_msg {
 	struct rblk_pg_msg *next;
 };
 
-/* One RDMA device as seen by one poll group. */
 /* One CQ of a device context; its channel is on the group's epoll set. */
 struct rblk_pg_cq {
 	struct rblk_cq *cq;
@@ -80,12 +79,14 @@ struct rblk_pg_cq {
 };
 
 /*
+ * One RDMA device as seen by one poll group.
+ *
  * Receives and sends complete on separate CQs, shared by all the device's
  * QPs in the group. The receive CQ is armed whenever the group sleeps: a
  * capsule is new work. The send CQ (RDMA READ, WRITE and response SEND) is
- * armed only while something waits for it (rblk_rdma_send_awaited()): a
- * response's completion only frees its slot, and is reaped by the next
- * wakeup instead of causing one.
+ * armed only while something waits for it (rblk_rdma_queue_send_awaited(),
+ * or commands waiting for buffer units): a response's completion only frees
+ * its slot, and is reaped by the next wakeup instead of causing one.
  */
 struct rblk_pg_dev {
 	struct rblk_poll_group *pg;
