@@ -104,13 +104,12 @@ path() {
 }
 ana_of() { local s; read -r s < "/sys/block/$1/ana_state" && echo "$s"; }
 ctrl_of() { local c=${1#nvme*c}; echo "nvme${c%n*}"; }
-state_of() { local s; read -r s < "/sys/class/nvme/$1/state" && echo "$s"; }
 _is_ana() { [ "$(ana_of "$1")" = "$2" ]; }
-_is_live_opt() { [ "$(state_of "$(ctrl_of "$1")")" = live ] && _is_ana "$1" optimized; }
+_is_live_opt() { [ "$(nvme_ctrl_state "$(ctrl_of "$1")")" = live ] && _is_ana "$1" optimized; }
 show_paths() {
 	local p
 	for p in $(paths); do
-		log "  path $p: controller $(ctrl_of "$p") $(state_of "$(ctrl_of "$p")")," \
+		log "  path $p: controller $(ctrl_of "$p") $(nvme_ctrl_state "$(ctrl_of "$p")")," \
 			"cntlid $(cat /sys/class/nvme/$(ctrl_of "$p")/cntlid), ana_state $(ana_of "$p")," \
 			"$(cat /sys/class/nvme/$(ctrl_of "$p")/address)"
 	done
@@ -157,7 +156,7 @@ wait "$PID_A" 2>/dev/null
 log "SIGKILLed A (pid $PID_A)"
 wait_for 30 sh -c "[ \"\$(cat /sys/class/nvme/$CA/state)\" != live ]" ||
 	log "A's controller $CA still says live 30 s after the kill"
-log "A's controller $CA: $(state_of "$CA") after $((SECONDS - t0)) s"
+log "A's controller $CA: $(nvme_ctrl_state "$CA") after $((SECONDS - t0)) s"
 wb=$(writes B)
 sleep 10
 wb2=$(writes B)
@@ -168,7 +167,7 @@ mv "$T_WORK/A.log" "$T_WORK/A-killed.log"
 t1=$SECONDS
 start A
 log "A restarted (pid $PID_A) in $((SECONDS - t1)) s"
-wait_for 90 _is_live_opt "$PA" || fail "A's path did not come back: $(state_of "$CA"), $(ana_of "$PA")"
+wait_for 90 _is_live_opt "$PA" || fail "A's path did not come back: $(nvme_ctrl_state "$CA"), $(ana_of "$PA")"
 log "A's path $PA is live and $(ana_of "$PA") again, $((SECONDS - t1)) s after the restart" \
 	"($((SECONDS - t0)) s after the kill)"
 show_paths

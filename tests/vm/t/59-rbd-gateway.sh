@@ -58,13 +58,12 @@ path() {
 }
 ana_of() { local s; read -r s < "/sys/block/$1/ana_state" && echo "$s"; }
 ctrl_of() { local c=${1#nvme*c}; echo "nvme${c%n*}"; }
-state_of() { local s; read -r s < "/sys/class/nvme/$1/state" && echo "$s"; }
 _is_ana() { [ "$(ana_of "$1")" = "$2" ]; }
-_is_live_opt() { [ "$(state_of "$(ctrl_of "$1")")" = live ] && _is_ana "$1" optimized; }
+_is_live_opt() { [ "$(nvme_ctrl_state "$(ctrl_of "$1")")" = live ] && _is_ana "$1" optimized; }
 show_paths() {
 	local p
 	for p in $(paths); do
-		log "  path $p: controller $(ctrl_of "$p") $(state_of "$(ctrl_of "$p")")," \
+		log "  path $p: controller $(ctrl_of "$p") $(nvme_ctrl_state "$(ctrl_of "$p")")," \
 			"cntlid $(cat /sys/class/nvme/$(ctrl_of "$p")/cntlid), ana_state $(ana_of "$p")," \
 			"$(cat /sys/class/nvme/$(ctrl_of "$p")/address)"
 	done
@@ -127,7 +126,7 @@ mv "$T_WORK/A.log" "$T_WORK/A-killed.log"
 t1=$SECONDS
 ana_start A
 log "A restarted (pid $PID_A) in $((SECONDS - t1)) s"
-wait_for 90 _is_live_opt "$PA" || fail "A's path did not come back: $(state_of "$CA"), $(ana_of "$PA")"
+wait_for 90 _is_live_opt "$PA" || fail "A's path did not come back: $(nvme_ctrl_state "$CA"), $(ana_of "$PA")"
 log "A's path $PA is live and $(ana_of "$PA") again, $((SECONDS - t1)) s after the restart" \
 	"($((SECONDS - t0)) s after the kill)"
 sleep 3
