@@ -22,6 +22,7 @@
 #include "transport/cq_priv.h"
 #include "transport/err.h"
 #include "transport/qp_priv.h"
+#include "transport/srq_priv.h"
 
 struct staging {
 	unsigned cap;		/* WRs */
@@ -114,7 +115,7 @@ int rblk_qp_create(struct rblk_cm_id *cid, struct rblk_pd *pd, struct rblk_cq *s
 
 	*out = NULL;
 	if (!cid || !pd || !send_cq || !recv_cq || !caps || !caps->max_send_wr ||
-	    !caps->max_recv_wr)
+	    (!caps->max_recv_wr && !caps->srq))
 		return -EINVAL;
 	qp = calloc(1, sizeof(*qp));
 	if (!qp)
@@ -129,10 +130,14 @@ int rblk_qp_create(struct rblk_cm_id *cid, struct rblk_pd *pd, struct rblk_cq *s
 	attr.qp_type = IBV_QPT_RC;
 	attr.sq_sig_all = 0;	/* callers signal what they need to see (SPDK, nvmet: same) */
 	attr.cap.max_send_wr = caps->max_send_wr;
-	attr.cap.max_recv_wr = caps->max_recv_wr;
 	attr.cap.max_send_sge = caps->max_send_sge;
-	attr.cap.max_recv_sge = caps->max_recv_sge;
 	attr.cap.max_inline_data = caps->max_inline_data;
+	if (caps->srq) {
+		attr.srq = rblk_srq_ibv(caps->srq);
+	} else {
+		attr.cap.max_recv_wr = caps->max_recv_wr;
+		attr.cap.max_recv_sge = caps->max_recv_sge;
+	}
 	if (rdma_create_qp(qp->id, (struct ibv_pd *)pd, &attr)) {
 		ret = err_errno();
 		goto out_free;
@@ -140,10 +145,12 @@ int rblk_qp_create(struct rblk_cm_id *cid, struct rblk_pd *pd, struct rblk_cq *s
 	qp->qp = qp->id->qp;
 	/* rdma_create_qp() writes back what the provider granted. */
 	qp->caps.max_send_wr = attr.cap.max_send_wr;
-	qp->caps.max_recv_wr = attr.cap.max_recv_wr;
 	qp->caps.max_send_sge = attr.cap.max_send_sge;
-	qp->caps.max_recv_sge = attr.cap.max_recv_sge;
+	/* With an SRQ the QP's own receive side stays empty: nothing to stage. */
+	qp->caps.max_recv_wr = caps->srq ? 0 : attr.cap.max_recv_wr;
+	qp->caps.max_recv_sge = caps->srq ? 0 : attr.cap.max_recv_sge;
 	qp->caps.max_inline_data = attr.cap.max_inline_data;
+	qp->caps.srq = caps->srq;
 	ret = staging_init(qp);
 	if (ret)
 		goto out_destroy_qp;
@@ -249,7 +256,7 @@ int rblk_qp_queue_recv(struct rblk_qp *qp, uint64_t wr_id, const struct rblk_sge
 	struct ibv_recv_wr *w;
 	struct ibv_sge *dst;
 
-	if (num_sge > qp->caps.max_recv_sge || (num_sge && !sge))
+	if (qp->caps.srq || num_sge > qp->caps.max_recv_sge || (num_sge && !sge))
 		return -EINVAL;
 	if (qp->r.n >= qp->r.cap)
 		return -ENOBUFS;

@@ -44,6 +44,7 @@ struct rblk_pd;		/* ibv_pd */
 struct rblk_mr;		/* ibv_mr */
 struct rblk_cq;		/* ibv_cq + its completion channel */
 struct rblk_qp;		/* ibv_qp + staged send/recv chains */
+struct rblk_srq;	/* ibv_srq + its staged receive chain */
 
 /* ------------------------------------------------------------------ */
 /* Connection manager                                                  */
@@ -329,10 +330,15 @@ struct rblk_sge {
 
 struct rblk_qp_caps {
 	uint32_t max_send_wr;
-	uint32_t max_recv_wr;
+	uint32_t max_recv_wr;		/* 0 with an srq */
 	uint32_t max_send_sge;
-	uint32_t max_recv_sge;
+	uint32_t max_recv_sge;		/* 0 with an srq */
 	uint32_t max_inline_data;
+	/*
+	 * Receives come from this shared receive queue (on the same PD): the
+	 * QP has none of its own, and rblk_qp_queue_recv() refuses.
+	 */
+	struct rblk_srq *srq;
 };
 
 /*
@@ -400,5 +406,23 @@ int rblk_qp_flush_send(struct rblk_qp *qp, unsigned *posted);
 int rblk_qp_flush_recv(struct rblk_qp *qp, unsigned *posted);
 unsigned rblk_qp_send_staged(const struct rblk_qp *qp);
 unsigned rblk_qp_recv_staged(const struct rblk_qp *qp);
+
+/*
+ * A shared receive queue of @max_wr receives of up to @max_sge SGEs on @pd
+ * (transport/srq.c). QPs attach through rblk_qp_caps.srq; a receive
+ * completion's qp_num says which QP consumed it. Destroy it after its QPs.
+ */
+int rblk_srq_create(struct rblk_pd *pd, uint32_t max_wr, uint32_t max_sge,
+		    struct rblk_srq **out);
+/* NULL is fine. */
+void rblk_srq_destroy(struct rblk_srq *srq);
+/* Receives it holds at most: what was asked (the staging is sized by it). */
+uint32_t rblk_srq_size(const struct rblk_srq *srq);
+/* Stages one receive; -EINVAL (too many SGEs), -ENOBUFS (staging full). */
+int rblk_srq_queue_recv(struct rblk_srq *srq, uint64_t wr_id, const struct rblk_sge *sge,
+			uint32_t num_sge);
+/* Posts what is staged with one call; *posted as for rblk_qp_flush_recv(). */
+int rblk_srq_flush(struct rblk_srq *srq, unsigned *posted);
+unsigned rblk_srq_staged(const struct rblk_srq *srq);
 
 #endif
