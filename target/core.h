@@ -106,6 +106,10 @@ struct rblk_transport;
 #define RBLK_TGT_MAX_PENDING_LIMIT 65536u       /* max_pending_queues, max_pending_per_addr */
 #define RBLK_TGT_MAX_CTRLS_PER_HOST_LIMIT 0xFFEFu /* the CNTLID space */
 #define RBLK_TGT_MAX_QUEUES_LIMIT (1u << 20)
+/* Shared receives per poll group and device (nvmet-rdma's srq_size default). */
+#define RBLK_TGT_SRQ_DEPTH 1024u
+#define RBLK_TGT_SRQ_DEPTH_MIN 16u
+#define RBLK_TGT_SRQ_DEPTH_MAX 65536u
 
 enum rblk_xfer_dir {
 	RBLK_XFER_NONE = 0,

@@ -120,6 +120,8 @@ int rblk_tgt_opts_check(const struct rblk_target_opts *o, const char **field, ch
 		RANGE(max_ctrls_per_host, 1, RBLK_TGT_MAX_CTRLS_PER_HOST_LIMIT);
 	if (o->max_queues)
 		RANGE(max_queues, 2, RBLK_TGT_MAX_QUEUES_LIMIT);
+	if (o->srq_depth)
+		RANGE(srq_depth, RBLK_TGT_SRQ_DEPTH_MIN, RBLK_TGT_SRQ_DEPTH_MAX);
 	if ((unsigned)o->poll_mode > RBLK_POLL_EVENT)
 		return refuse(field, why, len, "poll_mode", o->poll_mode,
 			      "not adaptive (0), busy (1) or event (2)");

@@ -52,6 +52,7 @@ void rblk_target_opts_init(struct rblk_target_opts *opts)
 	opts->max_pending_per_addr = RBLK_TGT_MAX_PENDING_PER_ADDR;
 	opts->max_ctrls_per_host = RBLK_TGT_MAX_CTRLS_PER_HOST;
 	opts->max_queues = RBLK_TGT_MAX_QUEUES;
+	opts->srq_depth = RBLK_TGT_SRQ_DEPTH;
 }
 
 /* Admission limits left 0 by an embedder take their defaults. */

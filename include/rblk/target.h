@@ -119,6 +119,16 @@ struct rblk_target_opts {
 	const char *rbd_conf;
 	const char *rbd_id;
 	const char *rbd_keyring;
+	/*
+	 * Receives shared by each poll group's queues on one RDMA device (a
+	 * shared receive queue): 16..65536, at most the device's limit; default
+	 * 1024. A receive holds a capsule and in_capsule_data_size bytes, so a
+	 * connection no longer pins max_queue_depth of them: memory stays flat
+	 * however many hosts connect. A host that finds none free is told to
+	 * retry (RNR). 0: a receive queue per connection, depth entries each
+	 * (also what a device without SRQ support gets).
+	 */
+	uint32_t srq_depth;
 };
 
 void rblk_target_opts_init(struct rblk_target_opts *opts) RBLK_EXPORT;

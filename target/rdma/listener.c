@@ -411,6 +411,8 @@ static void pg_opts(const struct rblk_transport *t, struct rblk_pg_opts *po)
 	po->io_unit_size = o->io_unit_size;
 	po->num_units = o->num_shared_buffers ? o->num_shared_buffers : o->max_queue_depth;
 	po->tick_ms = o->kato_check_ms;
+	po->srq_depth = o->srq_depth;
+	po->icd_size = o->in_capsule_data_size;
 }
 
 static int start_threads(struct rblk_transport *t, struct rblk_pg_opts *po)

@@ -164,7 +164,9 @@ static void dev_destroy(struct rblk_pg_dev *dev)
 
 	if (!dev)
 		return;
-	rblk_cq_destroy(dev->scq.cq);
+	rblk_rdma_srq_destroy(dev);
+	for (unsigned i = 0; i < dev->nscq; i++)
+		rblk_cq_destroy(dev->scq[i].cq);
 	rblk_cq_destroy(dev->rcq.cq);
 	rblk_mr_pool_destroy(dev->pool);
 	ret = rblk_pd_dealloc(dev->pd);
@@ -194,6 +196,14 @@ static int pg_cq_create(struct rblk_poll_group *pg, struct rblk_device *device, 
 	if (epoll_ctl(pg->epfd, EPOLL_CTL_ADD, rblk_cq_fd(c->cq), &ev) < 0)
 		return -errno;
 	return 0;
+}
+
+/* The size of every CQ of a device context. */
+static int dev_cqe(const struct rblk_pg_dev *dev)
+{
+	if (dev->attr.max_cqe && dev->attr.max_cqe < RBLK_PG_CQ_SIZE)
+		return (int)dev->attr.max_cqe;
+	return RBLK_PG_CQ_SIZE;
 }
 
 /* The pool as the backend's fixed buffers: one registered buffer per unit. */
@@ -250,12 +260,10 @@ int rblk_pg_dev_get(struct rblk_poll_group *pg, struct rblk_device *device,
 	ret = rblk_pd_alloc(device, &dev->pd);
 	if (ret)
 		goto fail;
-	cqe = RBLK_PG_CQ_SIZE;
-	if (dev->attr.max_cqe && (uint32_t)cqe > dev->attr.max_cqe)
-		cqe = (int)dev->attr.max_cqe;
+	cqe = dev_cqe(dev);
 	ret = pg_cq_create(pg, device, cqe, &dev->rcq);
 	if (!ret)
-		ret = pg_cq_create(pg, device, cqe, &dev->scq);
+		ret = pg_cq_create(pg, device, cqe, &dev->scq[dev->nscq++]);
 	if (ret)
 		goto fail;
 	/* The target's memory is never exposed: LOCAL_WRITE only (docs/architecture.md §2.5). */
@@ -269,11 +277,22 @@ int rblk_pg_dev_get(struct rblk_poll_group *pg, struct rblk_device *device,
 		goto fail;
 	}
 	register_fixed(pg, dev);
-	RBLK_INFO("poll group %u: %s: CQs of %d entries, %u buffers of %u bytes%s%s",
-		  pg->opts.id, rblk_device_name(device), rblk_cq_size(dev->rcq.cq),
-		  rblk_mr_pool_count(dev->pool), pg->opts.io_unit_size,
-		  rblk_mr_pool_hugetlb(dev->pool) ? " on huge pages" : "",
-		  dev->fixed_bufs ? ", registered with the backend" : "");
+	if (pg->opts.srq_depth && !dev->attr.max_srq_wr) {
+		RBLK_NOTICE("poll group %u: %s has no shared receive queues: receives per "
+			    "connection", pg->opts.id, rblk_device_name(device));
+	} else if (pg->opts.srq_depth) {
+		ret = rblk_rdma_srq_create(dev, pg->opts.srq_depth, pg->opts.icd_size);
+		if (ret)
+			RBLK_WARN("poll group %u: %s: cannot create a shared receive queue of %u "
+				  "(%s): receives per connection", pg->opts.id,
+				  rblk_device_name(device), pg->opts.srq_depth, strerror(-ret));
+	}
+	RBLK_INFO("poll group %u: %s: CQs of %d entries, %u buffers of %u bytes%s%s; %s%u "
+		  "shared receives", pg->opts.id, rblk_device_name(device),
+		  rblk_cq_size(dev->rcq.cq), rblk_mr_pool_count(dev->pool),
+		  pg->opts.io_unit_size, rblk_mr_pool_hugetlb(dev->pool) ? " on huge pages" : "",
+		  dev->fixed_bufs ? ", registered with the backend" : "", dev->srq ? "" : "no, ",
+		  dev->srq ? dev->srq->depth : 0);
 	pg->devs[pg->ndevs++] = dev;
 	*out = dev;
 	return 0;
@@ -286,20 +305,48 @@ fail:
 	return ret;
 }
 
-int rblk_pg_dev_reserve_cq(struct rblk_pg_dev *dev, uint32_t nsend, uint32_t nrecv)
+int rblk_pg_dev_reserve_cq(struct rblk_pg_dev *dev, uint32_t nsend, uint32_t nrecv,
+			   struct rblk_pg_cq **scq)
 {
-	if (dev->scq.free < nsend || dev->rcq.free < nrecv)
+	struct rblk_pg_cq *c = NULL;
+	int ret;
+
+	if (dev->rcq.free < nrecv)
 		return -ENOSPC;
-	dev->scq.free -= nsend;
+	for (unsigned i = 0; nsend && i < dev->nscq && !c; i++)
+		if (dev->scq[i].free >= nsend)
+			c = &dev->scq[i];
+	if (nsend && !c) {
+		if (dev->nscq == RBLK_PG_MAX_SCQ || nsend > (uint32_t)dev_cqe(dev))
+			return -ENOSPC;
+		ret = pg_cq_create(dev->pg, dev->device, dev_cqe(dev), &dev->scq[dev->nscq]);
+		if (ret) {
+			rblk_cq_destroy(dev->scq[dev->nscq].cq);
+			memset(&dev->scq[dev->nscq], 0, sizeof(dev->scq[0]));
+			return ret;
+		}
+		c = &dev->scq[dev->nscq++];
+		RBLK_INFO("poll group %u: %s: send CQ %u added (%d entries)", dev->pg->opts.id,
+			  rblk_device_name(dev->device), dev->nscq, rblk_cq_size(c->cq));
+		if (c->free < nsend)
+			return -ENOSPC;
+	}
+	if (c)
+		c->free -= nsend;
 	dev->rcq.free -= nrecv;
+	if (scq)
+		*scq = c;
 	return 0;
 }
 
-void rblk_pg_dev_release_cq(struct rblk_pg_dev *dev, uint32_t nsend, uint32_t nrecv)
+void rblk_pg_dev_release_cq(struct rblk_pg_dev *dev, struct rblk_pg_cq *scq, uint32_t nsend,
+			    uint32_t nrecv)
 {
-	dev->scq.free += nsend;
+	if (scq) {
+		scq->free += nsend;
+		assert(scq->free <= (uint32_t)rblk_cq_size(scq->cq));
+	}
 	dev->rcq.free += nrecv;
-	assert(dev->scq.free <= (uint32_t)rblk_cq_size(dev->scq.cq));
 	assert(dev->rcq.free <= (uint32_t)rblk_cq_size(dev->rcq.cq));
 }
 
@@ -350,13 +397,20 @@ static unsigned poll_cq(struct rblk_poll_group *pg, struct rblk_pg_cq *c)
 	return total;
 }
 
+void rblk_pg_dev_drain_rcq(struct rblk_pg_dev *dev)
+{
+	while (poll_cq(dev->pg, &dev->rcq) == 4 * RBLK_PG_WC_BATCH)
+		;
+}
+
 static unsigned poll_cqs(struct rblk_poll_group *pg)
 {
 	unsigned total = 0;
 
 	/* Sends first: the requests they free serve the capsules just received. */
 	for (unsigned d = 0; d < pg->ndevs; d++) {
-		total += poll_cq(pg, &pg->devs[d]->scq);
+		for (unsigned i = 0; i < pg->devs[d]->nscq; i++)
+			total += poll_cq(pg, &pg->devs[d]->scq[i]);
 		total += poll_cq(pg, &pg->devs[d]->rcq);
 	}
 	if (total)
@@ -438,9 +492,12 @@ unsigned rblk_poll_group_poll(struct rblk_poll_group *pg)
 	n += run_completions(pg);
 
 	/* Requests waiting for units, read depth or send slots. */
-	for (unsigned d = 0; d < pg->ndevs; d++)
+	for (unsigned d = 0; d < pg->ndevs; d++) {
 		if (!TAILQ_EMPTY(&pg->devs[d]->pending_buf))
 			rblk_rdma_dev_kick(pg->devs[d]);
+		if (pg->devs[d]->srq && !STAILQ_EMPTY(&pg->devs[d]->srq->idle))
+			rblk_rdma_srq_retry_idle(pg->devs[d]->srq);
+	}
 	for (q = TAILQ_FIRST(&pg->queues); q; q = next) {
 		next = TAILQ_NEXT(q, link);
 		if (!TAILQ_EMPTY(&q->pending_send) || !TAILQ_EMPTY(&q->pending_read) ||
@@ -452,6 +509,11 @@ unsigned rblk_poll_group_poll(struct rblk_poll_group *pg)
 		if (q->state == RBLK_RDMA_Q_DRAINING && rblk_rdma_queue_reap(q))
 			n++;
 	}
+
+	/* Shared receives given back by queues that had nothing to post. */
+	for (unsigned d = 0; d < pg->ndevs; d++)
+		if (pg->devs[d]->srq)
+			rblk_rdma_srq_flush(pg->devs[d]->srq);
 
 	r = rblk_bqueue_flush_submissions(pg->bq);
 	if (r < 0 && r != -EAGAIN && r != -EBUSY)
@@ -554,8 +616,8 @@ static void arm_cqs(struct rblk_poll_group *pg)
 
 	for (unsigned d = 0; d < pg->ndevs; d++) {
 		arm_cq(pg, &pg->devs[d]->rcq);
-		if (sends)
-			arm_cq(pg, &pg->devs[d]->scq);
+		for (unsigned i = 0; sends && i < pg->devs[d]->nscq; i++)
+			arm_cq(pg, &pg->devs[d]->scq[i]);
 	}
 }
 
@@ -635,7 +697,8 @@ int rblk_poll_group_idle(struct rblk_poll_group *pg)
 {
 	for (unsigned d = 0; d < pg->ndevs; d++) {
 		consume_cq_event(&pg->devs[d]->rcq);
-		consume_cq_event(&pg->devs[d]->scq);
+		for (unsigned i = 0; i < pg->devs[d]->nscq; i++)
+			consume_cq_event(&pg->devs[d]->scq[i]);
 	}
 	if (pg->opts.mode == RBLK_POLL_BUSY || prepare_sleep(pg, true))
 		return 0;

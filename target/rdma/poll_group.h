@@ -51,12 +51,15 @@
 #define RBLK_PG_SPIN_CHECK 4
 /* Tick period of a group without admin queues (ms). */
 #define RBLK_PG_IDLE_TICK_MS 1000
-/* CQ entries per device context (bounded by the device's max_cqe). */
+/* CQ entries per CQ (bounded by the device's max_cqe). */
 #define RBLK_PG_CQ_SIZE 32768
+/* Send CQs per device context: 8 x 32767 entries, over 900 queues of depth 128. */
+#define RBLK_PG_MAX_SCQ 8
 
 struct rblk_poll_group;
 struct rblk_rdma_queue;
 struct rblk_rdma_req;
+struct rblk_rdma_srq;
 struct rblk_transport;
 
 /* A FIFO of requests waiting for one resource. */
@@ -94,8 +97,15 @@ struct rblk_pg_dev {
 	struct rblk_device_attr attr;
 	struct rblk_pd *pd;
 	struct rblk_pg_cq rcq;            /* receives */
-	struct rblk_pg_cq scq;            /* sends, RDMA READs and WRITEs */
+	/*
+	 * Sends, RDMA READs and WRITEs: a QP reserves its whole send queue on
+	 * one of them (in error every WR completes), so a device's largest CQ
+	 * bounds the queues per CQ; more CQs are added as queues arrive.
+	 */
+	struct rblk_pg_cq scq[RBLK_PG_MAX_SCQ];
+	unsigned nscq;
 	struct rblk_mr_pool *pool;        /* I/O buffer units (LOCAL_WRITE) */
+	struct rblk_rdma_srq *srq;        /* shared receives, or NULL: per queue */
 	bool fixed_bufs;                  /* pool units are the bqueue's fixed buffers */
 	struct rblk_rdma_reqq pending_buf; /* requests waiting for units, FIFO */
 };
@@ -108,6 +118,8 @@ struct rblk_pg_opts {
 	uint32_t io_unit_size;            /* pool unit */
 	uint32_t num_units;               /* pool units per device */
 	uint32_t tick_ms;                 /* keep-alive tick period */
+	uint32_t srq_depth;               /* shared receives per device, 0: per queue */
+	uint32_t icd_size;                /* in-capsule data per shared receive */
 };
 
 /* What the loop does after an iteration that found no work. */
@@ -241,9 +253,21 @@ int rblk_poll_group_idle(struct rblk_poll_group *pg);
  */
 int rblk_pg_dev_get(struct rblk_poll_group *pg, struct rblk_device *device,
 		    struct rblk_pg_dev **out);
-/* Group thread: reserve / give back CQ entries for a QP (send and receive CQ). */
-int rblk_pg_dev_reserve_cq(struct rblk_pg_dev *dev, uint32_t nsend, uint32_t nrecv);
-void rblk_pg_dev_release_cq(struct rblk_pg_dev *dev, uint32_t nsend, uint32_t nrecv);
+/*
+ * Group thread: reserve / give back CQ entries for a QP: nsend on a send CQ
+ * with room (*scq; a new CQ when none has, -ENOSPC past RBLK_PG_MAX_SCQ),
+ * nrecv on the receive CQ. scq may be NULL when nsend is 0.
+ */
+int rblk_pg_dev_reserve_cq(struct rblk_pg_dev *dev, uint32_t nsend, uint32_t nrecv,
+			   struct rblk_pg_cq **scq);
+void rblk_pg_dev_release_cq(struct rblk_pg_dev *dev, struct rblk_pg_cq *scq, uint32_t nsend,
+			    uint32_t nrecv);
+/*
+ * Group thread: handles every completion on the receive CQ. Run after a QP
+ * on a shared receive queue is destroyed, so that none of its receive
+ * completions is left for a later QP that gets the same number.
+ */
+void rblk_pg_dev_drain_rcq(struct rblk_pg_dev *dev);
 
 /* Group thread: add / remove a queue (ticks, flushes, stop). */
 void rblk_poll_group_add_queue(struct rblk_poll_group *pg, struct rblk_rdma_queue *q);

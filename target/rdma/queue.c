@@ -61,8 +61,17 @@ static void q_put(struct rblk_rdma_queue *q)
 
 static void free_resources(struct rblk_rdma_queue *q)
 {
+	bool mapped = q->srq_mapped;
+
+	assert(!q->recvs_held);
+	/* Out of the map first: its last receive completions find no queue. */
+	if (mapped)
+		rblk_rdma_qpn_map_del(&q->dev->srq->map, rblk_qp_num(q->qp));
+	q->srq_mapped = false;
 	rblk_qp_destroy(q->qp);
 	q->qp = NULL;
+	if (mapped)
+		rblk_pg_dev_drain_rcq(q->dev);
 	rblk_mr_pool_destroy(q->rsps);
 	rblk_mr_pool_destroy(q->icd);
 	rblk_mr_pool_destroy(q->capsules);
@@ -76,8 +85,9 @@ static void free_resources(struct rblk_rdma_queue *q)
 	q->reqs = NULL;
 	q->recvs = NULL;
 	if (q->scq_slots || q->rcq_slots)
-		rblk_pg_dev_release_cq(q->dev, q->scq_slots, q->rcq_slots);
+		rblk_pg_dev_release_cq(q->dev, q->scq, q->scq_slots, q->rcq_slots);
 	q->scq_slots = q->rcq_slots = 0;
+	q->scq = NULL;
 }
 
 static int create_pools(struct rblk_rdma_queue *q)
@@ -86,9 +96,11 @@ static int create_pools(struct rblk_rdma_queue *q)
 	int ret;
 
 	/* Small, per queue: never worth a 2 MiB huge page each. */
-	ret = rblk_mr_pool_create_ex(pd, RBLK_RDMA_CAPSULE_SIZE, q->depth, RBLK_ACCESS_LOCAL_WRITE,
-				     RBLK_MR_POOL_NO_HUGETLB, &q->capsules);
-	if (!ret && q->icd_size)
+	/* With shared receives the queue has no receive buffers of its own. */
+	ret = q->dev->srq ? 0 : rblk_mr_pool_create_ex(pd, RBLK_RDMA_CAPSULE_SIZE, q->depth,
+						       RBLK_ACCESS_LOCAL_WRITE,
+						       RBLK_MR_POOL_NO_HUGETLB, &q->capsules);
+	if (!ret && q->icd_size && !q->dev->srq)
 		ret = rblk_mr_pool_create_ex(pd, q->icd_size, q->depth, RBLK_ACCESS_LOCAL_WRITE,
 					     RBLK_MR_POOL_NO_HUGETLB, &q->icd);
 	if (!ret)
@@ -104,7 +116,7 @@ static void init_objects(struct rblk_rdma_queue *q)
 	TAILQ_INIT(&q->pending_read);
 	TAILQ_INIT(&q->pending_send);
 	STAILQ_INIT(&q->incoming);
-	for (uint16_t i = 0; i < q->depth; i++) {
+	for (uint16_t i = 0; q->recvs && i < q->depth; i++) {
 		struct rblk_rdma_recv *rv = &q->recvs[i];
 
 		rv->q = q;
@@ -134,8 +146,8 @@ static int setup(struct rblk_rdma_queue *q)
 	const struct rblk_target_opts *o = &q->t->tgt->opts;
 	struct rblk_poll_group *pg = q->pg;
 	struct rblk_qp_caps caps;
-	unsigned units, per_req;
-	uint32_t send_wr;
+	unsigned units, per_req, reads;
+	uint32_t send_wr, nrecv;
 	char local[RBLK_ADDR_STRLEN];
 	int ret;
 
@@ -160,30 +172,49 @@ static int setup(struct rblk_rdma_queue *q)
 	q->max_sge_rd = min_u(q->max_sge_rd,
 			      o->io_unit_size >= RBLK_RDMA_READ_WR_MAX
 				      ? 1 : RBLK_RDMA_READ_WR_MAX / o->io_unit_size);
+	/*
+	 * Send slots: every request may be answering at once (its RDMA WRITEs
+	 * and the SEND), while the RDMA READs in flight are bounded by the read
+	 * depth whatever the transfer size. Sizing for all of them reading at
+	 * once instead (8 READs per 1 MiB write) made the send queue, which
+	 * Soft-RoCE maps into the process, the largest part of a connection's
+	 * memory. Requests beyond the budget wait for slots in FIFO order.
+	 */
 	units = (o->max_io_size + o->io_unit_size - 1) / o->io_unit_size;
-	per_req = rblk_rdma_data_wrs(units, min_u(q->max_sge, q->max_sge_rd)) + 1;
-	send_wr = (uint32_t)q->nreqs * per_req;
+	per_req = rblk_rdma_data_wrs(units, q->max_sge) + 1;
+	reads = rblk_rdma_data_wrs(units, q->max_sge_rd);
+	send_wr = (uint32_t)q->nreqs * per_req +
+		  (q->plan.initiator_depth > reads ? q->plan.initiator_depth : reads);
 	if (q->dev->attr.max_qp_wr && send_wr > q->dev->attr.max_qp_wr)
 		send_wr = q->dev->attr.max_qp_wr;
-	if (send_wr < per_req || (q->dev->attr.max_qp_wr && q->depth > q->dev->attr.max_qp_wr))
+	if (send_wr < per_req || send_wr < reads ||
+	    (q->dev->attr.max_qp_wr && q->depth > q->dev->attr.max_qp_wr))
 		return -ENOSPC;
 
-	/* Every WR may complete (in error every one does): room on the shared CQs. */
-	ret = rblk_pg_dev_reserve_cq(q->dev, send_wr, q->depth);
+	/*
+	 * Every WR may complete (in error every one does): room on the shared
+	 * CQs. Shared receives have theirs reserved by the SRQ.
+	 */
+	nrecv = q->dev->srq ? 0 : q->depth;
+	ret = rblk_pg_dev_reserve_cq(q->dev, send_wr, nrecv, &q->scq);
 	if (ret) {
 		RBLK_WARN("%s qid %u: the poll group's CQs are full (%u send and %u receive "
-			  "entries needed)", q->peer, q->plan.qid, send_wr, q->depth);
+			  "entries needed)", q->peer, q->plan.qid, send_wr, nrecv);
 		return ret;
 	}
 	q->scq_slots = send_wr;
-	q->rcq_slots = q->depth;
+	q->rcq_slots = nrecv;
 
-	q->recvs = calloc(q->depth, sizeof(*q->recvs));
 	q->reqs = calloc(q->nreqs, sizeof(*q->reqs));
 	q->staged = calloc(send_wr, sizeof(*q->staged));
-	q->rstaged = calloc(q->depth, sizeof(*q->rstaged));
-	if (!q->recvs || !q->reqs || !q->staged || !q->rstaged)
+	if (!q->reqs || !q->staged)
 		return -ENOMEM;
+	if (nrecv) {
+		q->recvs = calloc(q->depth, sizeof(*q->recvs));
+		q->rstaged = calloc(q->depth, sizeof(*q->rstaged));
+		if (!q->recvs || !q->rstaged)
+			return -ENOMEM;
+	}
 	ret = create_pools(q);
 	if (ret)
 		return ret;
@@ -192,11 +223,22 @@ static int setup(struct rblk_rdma_queue *q)
 	caps.max_send_wr = send_wr;
 	caps.max_recv_wr = q->depth;
 	caps.max_send_sge = q->max_sge;
-	caps.max_recv_sge = q->icd_size ? 2 : 1;
-	ret = rblk_qp_create(q->cm_id, q->dev->pd, q->dev->scq.cq, q->dev->rcq.cq, &caps, q,
+	if (q->dev->srq) {
+		caps.max_recv_wr = 0;
+		caps.srq = q->dev->srq->srq;
+	} else {
+		caps.max_recv_sge = q->icd_size ? 2 : 1;
+	}
+	ret = rblk_qp_create(q->cm_id, q->dev->pd, q->scq->cq, q->dev->rcq.cq, &caps, q,
 			     &q->qp);
 	if (ret)
 		return ret;
+	if (q->dev->srq) {
+		ret = rblk_rdma_qpn_map_add(&q->dev->srq->map, rblk_qp_num(q->qp), q);
+		if (ret)
+			return ret;
+		q->srq_mapped = true;
+	}
 	/* Our budget is what we asked for; the provider may have granted more. */
 	q->send_slots = q->send_slots_max = send_wr;
 	q->reads_avail = q->plan.initiator_depth;
@@ -211,7 +253,7 @@ static int setup(struct rblk_rdma_queue *q)
 	memcpy(q->sq.local_traddr, local, strlen(local) + 1);
 
 	init_objects(q);
-	for (uint16_t i = 0; i < q->depth; i++) {
+	for (uint16_t i = 0; q->recvs && i < q->depth; i++) {
 		ret = rblk_rdma_stage_recv(q, &q->recvs[i]);
 		if (ret)
 			return ret;
@@ -251,7 +293,7 @@ static void on_create(struct rblk_pg_msg *m)
 		goto reject;
 	/* Receives before the accept: the host may send as soon as it connects. */
 	rblk_rdma_queue_flush(q);
-	if (q->recv_posted != q->depth) {
+	if (q->recvs && q->recv_posted != q->depth) {
 		ret = -EIO;
 		goto reject;
 	}

@@ -13,6 +13,8 @@
  *   struct rblk_rdma_queue     (target/rdma/queue.c) one QP = one NVMe SQ; embeds the
  *                              core's struct rblk_sq; preallocated receives,
  *                              requests and responses.
+ *   struct rblk_rdma_srq       (target/rdma/srq.c) a device context's shared
+ *                              receives and the qp_num -> queue map.
  *   struct rblk_rdma_req       (target/rdma/req.c) embeds the core's struct rblk_req;
  *                              the per-request state machine.
  *   WR chains                  (target/rdma/xfer.c) RDMA READ/WRITE + SEND building,
@@ -123,7 +125,9 @@ enum rblk_rdma_req_state {
 const char *rblk_rdma_req_state_str(enum rblk_rdma_req_state s);
 
 struct rblk_rdma_recv {
+	/* Its queue; for a shared receive, set when it completes (NULL while posted). */
 	struct rblk_rdma_queue *q;
+	struct rblk_rdma_srq *srq;        /* the shared receive set it belongs to, or NULL */
 	struct nvme_sqe *capsule;         /* registered, 64 bytes */
 	void *icd;                        /* in-capsule data area (I/O queues), or NULL */
 	uint32_t byte_len;                /* of the last completion */
@@ -229,10 +233,65 @@ int rblk_rdma_build_reads(struct rblk_rdma_req *r, struct rblk_rdma_chain *c);
  */
 int rblk_rdma_stage_chain(struct rblk_rdma_queue *q, struct rblk_rdma_req *r,
 			  const struct rblk_rdma_chain *c);
-/* Stages a receive (asserts it is not posted). */
+/*
+ * Gives a receive back: a queue's own is staged on its QP (asserts it is
+ * not posted), a shared one on its SRQ.
+ */
 int rblk_rdma_stage_recv(struct rblk_rdma_queue *q, struct rblk_rdma_recv *rv);
 /* Posts what the queue staged: receives first, then the send chain. */
 void rblk_rdma_queue_flush(struct rblk_rdma_queue *q);
+
+/* ======================================================================== */
+/* Shared receives (target/rdma/srq.c).                                           */
+
+struct rblk_rdma_qpn_slot {
+	uint32_t qpn;
+	struct rblk_rdma_queue *q;        /* NULL: empty */
+};
+
+/* qp_num -> queue, for receive completions of the SRQ's QPs. */
+struct rblk_rdma_qpn_map {
+	struct rblk_rdma_qpn_slot *slot;  /* [cap], cap a power of two */
+	uint32_t cap;
+	uint32_t n;
+};
+
+/* 0, -EEXIST (qpn is in), -ENOMEM. */
+int rblk_rdma_qpn_map_add(struct rblk_rdma_qpn_map *m, uint32_t qpn, struct rblk_rdma_queue *q);
+struct rblk_rdma_queue *rblk_rdma_qpn_map_get(const struct rblk_rdma_qpn_map *m, uint32_t qpn);
+void rblk_rdma_qpn_map_del(struct rblk_rdma_qpn_map *m, uint32_t qpn);
+void rblk_rdma_qpn_map_fini(struct rblk_rdma_qpn_map *m);
+
+struct rblk_rdma_srq {
+	struct rblk_pg_dev *dev;
+	struct rblk_srq *srq;
+	struct rblk_mr_pool *capsules;    /* depth x 64 B */
+	struct rblk_mr_pool *icd;         /* depth x icd_size, or NULL */
+	uint32_t icd_size;
+	uint32_t depth;
+	struct rblk_rdma_recv *recvs;     /* [depth] */
+	uint32_t posted;                  /* on the SRQ */
+	struct rblk_rdma_recv **staged;   /* [depth]: staged, not yet posted */
+	unsigned nstaged;
+	STAILQ_HEAD(, rblk_rdma_recv) idle; /* a post failed: retried by the next flush */
+	uint32_t rcq_slots;               /* receive CQ entries reserved */
+	struct rblk_rdma_qpn_map map;     /* the QPs attached to it */
+};
+
+/*
+ * Group thread: dev->srq with depth receives (at most the device's
+ * max_srq_wr) of a capsule and icd_size bytes of in-capsule data, all
+ * posted. -errno (the caller falls back to receives per queue).
+ */
+int rblk_rdma_srq_create(struct rblk_pg_dev *dev, uint32_t depth, uint32_t icd_size);
+/* Group thread: after every queue on it is gone. NULL dev->srq is fine. */
+void rblk_rdma_srq_destroy(struct rblk_pg_dev *dev);
+/* Stages a shared receive back on its SRQ (it belongs to no queue again). */
+void rblk_rdma_srq_repost(struct rblk_rdma_recv *rv);
+/* Posts what is staged (one call); receives a failed post left are kept idle. */
+void rblk_rdma_srq_flush(struct rblk_rdma_srq *s);
+/* Stages the idle receives again. */
+void rblk_rdma_srq_retry_idle(struct rblk_rdma_srq *s);
 
 /* ======================================================================== */
 /* Queues (target/rdma/queue.c).                                                  */
@@ -298,8 +357,11 @@ struct rblk_rdma_queue {
 	uint32_t recv_flushed;            /* flushed at teardown (for the log) */
 	uint32_t signaled_inflight;       /* signaled WRs posted, completion pending */
 	uint32_t reqs_busy;               /* requests not FREE */
-	uint32_t scq_slots;               /* send CQ entries reserved on dev */
+	struct rblk_pg_cq *scq;           /* the send CQ of dev its QP completes to */
+	uint32_t scq_slots;               /* send CQ entries reserved on it */
 	uint32_t rcq_slots;               /* receive CQ entries reserved on dev */
+	bool srq_mapped;                  /* in dev->srq's qp_num map */
+	uint32_t recvs_held;              /* shared receives completed for it, not yet back */
 
 	/* Staged but not flushed: the signaled WRs and their requests. */
 	struct rblk_rdma_staged *staged;  /* [send_slots_max] */

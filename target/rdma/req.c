@@ -99,6 +99,9 @@ static void req_release(struct rblk_rdma_req *r)
 		rblk_mr_pool_put(q->dev->pool, r->req.iov[i].iov_base);
 	r->nunits = 0;
 	r->req.iovcnt = 0;
+	/* A shared receive outlives its queue: it goes back to the SRQ. */
+	if (r->recv && r->recv->srq)
+		rblk_rdma_srq_repost(r->recv);
 	r->recv = NULL;
 	r->sgl.kind = RBLK_SGL_NONE;
 	r->xfer_failed = false;
@@ -373,27 +376,75 @@ static void wc_error(struct rblk_rdma_queue *q, const struct rblk_wc *wc, const 
 	rblk_rdma_queue_fail(q, what);
 }
 
+/*
+ * A receive that carries no command for a request: a queue's own goes idle
+ * with its QP (which is going down); a shared one goes back to the SRQ.
+ */
+static void recv_drop(struct rblk_rdma_recv *rv)
+{
+	if (rv->srq)
+		rblk_rdma_srq_repost(rv);
+}
+
+/* The queue a completed receive belongs to; NULL when that queue is gone. */
+static struct rblk_rdma_queue *recv_owner(struct rblk_rdma_recv *rv, const struct rblk_wc *wc)
+{
+	assert(rv->posted);
+	rv->posted = false;
+	if (!rv->srq) {
+		assert(rv->q->recv_posted > 0);
+		rv->q->recv_posted--;
+		return rv->q;
+	}
+	assert(rv->srq->posted > 0);
+	rv->srq->posted--;
+	rv->q = rblk_rdma_qpn_map_get(&rv->srq->map, wc->qp_num);
+	if (rv->q)
+		rv->q->recvs_held++;
+	return rv->q;
+}
+
 static void recv_done(struct rblk_rdma_recv *rv, const struct rblk_wc *wc)
 {
-	struct rblk_rdma_queue *q = rv->q;
+	struct rblk_rdma_queue *q = recv_owner(rv, wc);
 
-	assert(rv->posted && q->recv_posted > 0);
-	rv->posted = false;
-	q->recv_posted--;
+	if (!q) {
+		/* Its QP was destroyed after the receive completed. */
+		recv_drop(rv);
+		return;
+	}
+	q->progress++;
 	if (wc->status) {
 		/* Every posted receive flushes at teardown: counted, not logged. */
 		if (wc->status == RBLK_WC_WR_FLUSH_ERR && !q_open(q))
 			q->recv_flushed++;
 		else
 			wc_error(q, wc, "receive", NULL);
+		recv_drop(rv);
 		return;
 	}
-	if (!q_open(q))
+	if (!q_open(q)) {
+		recv_drop(rv);
 		return;
+	}
 	if (wc->byte_len < RBLK_RDMA_CAPSULE_SIZE) {
 		RBLK_ERR("%s qid %u: short command capsule (%u bytes)", q->peer, q->sq.qid,
 			 wc->byte_len);
 		rblk_rdma_queue_fail(q, "short capsule");
+		recv_drop(rv);
+		return;
+	}
+	/*
+	 * A host has at most its queue's depth of commands outstanding, and a
+	 * receive goes back before its response leaves: holding more shared
+	 * receives than that is a host overrunning its queue, which would
+	 * starve every other connection of the SRQ.
+	 */
+	if (rv->srq && q->recvs_held > q->depth) {
+		RBLK_ERR("%s qid %u: more commands outstanding than the queue's %u entries",
+			 q->peer, q->plan.qid, q->depth);
+		rblk_rdma_queue_fail(q, "queue overrun");
+		recv_drop(rv);
 		return;
 	}
 	rv->byte_len = wc->byte_len;
@@ -460,9 +511,9 @@ void rblk_rdma_handle_wc(const struct rblk_wc *wc)
 {
 	void *obj = rblk_rdma_wr_obj(wc->wr_id);
 
-	if (rblk_rdma_wr_kind(wc->wr_id) == RBLK_RDMA_WR_RECV)
-		((struct rblk_rdma_recv *)obj)->q->progress++;
-	else if (rblk_rdma_wr_kind(wc->wr_id) != RBLK_RDMA_WR_WRITE)
+	/* A receive counts once its queue is known (recv_done). */
+	if (rblk_rdma_wr_kind(wc->wr_id) == RBLK_RDMA_WR_READ ||
+	    rblk_rdma_wr_kind(wc->wr_id) == RBLK_RDMA_WR_SEND)
 		((struct rblk_rdma_req *)obj)->q->progress++;
 
 	switch (rblk_rdma_wr_kind(wc->wr_id)) {
@@ -575,5 +626,10 @@ void rblk_rdma_queue_abort_waiting(struct rblk_rdma_queue *q)
 		rblk_req_complete(&r->req, NVME_SC_ABORT_QUEUE | NVME_SC_DNR);
 	}
 	/* Capsules no request took: nothing was started for them. */
-	STAILQ_INIT(&q->incoming);
+	while (!STAILQ_EMPTY(&q->incoming)) {
+		struct rblk_rdma_recv *rv = STAILQ_FIRST(&q->incoming);
+
+		STAILQ_REMOVE_HEAD(&q->incoming, link);
+		recv_drop(rv);
+	}
 }

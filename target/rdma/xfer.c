@@ -161,6 +161,11 @@ int rblk_rdma_stage_recv(struct rblk_rdma_queue *q, struct rblk_rdma_recv *rv)
 	unsigned n = 1;
 	int ret;
 
+	if (rv->srq) {
+		/* Shared: back to the SRQ, posted with the queue's next flush. */
+		rblk_rdma_srq_repost(rv);
+		return 0;
+	}
 	assert(!rv->posted);
 	assert(q->nrstaged < q->depth);
 	sge[0].addr = (uint64_t)(uintptr_t)rv->capsule;
@@ -197,6 +202,8 @@ static void flush_recvs(struct rblk_rdma_queue *q)
 	unsigned staged = q->nrstaged, posted = 0;
 	int ret;
 
+	if (q->dev->srq)
+		rblk_rdma_srq_flush(q->dev->srq);
 	if (!staged)
 		return;
 	ret = rblk_qp_flush_recv(q->qp, &posted);

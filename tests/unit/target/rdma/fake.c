@@ -9,6 +9,8 @@
 
 unsigned fake_fail_calls;
 unsigned fake_disconnects;
+unsigned fake_rcq_drains;
+static uint32_t next_qpn = 0x11;
 
 /* ------------------------------------------------------------------------ */
 /* transport/: QP staging.                                                   */
@@ -68,6 +70,97 @@ int rblk_qp_flush_send(struct rblk_qp *qp, unsigned *posted)
 	return ret;
 }
 
+/* ------------------------------------------------------------------------ */
+/* transport/: shared receive queues.                                        */
+
+int rblk_srq_create(struct rblk_pd *pd, uint32_t max_wr, uint32_t max_sge, struct rblk_srq **out)
+{
+	struct rblk_srq *s;
+
+	(void)pd;
+	if (max_wr > FAKE_MAX_WR)
+		return -EINVAL;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->max_wr = max_wr;
+	s->max_sge = max_sge;
+	*out = s;
+	return 0;
+}
+
+void rblk_srq_destroy(struct rblk_srq *srq)
+{
+	free(srq);
+}
+
+uint32_t rblk_srq_size(const struct rblk_srq *srq)
+{
+	return srq->max_wr;
+}
+
+int rblk_srq_queue_recv(struct rblk_srq *s, uint64_t wr_id, const struct rblk_sge *sge,
+			uint32_t num_sge)
+{
+	struct fake_recv *r;
+
+	if (num_sge > s->max_sge)
+		return -EINVAL;
+	if (s->nstaged >= s->max_wr)
+		return -ENOBUFS;
+	r = &s->staged[s->nstaged++];
+	r->wr_id = wr_id;
+	memcpy(r->sge, sge, num_sge * sizeof(*sge));
+	r->num_sge = num_sge;
+	return 0;
+}
+
+int rblk_srq_flush(struct rblk_srq *s, unsigned *posted)
+{
+	if (s->nposted + s->nstaged > FAKE_MAX_POSTED)
+		abort();
+	for (unsigned i = 0; i < s->nstaged; i++)
+		s->posted[s->nposted++] = s->staged[i];
+	if (s->nstaged)
+		s->flushes++;
+	if (posted)
+		*posted = s->nstaged;
+	s->nstaged = 0;
+	return 0;
+}
+
+unsigned rblk_srq_staged(const struct rblk_srq *s)
+{
+	return s->nstaged;
+}
+
+/* target/rdma/poll_group.c: CQ room and draining (no CQ here). */
+int rblk_pg_dev_reserve_cq(struct rblk_pg_dev *dev, uint32_t nsend, uint32_t nrecv,
+			   struct rblk_pg_cq **scq)
+{
+	(void)dev;
+	(void)nsend;
+	(void)nrecv;
+	if (scq)
+		*scq = NULL;
+	return 0;
+}
+
+void rblk_pg_dev_release_cq(struct rblk_pg_dev *dev, struct rblk_pg_cq *scq, uint32_t nsend,
+			    uint32_t nrecv)
+{
+	(void)dev;
+	(void)scq;
+	(void)nsend;
+	(void)nrecv;
+}
+
+void rblk_pg_dev_drain_rcq(struct rblk_pg_dev *dev)
+{
+	(void)dev;
+	fake_rcq_drains++;
+}
+
 int rblk_qp_flush_recv(struct rblk_qp *qp, unsigned *posted)
 {
 	for (unsigned i = 0; i < qp->nrstaged; i++)
@@ -119,6 +212,21 @@ void fake_pool_destroy(struct rblk_mr_pool *p)
 	free(p->used);
 	free(p->mem);
 	free(p);
+}
+
+int rblk_mr_pool_create_ex(struct rblk_pd *pd, size_t unit_size, uint32_t count, int access,
+			   unsigned flags, struct rblk_mr_pool **out)
+{
+	(void)pd;
+	(void)access;
+	(void)flags;
+	*out = fake_pool_create(unit_size, count, 0x5A0);
+	return 0;
+}
+
+void rblk_mr_pool_destroy(struct rblk_mr_pool *pool)
+{
+	fake_pool_destroy(pool);
 }
 
 void *rblk_mr_pool_get(struct rblk_mr_pool *pool)
@@ -203,8 +311,19 @@ struct rblk_pg_dev *fake_dev_create(size_t unit, uint32_t count, bool fixed_bufs
 	return dev;
 }
 
+struct rblk_pg_dev *fake_dev_create_srq(size_t unit, uint32_t count, uint32_t srq_depth,
+					uint32_t icd_size)
+{
+	struct rblk_pg_dev *dev = fake_dev_create(unit, count, true);
+
+	if (rblk_rdma_srq_create(dev, srq_depth, icd_size))
+		abort();
+	return dev;
+}
+
 void fake_dev_destroy(struct rblk_pg_dev *dev)
 {
+	rblk_rdma_srq_destroy(dev);
 	fake_pool_destroy(dev->pool);
 	free(dev->pg);
 	free(dev);
@@ -257,28 +376,39 @@ struct rblk_rdma_queue *fq_create(struct tt_env *env, struct rblk_pg_dev *dev,
 	q->max_sge = o->max_sge;
 	q->max_sge_rd = o->max_sge_rd ? o->max_sge_rd : o->max_sge;
 	snprintf(q->peer, sizeof(q->peer), "test");
-	q->capsules = fake_pool_create(64, o->depth, 0xCA95);
-	q->icd = o->icd_size ? fake_pool_create(o->icd_size, o->depth, 0x1CD) : NULL;
 	q->rsps = fake_pool_create(16, o->depth, 0x4E5);
 	q->qp = calloc(1, sizeof(*q->qp));
 	q->qp->caps.max_send_wr = o->send_wr;
-	q->qp->caps.max_recv_wr = o->depth;
 	q->qp->caps.max_send_sge = o->max_sge;
-	q->qp->caps.max_recv_sge = o->icd_size ? 2 : 1;
+	q->qp->qpn = next_qpn++;
+	if (dev->srq) {
+		/* As queue.c: no receives of its own, found by qp_num. */
+		q->qp->caps.srq = dev->srq->srq;
+		if (rblk_rdma_qpn_map_add(&dev->srq->map, q->qp->qpn, q))
+			abort();
+		q->srq_mapped = true;
+	} else {
+		q->capsules = fake_pool_create(64, o->depth, 0xCA95);
+		q->icd = o->icd_size ? fake_pool_create(o->icd_size, o->depth, 0x1CD) : NULL;
+		q->qp->caps.max_recv_wr = o->depth;
+		q->qp->caps.max_recv_sge = o->icd_size ? 2 : 1;
+		q->recvs = calloc(o->depth, sizeof(*q->recvs));
+		q->rstaged = calloc(o->depth, sizeof(*q->rstaged));
+	}
 	q->send_slots = q->send_slots_max = o->send_wr;
 	q->reads_avail = o->ird;
-	q->recvs = calloc(o->depth, sizeof(*q->recvs));
 	q->reqs = calloc(o->depth, sizeof(*q->reqs));
 	q->staged = calloc(o->send_wr, sizeof(*q->staged));
-	q->rstaged = calloc(o->depth, sizeof(*q->rstaged));
 	TAILQ_INIT(&q->free_reqs);
 	TAILQ_INIT(&q->pending_read);
 	TAILQ_INIT(&q->pending_send);
 	STAILQ_INIT(&q->incoming);
 	for (uint16_t i = 0; i < o->depth; i++) {
-		q->recvs[i].q = q;
-		q->recvs[i].capsule = rblk_mr_pool_unit(q->capsules, i);
-		q->recvs[i].icd = q->icd ? rblk_mr_pool_unit(q->icd, i) : NULL;
+		if (q->recvs) {
+			q->recvs[i].q = q;
+			q->recvs[i].capsule = rblk_mr_pool_unit(q->capsules, i);
+			q->recvs[i].icd = q->icd ? rblk_mr_pool_unit(q->icd, i) : NULL;
+		}
 		q->reqs[i].q = q;
 		q->reqs[i].idx = i;
 		q->reqs[i].rsp = rblk_mr_pool_unit(q->rsps, i);
@@ -288,7 +418,7 @@ struct rblk_rdma_queue *fq_create(struct tt_env *env, struct rblk_pg_dev *dev,
 	rblk_sq_init(&q->sq, env->tgt, &fake_ops, o->qid, o->depth);
 	q->sq.bq = env->bq;
 	q->sq.waitq = &env->waitq;
-	for (uint16_t i = 0; i < o->depth; i++)
+	for (uint16_t i = 0; q->recvs && i < o->depth; i++)
 		rblk_rdma_stage_recv(q, &q->recvs[i]);
 	rblk_rdma_queue_flush(q);
 	q->state = o->live ? RBLK_RDMA_Q_LIVE : RBLK_RDMA_Q_CONNECTING;
@@ -344,6 +474,8 @@ void fq_destroy(struct rblk_rdma_queue *q)
 		tt_pump(&env);
 	} while ((q->reqs_busy || q->signaled_inflight) && rblk_clock_ms() < deadline);
 	rblk_sq_destroy(&q->sq);
+	if (q->srq_mapped)
+		rblk_rdma_qpn_map_del(&q->dev->srq->map, q->qp->qpn);
 	free(q->rstaged);
 	free(q->staged);
 	free(q->reqs);
@@ -359,12 +491,17 @@ static struct rblk_rdma_recv *deliver(struct rblk_rdma_queue *q, const void *sqe
 				      const void *data, uint32_t len, bool hold)
 {
 	struct rblk_qp *qp = q->qp;
+	struct rblk_srq *srq = q->dev->srq ? q->dev->srq->srq : NULL;
 	struct rblk_rdma_recv *rv;
 	struct rblk_wc wc;
 
-	if (qp->rnext >= qp->nrposted)
-		return NULL; /* no receive posted: the host would get an RNR NAK */
-	rv = rblk_rdma_wr_obj(qp->rposted[qp->rnext++].wr_id);
+	/* No receive posted: the host would get an RNR NAK. */
+	if (srq ? srq->next >= srq->nposted : qp->rnext >= qp->nrposted)
+		return NULL;
+	if (srq)
+		rv = rblk_rdma_wr_obj(srq->posted[srq->next++].wr_id);
+	else
+		rv = rblk_rdma_wr_obj(qp->rposted[qp->rnext++].wr_id);
 	memcpy(rv->capsule, sqe, 64);
 	if (len)
 		memcpy(rv->icd, data, len);
@@ -373,6 +510,7 @@ static struct rblk_rdma_recv *deliver(struct rblk_rdma_queue *q, const void *sqe
 	wc.status = RBLK_WC_SUCCESS;
 	wc.opcode = RBLK_WC_RECV;
 	wc.byte_len = 64 + len;
+	wc.qp_num = qp->qpn;
 	if (hold) {
 		/* Not LIVE while the completion runs: the capsule waits, unbound. */
 		enum rblk_rdma_qstate st = q->state;
@@ -397,6 +535,26 @@ struct rblk_rdma_recv *fq_send_nostep(struct rblk_rdma_queue *q, const void *sqe
 				      const void *data, uint32_t len)
 {
 	return deliver(q, sqe, data, len, true);
+}
+
+struct rblk_rdma_recv *fq_srq_deliver(struct rblk_pg_dev *dev, uint32_t qp_num,
+				      enum rblk_wc_status st)
+{
+	struct rblk_srq *srq = dev->srq->srq;
+	struct rblk_rdma_recv *rv;
+	struct rblk_wc wc;
+
+	if (srq->next >= srq->nposted)
+		return NULL;
+	rv = rblk_rdma_wr_obj(srq->posted[srq->next++].wr_id);
+	memset(&wc, 0, sizeof(wc));
+	wc.wr_id = rblk_rdma_wr_id(rv, RBLK_RDMA_WR_RECV);
+	wc.status = st;
+	wc.opcode = RBLK_WC_RECV;
+	wc.byte_len = 64;
+	wc.qp_num = qp_num;
+	rblk_rdma_handle_wc(&wc);
+	return rv;
 }
 
 struct rblk_rdma_req *fq_bind(struct rblk_rdma_queue *q)

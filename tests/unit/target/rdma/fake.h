@@ -33,6 +33,7 @@ struct fake_recv {
 
 struct rblk_qp {
 	struct rblk_qp_caps caps;
+	uint32_t qpn;                     /* on a fake SRQ: the completions' qp_num */
 	struct fake_wr staged[FAKE_MAX_WR];
 	unsigned nstaged;
 	struct fake_recv rstaged[FAKE_MAX_WR];
@@ -47,6 +48,18 @@ struct rblk_qp {
 	unsigned fail_send_after;         /* ...posting this many */
 };
 
+/* A shared receive queue: receives delivered in the order they were posted. */
+struct rblk_srq {
+	uint32_t max_wr;
+	uint32_t max_sge;
+	struct fake_recv staged[FAKE_MAX_WR];
+	unsigned nstaged;
+	struct fake_recv posted[FAKE_MAX_POSTED];
+	unsigned nposted;
+	unsigned next;                    /* next receive the "host" fills */
+	unsigned flushes;
+};
+
 struct rblk_mr_pool {
 	size_t unit;
 	uint32_t count;
@@ -58,6 +71,7 @@ struct rblk_mr_pool {
 
 extern unsigned fake_fail_calls;
 extern unsigned fake_disconnects;
+extern unsigned fake_rcq_drains;     /* rblk_pg_dev_drain_rcq() calls */
 
 struct rblk_mr_pool *fake_pool_create(size_t unit, uint32_t count, uint32_t lkey);
 void fake_pool_destroy(struct rblk_mr_pool *p);
@@ -65,6 +79,9 @@ void *rblk_mr_pool_unit(const struct rblk_mr_pool *pool, uint32_t index);
 
 /* A device context with a pool of count units of unit bytes. */
 struct rblk_pg_dev *fake_dev_create(size_t unit, uint32_t count, bool fixed_bufs);
+/* The same with shared receives (the real target/rdma/srq.c over a fake SRQ). */
+struct rblk_pg_dev *fake_dev_create_srq(size_t unit, uint32_t count, uint32_t srq_depth,
+					uint32_t icd_size);
 void fake_dev_destroy(struct rblk_pg_dev *dev);
 
 struct fake_q_opts {
@@ -78,7 +95,10 @@ struct fake_q_opts {
 	bool live;             /* else CONNECTING */
 };
 
-/* A queue with every receive posted (and flushed). */
+/*
+ * A queue with every receive posted (and flushed); on a device with shared
+ * receives, a queue attached to the SRQ (a new qp_num) with none of its own.
+ */
 struct rblk_rdma_queue *fq_create(struct tt_env *env, struct rblk_pg_dev *dev,
 				  const struct fake_q_opts *o);
 /* Fails it, runs the backend until every request is back, frees it. */
@@ -93,6 +113,9 @@ struct rblk_rdma_recv *fq_send(struct rblk_rdma_queue *q, const void *sqe, const
 /* The same, but the state machine does not run (requests stay NEW). */
 struct rblk_rdma_recv *fq_send_nostep(struct rblk_rdma_queue *q, const void *sqe,
 				      const void *data, uint32_t len);
+/* A receive completion on dev's SRQ for qp_num (a QP that may not exist). */
+struct rblk_rdma_recv *fq_srq_deliver(struct rblk_pg_dev *dev, uint32_t qp_num,
+				      enum rblk_wc_status st);
 /* Binds a completed receive to a free request without processing it. */
 struct rblk_rdma_req *fq_bind(struct rblk_rdma_queue *q);
 /* A completion of kind for r (READ or SEND) with status. */

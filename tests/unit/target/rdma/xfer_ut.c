@@ -138,9 +138,11 @@ static void test_stage_logs_signaled_positions(void)
 	struct rblk_rdma_req a, b;
 	struct rblk_rdma_chain c = { .nwr = 0 };
 	struct nvme_cqe rsp = { 0 };
+	struct rblk_pg_dev dev = { .srq = NULL };
 	struct iovec iov[2];
 
 	memset(&q, 0, sizeof(q));
+	q.dev = &dev;
 	q.qp = calloc(1, sizeof(*q.qp));
 	q.qp->caps.max_send_wr = 16;
 	q.qp->caps.max_send_sge = 4;
