@@ -33,6 +33,7 @@ enum {
 	OPT_POLL_MODE,
 	OPT_QUEUE_DEPTH,
 	OPT_IN_CAPSULE,
+	OPT_SRQ_DEPTH,
 	OPT_MAX_IO_SIZE,
 	OPT_CONNECT_TIMEOUT,
 	OPT_MAX_PENDING,
@@ -68,6 +69,7 @@ static const struct option long_opts[] = {
 	{ "poll-mode", required_argument, NULL, OPT_POLL_MODE },
 	{ "queue-depth", required_argument, NULL, OPT_QUEUE_DEPTH },
 	{ "in-capsule", required_argument, NULL, OPT_IN_CAPSULE },
+	{ "srq-depth", required_argument, NULL, OPT_SRQ_DEPTH },
 	{ "max-io-size", required_argument, NULL, OPT_MAX_IO_SIZE },
 	{ "connect-timeout", required_argument, NULL, OPT_CONNECT_TIMEOUT },
 	{ "max-pending", required_argument, NULL, OPT_MAX_PENDING },
@@ -130,6 +132,9 @@ void rblk_tgt_usage(FILE *out)
 	      "      --poll-mode MODE     adaptive (default), busy or event\n"
 	      "      --queue-depth N      I/O queue entries (default 128)\n"
 	      "      --in-capsule SIZE    in-capsule data bytes (default 8192)\n"
+	      "      --srq-depth N        receives shared by a poll group's connections on\n"
+	      "                           one RDMA device, 16..65536 (default 1024); 0: a\n"
+	      "                           receive queue per connection\n"
 	      "      --max-io-size SIZE   largest transfer (default 1M)\n"
 	      "Admission control (refusals are logged with the host's address or NQN):\n"
 	      "      --connect-timeout MS a connection without a Fabrics Connect after MS\n"
@@ -538,6 +543,14 @@ static int handle(struct pstate *p, int c, const char *arg)
 	case OPT_IN_CAPSULE:
 		t->has_in_capsule_data_size = true;
 		return set_u32(p, "--in-capsule", arg, 0, 1u << 20, true, &t->in_capsule_data_size);
+	case OPT_SRQ_DEPTH:
+		t->has_srq_depth = true;
+		if (set_u32(p, "--srq-depth", arg, 0, RBLK_TGT_SRQ_DEPTH_MAX, false, &t->srq_depth))
+			return -EINVAL;
+		if (t->srq_depth && t->srq_depth < RBLK_TGT_SRQ_DEPTH_MIN)
+			return usage_err(p, "--srq-depth %s: 0 (no shared receive queue) or %u..%u\n",
+					 arg, RBLK_TGT_SRQ_DEPTH_MIN, RBLK_TGT_SRQ_DEPTH_MAX);
+		return 0;
 	case OPT_MAX_IO_SIZE:
 		/* Power of two, the pool and in-capsule relations: the start-up check. */
 		return set_u32(p, "--max-io-size", arg, 8192, RBLK_TGT_MAX_IO_SIZE, true,

@@ -479,6 +479,10 @@ int rblk_config_merge(struct rblk_config *dst, struct rblk_config *src)
 		d->has_in_capsule_data_size = true;
 		d->in_capsule_data_size = s->in_capsule_data_size;
 	}
+	if (s->has_srq_depth) {
+		d->has_srq_depth = true;
+		d->srq_depth = s->srq_depth;
+	}
 	if (s->has_poll_mode) {
 		d->has_poll_mode = true;
 		d->poll_mode = s->poll_mode;
@@ -532,6 +536,8 @@ void rblk_config_target_opts(const struct rblk_config *cfg, struct rblk_target_o
 				inline_max = cfg->ports[i].inline_data_size;
 		}
 	}
+	if (t->has_srq_depth)
+		o->srq_depth = t->srq_depth;
 	if (t->has_in_capsule_data_size)
 		o->in_capsule_data_size = t->in_capsule_data_size;
 	else if (inline_set)

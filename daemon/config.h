@@ -101,6 +101,8 @@ struct rblk_cfg_tgt {
 	uint32_t max_io_size;
 	uint32_t io_unit_size;
 	uint32_t num_shared_buffers;
+	bool has_srq_depth;            /* 0 is a valid depth: no shared receive queue */
+	uint32_t srq_depth;
 	bool has_poll_mode;
 	enum rblk_poll_mode poll_mode;
 	char *backend;

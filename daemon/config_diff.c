@@ -279,6 +279,8 @@ static int diff_target_opts(struct rblk_config_diff *d, const struct rblk_config
 		what = "io_unit_size";
 	else if (a.num_shared_buffers != b.num_shared_buffers)
 		what = "num_shared_buffers";
+	else if (a.srq_depth != b.srq_depth)
+		what = "srq_depth";
 	else if (a.poll_mode != b.poll_mode)
 		what = "poll_mode";
 	else if (!str_eq(a.backend, b.backend))

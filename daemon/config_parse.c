@@ -660,6 +660,11 @@ static int parse_tgt(struct rblk_cj_ctx *c, struct json_object *x, struct rblk_c
 			t->has_in_capsule_data_size =
 				rblk_cj_get_u32(c, p, v, 0, 1u << 20, "a valid in_capsule_data_size (0..1048576)",
 					"x-rblk option", &t->in_capsule_data_size);
+		} else if (strcmp(key, "srq_depth") == 0) {
+			/* 0 (none) or the target's range: checked with the other options. */
+			t->has_srq_depth = rblk_cj_get_u32(c, p, v, 0, RBLK_TGT_SRQ_DEPTH_MAX,
+							   "a valid srq_depth (0, 16..65536)",
+							   "x-rblk option", &t->srq_depth);
 		} else if (strcmp(key, "poll_mode") == 0) {
 			if (!rblk_cj_get_str(c, p, v, "x-rblk option", &s))
 				continue;

@@ -34,6 +34,7 @@ static const struct {
 	{ "max_io_size", "--max-io-size, x-rblk.max_io_size" },
 	{ "io_unit_size", "x-rblk.io_unit_size" },
 	{ "num_shared_buffers", "x-rblk.num_shared_buffers; 0 means --queue-depth units" },
+	{ "srq_depth", "--srq-depth, x-rblk.srq_depth; 0 means a receive queue per connection" },
 	{ "poll_mode", "--poll-mode, x-rblk.poll_mode" },
 	{ "connect_timeout_ms", "--connect-timeout, x-rblk.connect_timeout_ms" },
 	{ "max_pending_queues", "--max-pending, x-rblk.max_pending_queues" },

@@ -231,6 +231,7 @@ static struct json_object *tgt_json(const struct rblk_cfg_tgt *t)
 	    (t->num_shared_buffers &&
 	     put(x, "num_shared_buffers", json_object_new_int64(t->num_shared_buffers))) ||
 	    (t->num_poll_groups && put(x, "poll_groups", json_object_new_int64(t->num_poll_groups))) ||
+	    (t->has_srq_depth && put(x, "srq_depth", json_object_new_int64(t->srq_depth))) ||
 	    (t->has_poll_mode && put_str(x, "poll_mode", rblk_cfg_poll_mode_str(t->poll_mode))) ||
 	    (t->rbd_conf && put_str(x, "rbd_conf", t->rbd_conf)) ||
 	    (t->rbd_id && put_str(x, "rbd_id", t->rbd_id)) ||

@@ -67,16 +67,19 @@ static unsigned online_cpus(void)
 }
 
 /*
- * Per group a shared pool of I/O units and, per queue, receive buffers
- * (capsule + in-capsule data) and responses. Counted for one queue per
- * group: the least a working target needs.
+ * Per group a shared pool of I/O units, the shared receives (capsule +
+ * in-capsule data; without them, one queue's worth) and one queue's
+ * responses: the least a working target needs.
  */
 size_t rblk_tgt_memlock_need(const struct rblk_target_opts *o)
 {
 	unsigned groups = o->num_poll_groups ? o->num_poll_groups : online_cpus();
 	uint32_t units = o->num_shared_buffers ? o->num_shared_buffers : o->max_queue_depth;
 	size_t pool = rblk_mr_pool_bytes_needed(o->io_unit_size, units);
-	size_t recv = rblk_mr_pool_bytes_needed(64 + o->in_capsule_data_size, o->max_queue_depth);
+	uint32_t nrecv = o->srq_depth ? o->srq_depth : o->max_queue_depth;
+	size_t recv = rblk_mr_pool_bytes_needed(64, nrecv) +
+		      (o->in_capsule_data_size
+			       ? rblk_mr_pool_bytes_needed(o->in_capsule_data_size, nrecv) : 0);
 	size_t rsp = rblk_mr_pool_bytes_needed(16, o->max_queue_depth);
 
 	return groups * (pool + recv + rsp);
