@@ -346,7 +346,8 @@ static void test_xrblk_extensions(void)
 	struct rblk_target_opts o;
 	const char *json =
 		"{\"x-rblk\": {\"poll_groups\": 2, \"poll_mode\": \"busy\", \"backend\": \"aio\","
-		" \"max_queue_depth\": \"256\", \"in_capsule_data_size\": 0, \"max_io_size\": 262144},"
+		" \"max_queue_depth\": \"256\", \"in_capsule_data_size\": 0, \"max_io_size\": 262144,"
+		" \"srq_depth\": 4096},"
 		" \"subsystems\": [{\"nqn\": \"" SUB0 "\", \"attr\": {\"allow_any_host\": \"1\"},"
 		"  \"x-rblk\": {\"max_namespaces\": 8},"
 		"  \"namespaces\": [{\"nsid\": 3, \"device\": {\"path\": \"mem:64M\"},"
@@ -371,6 +372,7 @@ static void test_xrblk_extensions(void)
 	CU_ASSERT_EQUAL(o.in_capsule_data_size, 0);
 	CU_ASSERT_EQUAL(o.max_io_size, 262144);
 	CU_ASSERT_EQUAL(o.io_unit_size, 131072); /* untouched default */
+	CU_ASSERT_EQUAL(o.srq_depth, 4096);
 	rblk_config_free(cfg);
 }
 
@@ -1484,7 +1486,7 @@ static void test_save_load_round_trip(void)
 
 	log_reset();
 	a = parse_ok("{\"x-rblk\": {\"poll_groups\": 2, \"poll_mode\": \"event\","
-		     " \"in_capsule_data_size\": 4096, \"connect_timeout_ms\": 1500,"
+		     " \"in_capsule_data_size\": 4096, \"srq_depth\": 0, \"connect_timeout_ms\": 1500,"
 		     " \"max_pending_queues\": 17, \"max_pending_per_addr\": 3,"
 		     " \"max_ctrls_per_host\": 5, \"max_queues\": 99, \"rbd_conf\": \"/c\","
 		     " \"rbd_id\": \"gw\", \"rbd_keyring\": \"/k\"},"
@@ -1528,6 +1530,8 @@ static void test_save_load_round_trip(void)
 	CU_ASSERT_EQUAL(b->tgt.poll_mode, RBLK_POLL_EVENT);
 	CU_ASSERT_TRUE(b->tgt.has_in_capsule_data_size);
 	CU_ASSERT_EQUAL(b->tgt.in_capsule_data_size, 4096);
+	CU_ASSERT_TRUE(b->tgt.has_srq_depth); /* 0 survives the save: it is a choice */
+	CU_ASSERT_EQUAL(b->tgt.srq_depth, 0);
 	CU_ASSERT_EQUAL(b->tgt.connect_timeout_ms, 1500);
 	CU_ASSERT_EQUAL(b->tgt.max_pending_queues, 17);
 	CU_ASSERT_EQUAL(b->tgt.max_pending_per_addr, 3);

@@ -224,7 +224,7 @@ static void test_target_options(void)
 
 	CU_ASSERT_EQUAL_FATAL(parse("-c", "/etc/rblk/config.json", "--backend", "aio",
 				    "--poll-groups", "4", "--poll-mode", "event", "--queue-depth",
-				    "256", "--in-capsule", "16k", "--max-io-size", "1M",
+				    "256", "--in-capsule", "16k", "--max-io-size", "1M", "--srq-depth", "0",
 				    "--log-level", "debug", "--stats-interval", "5", "--pidfile",
 				    "/run/rblk.pid", "--foreground", "--best-effort", "--save",
 				    "/tmp/x.json", "--check", "--ceph-conf", "/etc/ceph/c.conf",
@@ -242,6 +242,8 @@ static void test_target_options(void)
 	CU_ASSERT_TRUE(t->has_in_capsule_data_size);
 	CU_ASSERT_EQUAL(t->in_capsule_data_size, 16384);
 	CU_ASSERT_EQUAL(t->max_io_size, 1u << 20);
+	CU_ASSERT_TRUE(t->has_srq_depth); /* 0 is a choice: no shared receive queue */
+	CU_ASSERT_EQUAL(t->srq_depth, 0);
 	CU_ASSERT_TRUE(args.log_level_set);
 	CU_ASSERT_EQUAL(args.log_level, RBLK_LOG_DEBUG);
 	CU_ASSERT_EQUAL(args.stats_interval, 5);
@@ -357,6 +359,8 @@ static void test_usage_errors(void)
 		/* 65536 wrapped a queue's 16-bit depth to 0. */
 		{ { "--queue-depth", "65536" }, "--queue-depth 65536: not a number in 2..65535" },
 		{ { "--in-capsule", "2M" }, "--in-capsule 2M: not a size in 0..1048576 bytes" },
+		{ { "--srq-depth", "15" }, "--srq-depth 15: 0 (no shared receive queue) or 16..65536" },
+		{ { "--srq-depth", "65537" }, "--srq-depth 65537: not a number in 0..65536" },
 		{ { "--max-io-size", "1k" }, "--max-io-size 1k: not a size in 8192..16777216 bytes" },
 		{ { "--connect-timeout", "99" }, "--connect-timeout 99: not a number in 100..600000" },
 		{ { "--connect-timeout", "600001" }, "--connect-timeout 600001: not a number in 100..600000" },
