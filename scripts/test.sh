@@ -99,8 +99,8 @@ unit_ctest() {
 	# any crashing fuzz input (base64, for tests/fuzz/corpus/), at the end.
 	if [ "$rc" != 0 ]; then
 		echo "==== what failed said:"
-		grep -E 'fuzz check failed|ERROR: (Address|Leak|Memory)Sanitizer|runtime error:|^SUMMARY:|deadly signal|CU_ASSERT|FAILED:' \
-			"$log" | head -40
+		grep -E 'fuzz check failed|ERROR: (Address|Leak|Memory)Sanitizer|runtime error:|^SUMMARY:|deadly signal|CU_ASSERT|FAILED:|^FAIL: |^  stderr: |^ *[0-9]+ - .*\((Failed|SEGFAULT|Timeout|Subprocess)' \
+			"$log" | head -60
 		for t in "$build"/fuzz-artifacts/* "$build_san"/fuzz-artifacts/*; do
 			[ -f "$t" ] || continue
 			echo "---- $t ($(stat -c %s "$t") bytes):"
