@@ -159,7 +159,7 @@ static int setup(struct rblk_rdma_queue *q)
 	/* Admin capsules are 64 bytes: its Connect data comes by RDMA READ (docs/interop.md §6.4). */
 	q->icd_size = q->plan.qid ? o->in_capsule_data_size : 0;
 	q->no_invalidate = q->t->no_invalidate;
-	q->max_sge = min_u(q->dev->attr.max_sge ? q->dev->attr.max_sge : 1, RBLK_REQ_MAX_IOV);
+	q->max_sge = min_u(q->dev->attr.max_sge ? q->dev->attr.max_sge : 1, RBLK_RDMA_SEND_SGE);
 	q->max_sge_rd = q->dev->attr.max_sge_rd ? min_u(q->dev->attr.max_sge_rd, q->max_sge)
 						  : q->max_sge;
 	/*
@@ -173,18 +173,23 @@ static int setup(struct rblk_rdma_queue *q)
 			      o->io_unit_size >= RBLK_RDMA_READ_WR_MAX
 				      ? 1 : RBLK_RDMA_READ_WR_MAX / o->io_unit_size);
 	/*
-	 * Send slots: every request may be answering at once (its RDMA WRITEs
-	 * and the SEND), while the RDMA READs in flight are bounded by the read
-	 * depth whatever the transfer size. Sizing for all of them reading at
-	 * once instead (8 READs per 1 MiB write) made the send queue, which
-	 * Soft-RoCE maps into the process, the largest part of a connection's
-	 * memory. Requests beyond the budget wait for slots in FIFO order.
+	 * Send slots: two per request (an RDMA WRITE and the SEND answer any
+	 * read up to 3 units, and a write's READs are bounded by the read
+	 * depth), less one: providers round a send queue up to a power of two
+	 * of slots plus one, and the ring is mapped into the process. Larger
+	 * transfers are few at a time anyway (the buffer pool holds 16 of
+	 * 1 MiB) and wait for slots in FIFO order. Sizing for every request at
+	 * its worst (8 READs per 1 MiB write) made the send queue the largest
+	 * part of a connection's memory.
 	 */
 	units = (o->max_io_size + o->io_unit_size - 1) / o->io_unit_size;
 	per_req = rblk_rdma_data_wrs(units, q->max_sge) + 1;
 	reads = rblk_rdma_data_wrs(units, q->max_sge_rd);
-	send_wr = (uint32_t)q->nreqs * per_req +
-		  (q->plan.initiator_depth > reads ? q->plan.initiator_depth : reads);
+	send_wr = 2u * q->nreqs - 1;
+	if (send_wr < per_req)
+		send_wr = per_req;
+	if (send_wr < reads)
+		send_wr = reads;
 	if (q->dev->attr.max_qp_wr && send_wr > q->dev->attr.max_qp_wr)
 		send_wr = q->dev->attr.max_qp_wr;
 	if (send_wr < per_req || send_wr < reads ||

@@ -45,6 +45,13 @@
 /* Data WRs one request may need: one per unit when the device has one SGE. */
 #define RBLK_RDMA_MAX_DATA_WRS RBLK_REQ_MAX_IOV
 #define RBLK_RDMA_CAPSULE_SIZE 64   /* struct nvme_sqe */
+/*
+ * Local SGEs per RDMA WRITE and SEND. A send WQE holds this many: with 3 a
+ * Soft-RoCE WQE is 208 + 3 x 16 bytes, 256 once rounded to a power of two
+ * (512 with 16), and a 1 MiB read of 128 KiB units goes out as 3 WRITEs in
+ * one post instead of 1. Other providers' WQEs grow with it as well.
+ */
+#define RBLK_RDMA_SEND_SGE 3
 #define RBLK_RDMA_RSP_SIZE 16       /* struct nvme_cqe */
 
 /* ======================================================================== */
