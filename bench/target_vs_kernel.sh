@@ -31,6 +31,8 @@
 #   Idle: rblk-target's syscalls/s and top calls with the host connected.
 # Host load: the load average and other qemu-system processes before the VM starts;
 #   a warning in the output and DIR/host-load.json when the machine is not quiet.
+# RBLK_BENCH_TARGET_ARGS: more rblk-target flags (an A/B of one option across boots,
+#   e.g. "--srq-depth 0"; say so when quoting the figures).
 # Output: a table of medians and rblk/kernel ratios on stdout, DIR/summary.json (DIR
 #   default BUILD_DIR/bench-out/target-vs-kernel; raw fio JSON in DIR/raw/).
 # The VM is TCG (no KVM): absolute numbers mean little; compare the ratios.
@@ -131,7 +133,7 @@ setup_store() {	# STORE: kernel subsystem + rblk-target on it; sets KDEV RDEV TP
 	echo 1 > $C/subsystems/$KNQN/namespaces/1/enable || die "nvmet namespace $kpath"
 	ln -s $C/subsystems/$KNQN $C/ports/1/subsystems/$KNQN || die "nvmet port link"
 	$TGT --listen 10.99.0.1:4421 --subsystem $RNQN --ns $rpath --allow-any-host \
-		> /tmp/target.log 2>&1 &
+		$RBLK_BENCH_TARGET_ARGS > /tmp/target.log 2>&1 &
 	TPID=$!
 	for _ in $(seq 300); do grep -q 'notice: ready' /tmp/target.log && break; sleep 0.2; done
 	grep -q 'notice: ready' /tmp/target.log || die "rblk-target did not start"
@@ -241,6 +243,7 @@ echo "target_vs_kernel: stores $STORES, workloads $WORKLOADS, $REPS reps x $RUNT
 nst=$(echo "$STORES" | tr ',' '\n' | wc -l)
 nwl=$(echo "$WORKLOADS" | tr ',' '\n' | wc -l)
 export VM_OUT=$OUT VM_TIMEOUT=$((300 + nst * (60 + REPS * 2 * nwl * (RUNTIME + 8) + 2 * nwl * 2 * (RUNTIME + 6))))
+export RBLK_BENCH_TARGET_ARGS=${RBLK_BENCH_TARGET_ARGS:-}
 export RBLK_BUILD=$BUILD RBLK_BENCH_REPS=$REPS RBLK_BENCH_RUNTIME=$RUNTIME RBLK_BENCH_STORES=$STORES
 export RBLK_BENCH_WORKLOADS=$WORKLOADS RBLK_BENCH_SRC=$SRC
 bench_host_load "$OUT/host-load.json"

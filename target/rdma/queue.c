@@ -546,7 +546,7 @@ void rblk_rdma_queue_check_stall(struct rblk_rdma_queue *q, uint64_t now_ms)
 	RBLK_WARN("%s qid %u: no progress for %llu ms: requests NEW %u NEED_BUFFER %u "
 		  "NEED_RDMA_READ %u TRANSFERRING_H2C %u READY_TO_EXECUTE %u EXECUTING %u "
 		  "READY_TO_COMPLETE %u COMPLETING %u; pool %u/%u free (%u waiting), send "
-		  "slots %u/%u, reads %u/%u, receives posted %u/%u, signaled WRs %u, "
+		  "slots %u/%u, reads %u/%u, %s %u/%u, signaled WRs %u, "
 		  "unbound capsules %u, backend in flight %u, parked %u",
 		  q->peer, q->sq.qid, (unsigned long long)(now_ms - q->stalled_since_ms),
 		  n[RBLK_RDMA_REQ_NEW], n[RBLK_RDMA_REQ_NEED_BUFFER], n[RBLK_RDMA_REQ_NEED_RDMA_READ],
@@ -554,7 +554,10 @@ void rblk_rdma_queue_check_stall(struct rblk_rdma_queue *q, uint64_t now_ms)
 		  n[RBLK_RDMA_REQ_EXECUTING], n[RBLK_RDMA_REQ_READY_TO_COMPLETE],
 		  n[RBLK_RDMA_REQ_COMPLETING], rblk_mr_pool_free_count(q->dev->pool),
 		  rblk_mr_pool_count(q->dev->pool), waiting_buf, q->send_slots, q->send_slots_max,
-		  q->reads_avail, q->plan.initiator_depth, q->recv_posted, q->depth,
-		  q->signaled_inflight, incoming, rblk_bqueue_inflight(q->sq.bq),
+		  q->reads_avail, q->plan.initiator_depth,
+		  /* Shared: what the SRQ holds for everybody, not this queue's own. */
+		  q->dev->srq ? "shared receives posted" : "receives posted",
+		  q->dev->srq ? q->dev->srq->posted : q->recv_posted,
+		  q->dev->srq ? q->dev->srq->depth : q->depth, q->signaled_inflight, incoming, rblk_bqueue_inflight(q->sq.bq),
 		  q->sq.waitq ? q->sq.waitq->count : 0);
 }
