@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Poll groups: the target's reactors. One thread each, owning
- *   - per RDMA device it serves: a PD, one CQ shared by all its QPs (with a
- *     completion channel for sleeping) and one registered buffer pool, whose
+ *   - per RDMA device it serves: a PD, a receive CQ and send CQs shared by
+ *     all its QPs (each with a completion channel for sleeping), one shared
+ *     receive queue (target/rdma/srq.c) and one registered buffer pool, whose
  *     memory is also registered with the backend queue (io_uring fixed
  *     buffers: disk <-> pool <-> NIC without a copy);
  *   - one backend queue (rblk_bqueue) and its parking queue;
