@@ -22,6 +22,7 @@
 #include "transport/cq_priv.h"
 #include "transport/err.h"
 #include "transport/qp_priv.h"
+#include "transport/recv_chain.h"
 #include "transport/srq_priv.h"
 
 struct staging {
@@ -36,9 +37,9 @@ struct rblk_qp {
 	struct ibv_qp *qp;
 	void *context;
 	struct rblk_qp_caps caps;
-	struct staging s, r;
+	struct staging s;
 	struct ibv_send_wr *swr;
-	struct ibv_recv_wr *rwr;
+	struct rblk_recv_chain r;
 };
 
 _Static_assert(sizeof(struct rblk_sge) == sizeof(struct ibv_sge) &&
@@ -65,22 +66,17 @@ static int staging_init(struct rblk_qp *qp)
 	/* A QP with no SGEs still stages zero-length WRs; keep one slot. */
 	qp->s.cap = qp->caps.max_send_wr;
 	qp->s.max_sge = qp->caps.max_send_sge ? qp->caps.max_send_sge : 1;
-	qp->r.cap = qp->caps.max_recv_wr;
-	qp->r.max_sge = qp->caps.max_recv_sge ? qp->caps.max_recv_sge : 1;
 
 	qp->swr = calloc(qp->s.cap ? qp->s.cap : 1, sizeof(*qp->swr));
 	qp->s.sge = calloc((size_t)(qp->s.cap ? qp->s.cap : 1) * qp->s.max_sge, sizeof(*qp->s.sge));
-	qp->rwr = calloc(qp->r.cap ? qp->r.cap : 1, sizeof(*qp->rwr));
-	qp->r.sge = calloc((size_t)(qp->r.cap ? qp->r.cap : 1) * qp->r.max_sge, sizeof(*qp->r.sge));
-	if (!qp->swr || !qp->s.sge || !qp->rwr || !qp->r.sge)
+	if (!qp->swr || !qp->s.sge)
 		return -ENOMEM;
-	return 0;
+	return rblk_recv_chain_init(&qp->r, qp->caps.max_recv_wr, qp->caps.max_recv_sge);
 }
 
 static void qp_free(struct rblk_qp *qp)
 {
-	free(qp->r.sge);
-	free(qp->rwr);
+	rblk_recv_chain_fini(&qp->r);
 	free(qp->s.sge);
 	free(qp->swr);
 	free(qp);
@@ -253,25 +249,9 @@ int rblk_qp_queue_send(struct rblk_qp *qp, const struct rblk_send_wr *wr)
 int rblk_qp_queue_recv(struct rblk_qp *qp, uint64_t wr_id, const struct rblk_sge *sge,
 		       uint32_t num_sge)
 {
-	struct ibv_recv_wr *w;
-	struct ibv_sge *dst;
-
-	if (qp->caps.srq || num_sge > qp->caps.max_recv_sge || (num_sge && !sge))
+	if (qp->caps.srq || num_sge > qp->caps.max_recv_sge)
 		return -EINVAL;
-	if (qp->r.n >= qp->r.cap)
-		return -ENOBUFS;
-	w = &qp->rwr[qp->r.n];
-	dst = &qp->r.sge[(size_t)qp->r.n * qp->r.max_sge];
-	if (num_sge)
-		memcpy(dst, sge, num_sge * sizeof(*dst));
-	w->wr_id = wr_id;
-	w->next = NULL;
-	w->sg_list = dst;
-	w->num_sge = (int)num_sge;
-	if (qp->r.n)
-		qp->rwr[qp->r.n - 1].next = w;
-	qp->r.n++;
-	return 0;
+	return rblk_recv_chain_add(&qp->r, wr_id, sge, num_sge);
 }
 
 int rblk_qp_flush_send(struct rblk_qp *qp, unsigned *posted)
@@ -300,23 +280,21 @@ int rblk_qp_flush_send(struct rblk_qp *qp, unsigned *posted)
 int rblk_qp_flush_recv(struct rblk_qp *qp, unsigned *posted)
 {
 	struct ibv_recv_wr *bad = NULL;
-	unsigned n = qp->r.n;
+	unsigned n;
 	int ret;
 
 	if (posted)
 		*posted = 0;
-	if (!n)
+	if (!qp->r.n)
 		return 0;
-	qp->r.n = 0;
-	if (!qp->qp)
+	if (!qp->qp) {
+		qp->r.n = 0;
 		return -ENOTCONN;
-	ret = err_ret(ibv_post_recv(qp->qp, qp->rwr, &bad));
-	if (posted) {
-		if (!ret)
-			*posted = n;
-		else if (bad >= qp->rwr && bad < qp->rwr + n)
-			*posted = (unsigned)(bad - qp->rwr);
 	}
+	ret = err_ret(ibv_post_recv(qp->qp, qp->r.wr, &bad));
+	n = rblk_recv_chain_posted(&qp->r, ret, bad);
+	if (posted)
+		*posted = n;
 	return ret;
 }
 
@@ -337,5 +315,5 @@ struct ibv_send_wr *rblk_qp_staged_send_head(struct rblk_qp *qp)
 
 struct ibv_recv_wr *rblk_qp_staged_recv_head(struct rblk_qp *qp)
 {
-	return qp->r.n ? qp->rwr : NULL;
+	return qp->r.n ? qp->r.wr : NULL;
 }

@@ -8,8 +8,8 @@
  * (rblk_qp_caps.srq) has no receive queue of its own; its receive
  * completions carry its qp_num, by which the owner finds the connection.
  *
- * Staging works as for a QP's receives (qp.c): queue one by one, post the
- * chain once per poll with one ibv_post_srq_recv().
+ * Staging is a QP's receive staging (transport/recv_chain.c): queue one by
+ * one, post the chain once per poll with one ibv_post_srq_recv().
  */
 #include <errno.h>
 #include <infiniband/verbs.h>
@@ -17,21 +17,18 @@
 #include <string.h>
 
 #include "transport/err.h"
+#include "transport/recv_chain.h"
 #include "transport/srq_priv.h"
 
 struct rblk_srq {
 	struct ibv_srq *srq;
-	uint32_t max_wr;	/* granted */
-	uint32_t max_sge;
-	unsigned n;		/* staged */
-	struct ibv_recv_wr *wr;	/* [max_wr] */
-	struct ibv_sge *sge;	/* [max_wr * max_sge] */
+	uint32_t max_wr;	/* asked for: the staging's size */
+	struct rblk_recv_chain r;
 };
 
 static void srq_free(struct rblk_srq *s)
 {
-	free(s->sge);
-	free(s->wr);
+	rblk_recv_chain_fini(&s->r);
 	free(s);
 }
 
@@ -47,6 +44,14 @@ int rblk_srq_create(struct rblk_pd *pd, uint32_t max_wr, uint32_t max_sge, struc
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
+	/*
+	 * Our budget is what we asked for, as for QPs: the provider may grant
+	 * more, but staging and the owner's receive set are sized by max_wr.
+	 */
+	s->max_wr = max_wr;
+	ret = rblk_recv_chain_init(&s->r, max_wr, max_sge);
+	if (ret)
+		goto out_free;
 	memset(&attr, 0, sizeof(attr));
 	attr.attr.max_wr = max_wr;
 	attr.attr.max_sge = max_sge;
@@ -55,56 +60,19 @@ int rblk_srq_create(struct rblk_pd *pd, uint32_t max_wr, uint32_t max_sge, struc
 		ret = err_errno();
 		goto out_free;
 	}
-	/*
-	 * Our budget is what we asked for, as for QPs: the provider may grant
-	 * more, but staging and the owner's receive set are sized by max_wr.
-	 */
-	s->max_wr = max_wr;
-	s->max_sge = max_sge;
-	s->wr = calloc(max_wr, sizeof(*s->wr));
-	s->sge = calloc((size_t)max_wr * max_sge, sizeof(*s->sge));
-	if (!s->wr || !s->sge) {
-		ret = -ENOMEM;
-		goto out_destroy_srq;
-	}
 	*out = s;
 	return 0;
 
-out_destroy_srq:
-	ibv_destroy_srq(s->srq);
 out_free:
 	srq_free(s);
 	return ret;
-}
-
-int rblk_srq_staging_create(uint32_t max_wr, uint32_t max_sge, struct rblk_srq **out)
-{
-	struct rblk_srq *s;
-
-	*out = NULL;
-	if (!max_wr || !max_sge)
-		return -EINVAL;
-	s = calloc(1, sizeof(*s));
-	if (!s)
-		return -ENOMEM;
-	s->max_wr = max_wr;
-	s->max_sge = max_sge;
-	s->wr = calloc(max_wr, sizeof(*s->wr));
-	s->sge = calloc((size_t)max_wr * max_sge, sizeof(*s->sge));
-	if (!s->wr || !s->sge) {
-		srq_free(s);
-		return -ENOMEM;
-	}
-	*out = s;
-	return 0;
 }
 
 void rblk_srq_destroy(struct rblk_srq *s)
 {
 	if (!s)
 		return;
-	if (s->srq)
-		ibv_destroy_srq(s->srq);
+	ibv_destroy_srq(s->srq);
 	srq_free(s);
 }
 
@@ -121,56 +89,27 @@ struct ibv_srq *rblk_srq_ibv(struct rblk_srq *s)
 int rblk_srq_queue_recv(struct rblk_srq *s, uint64_t wr_id, const struct rblk_sge *sge,
 			uint32_t num_sge)
 {
-	struct ibv_recv_wr *w;
-	struct ibv_sge *dst;
-
-	if (num_sge > s->max_sge || (num_sge && !sge))
-		return -EINVAL;
-	if (s->n >= s->max_wr)
-		return -ENOBUFS;
-	w = &s->wr[s->n];
-	dst = &s->sge[(size_t)s->n * s->max_sge];
-	if (num_sge)
-		memcpy(dst, sge, num_sge * sizeof(*dst));
-	w->wr_id = wr_id;
-	w->next = NULL;
-	w->sg_list = dst;
-	w->num_sge = (int)num_sge;
-	if (s->n)
-		s->wr[s->n - 1].next = w;
-	s->n++;
-	return 0;
+	return rblk_recv_chain_add(&s->r, wr_id, sge, num_sge);
 }
 
 int rblk_srq_flush(struct rblk_srq *s, unsigned *posted)
 {
 	struct ibv_recv_wr *bad = NULL;
-	unsigned n = s->n;
+	unsigned n;
 	int ret;
 
 	if (posted)
 		*posted = 0;
-	if (!n)
+	if (!s->r.n)
 		return 0;
-	s->n = 0;
-	if (!s->srq)
-		return -ENOTCONN;
-	ret = err_ret(ibv_post_srq_recv(s->srq, s->wr, &bad));
-	if (posted) {
-		if (!ret)
-			*posted = n;
-		else if (bad >= s->wr && bad < s->wr + n)
-			*posted = (unsigned)(bad - s->wr);
-	}
+	ret = err_ret(ibv_post_srq_recv(s->srq, s->r.wr, &bad));
+	n = rblk_recv_chain_posted(&s->r, ret, bad);
+	if (posted)
+		*posted = n;
 	return ret;
 }
 
 unsigned rblk_srq_staged(const struct rblk_srq *s)
 {
-	return s->n;
-}
-
-struct ibv_recv_wr *rblk_srq_staged_head(struct rblk_srq *s)
-{
-	return s->n ? s->wr : NULL;
+	return s->r.n;
 }
