@@ -241,6 +241,26 @@ int rblk_rdma_build_reads(struct rblk_rdma_req *r, struct rblk_rdma_chain *c);
 int rblk_rdma_stage_chain(struct rblk_rdma_queue *q, struct rblk_rdma_req *r,
 			  const struct rblk_rdma_chain *c);
 /*
+ * The SGEs of a receive (its capsule, then its in-capsule area when it has
+ * one, so that in-capsule data lands page aligned, ready for O_DIRECT), from
+ * the pools they live in; returns how many (1 or 2).
+ */
+static inline unsigned rblk_rdma_recv_sges(const struct rblk_rdma_recv *rv,
+					   const struct rblk_mr_pool *capsules,
+					   const struct rblk_mr_pool *icd, uint32_t icd_size,
+					   struct rblk_sge sge[2])
+{
+	sge[0].addr = (uint64_t)(uintptr_t)rv->capsule;
+	sge[0].length = RBLK_RDMA_CAPSULE_SIZE;
+	sge[0].lkey = rblk_mr_pool_lkey(capsules);
+	if (!rv->icd)
+		return 1;
+	sge[1].addr = (uint64_t)(uintptr_t)rv->icd;
+	sge[1].length = icd_size;
+	sge[1].lkey = rblk_mr_pool_lkey(icd);
+	return 2;
+}
+/*
  * Gives a receive back: a queue's own is staged on its QP (asserts it is
  * not posted), a shared one on its SRQ.
  */

@@ -208,7 +208,7 @@ void rblk_rdma_srq_repost(struct rblk_rdma_recv *rv)
 {
 	struct rblk_rdma_srq *s = rv->srq;
 	struct rblk_sge sge[2];
-	unsigned n = 1;
+	unsigned n;
 
 	assert(s && !rv->posted);
 	if (rv->q) {
@@ -216,15 +216,7 @@ void rblk_rdma_srq_repost(struct rblk_rdma_recv *rv)
 		rv->q->recvs_held--;
 	}
 	rv->q = NULL;
-	sge[0].addr = (uint64_t)(uintptr_t)rv->capsule;
-	sge[0].length = RBLK_RDMA_CAPSULE_SIZE;
-	sge[0].lkey = rblk_mr_pool_lkey(s->capsules);
-	if (rv->icd) {
-		sge[1].addr = (uint64_t)(uintptr_t)rv->icd;
-		sge[1].length = s->icd_size;
-		sge[1].lkey = rblk_mr_pool_lkey(s->icd);
-		n = 2;
-	}
+	n = rblk_rdma_recv_sges(rv, s->capsules, s->icd, s->icd_size, sge);
 	/* Staging holds the whole set: only a bug makes this fail. */
 	if (rblk_srq_queue_recv(s->srq, rblk_rdma_wr_id(rv, RBLK_RDMA_WR_RECV), sge, n)) {
 		STAILQ_INSERT_TAIL(&s->idle, rv, link);

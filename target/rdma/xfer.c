@@ -158,7 +158,7 @@ int rblk_rdma_stage_chain(struct rblk_rdma_queue *q, struct rblk_rdma_req *r,
 int rblk_rdma_stage_recv(struct rblk_rdma_queue *q, struct rblk_rdma_recv *rv)
 {
 	struct rblk_sge sge[2];
-	unsigned n = 1;
+	unsigned n;
 	int ret;
 
 	if (rv->srq) {
@@ -168,16 +168,7 @@ int rblk_rdma_stage_recv(struct rblk_rdma_queue *q, struct rblk_rdma_recv *rv)
 	}
 	assert(!rv->posted);
 	assert(q->nrstaged < q->depth);
-	sge[0].addr = (uint64_t)(uintptr_t)rv->capsule;
-	sge[0].length = RBLK_RDMA_CAPSULE_SIZE;
-	sge[0].lkey = rblk_mr_pool_lkey(q->capsules);
-	if (rv->icd) {
-		/* In-capsule data lands page aligned, ready for O_DIRECT. */
-		sge[1].addr = (uint64_t)(uintptr_t)rv->icd;
-		sge[1].length = q->icd_size;
-		sge[1].lkey = rblk_mr_pool_lkey(q->icd);
-		n = 2;
-	}
+	n = rblk_rdma_recv_sges(rv, q->capsules, q->icd, q->icd_size, sge);
 	ret = rblk_qp_queue_recv(q->qp, rblk_rdma_wr_id(rv, RBLK_RDMA_WR_RECV), sge, n);
 	if (ret)
 		return ret;
