@@ -28,6 +28,7 @@
 
 #include "auth/auth.h"
 #include "common/clock.h"
+#include "common/wakefd.h"
 #include "initiator/queue.h"
 #include "initiator/reconnect.h"
 #include "protocol/nvme.h"
@@ -55,8 +56,8 @@ struct rblk_qpair {
 	unsigned index;			/* in ctrl->ioq[] (qid = index + 1) */
 	bool owned;			/* handed out (rblk_qpair_alloc or a sync call) */
 	bool sync;			/* in the sync pool */
-	int epfd;			/* rblk_qpair_fd(): CQ channel + evfd */
-	int evfd;			/* the controller thread's wakeups */
+	int epfd;			/* rblk_qpair_fd(): CQ channel + wake */
+	struct rblk_wakefd wake;	/* the controller thread's wakeups */
 	struct rblk_io *pending;	/* partly issued: waits for slots or bounce units */
 	struct rblk_io *done_head, *done_tail;	/* completed, callbacks not yet run */
 	unsigned ndone;			/* on the done list */

@@ -342,13 +342,10 @@ static int reap(struct rblk_qpair *qp, unsigned max)
 {
 	struct rblk_hq *hq = &qp->hq;
 	unsigned start = qp->ndone;
-	bool armed = false;
+	bool rearmed = false;
 	int n;
 
 	rblk_hq_flush(hq);
-	/* Consume the wakeups that brought the caller here; the CQ is re-armed when idle. */
-	while (rblk_cq_get_event(hq->cq) > 0)
-		;
 	for (;;) {
 		unsigned done;
 
@@ -361,16 +358,22 @@ static int reap(struct rblk_qpair *qp, unsigned max)
 		if (hq->state != RBLK_HQ_LIVE)
 			break;
 		if (n > 0) {
-			armed = false;
 			if (max && done >= max)
 				break;
 			continue;
 		}
-		if (armed || done)
+		if (rearmed || done || hq->cq_armed)
 			break;
-		rblk_cq_req_notify(hq->cq, false);
-		armed = true;
+		/*
+		 * Empty, nothing reaped: the caller may sleep on the fd next.
+		 * Arm once per idle spell (a spinning caller pays nothing
+		 * after that), then look again for what landed before it.
+		 */
+		rblk_hq_arm(hq);
+		rearmed = true;
 	}
+	/* A wakeup that fired for what was reaped would keep the fd readable. */
+	rblk_hq_consume_wakeup(hq);
 	rblk_hq_flush(hq);
 	return 0;
 }
@@ -379,7 +382,6 @@ int rblk_poll(struct rblk_qpair *qp, unsigned max)
 {
 	struct rblk_ctrl *c;
 	struct rblk_io *io, *list;
-	uint64_t drain;
 	unsigned owned;
 	int count = 0, ret = 0, st;
 
@@ -390,8 +392,7 @@ int rblk_poll(struct rblk_qpair *qp, unsigned max)
 	c = qp->ctrl;
 	rblk_ka_poll_hook(c);
 	pthread_mutex_lock(&qp->hq.lock);
-	if (read(qp->evfd, &drain, sizeof(drain)) < 0 && errno != EAGAIN)
-		RBLK_DEBUG("qid %u: eventfd: %s", qp->hq.qid, strerror(errno));
+	rblk_wakefd_drain(&qp->wake);
 	if (qp->hq.state == RBLK_HQ_LIVE) {
 		ret = reap(qp, max);
 	} else if (qp->hq.cq) {
@@ -400,8 +401,7 @@ int rblk_poll(struct rblk_qpair *qp, unsigned max)
 		 * channel (WRs flushed at teardown) would keep the fd readable
 		 * and the caller spinning: consume it.
 		 */
-		while (rblk_cq_get_event(qp->hq.cq) > 0)
-			;
+		rblk_hq_drain_wakeups(&qp->hq);
 	}
 	list = qp->done_head;
 	qp->inflight -= qp->ndone;

@@ -20,12 +20,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/eventfd.h>
 #include <poll.h>
 #include <unistd.h>
 
 #include "common/clock.h"
 #include "common/log.h"
+#include "common/wakefd.h"
 #include "initiator/ctrl.h"
 #include "initiator/mpath.h"
 #include "protocol/nvme_status.h"
@@ -67,7 +67,8 @@ struct rblk_mpath_qp {
 	struct mp_req *done_head, *done_tail;
 	unsigned inflight;		/* accepted from the caller, callback not yet run */
 	atomic_uint nwaiting;		/* read by the head thread */
-	int epfd, evfd;
+	int epfd;
+	struct rblk_wakefd wake;	/* path changes, resends due */
 	struct rblk_mpath_qp *next;	/* the head's list */
 	struct rblk_mpath_qp *sync_next; /* the head's idle synchronous ones */
 };
@@ -349,12 +350,10 @@ int rblk_mpath_qp_poll(struct rblk_mpath_qp *mq, unsigned max)
 {
 	const struct rblk_mpath_path_ops *ops = ops_of(mq->mp);
 	struct mp_req *list, *r;
-	uint64_t drain;
 	int count = 0;
 
 	(void)max;	/* each path is reaped whole: a failover must not wait a poll */
-	if (mq->evfd >= 0 && read(mq->evfd, &drain, sizeof(drain)) < 0 && errno != EAGAIN)
-		RBLK_DEBUG("multipath qpair: eventfd: %s", strerror(errno));
+	rblk_wakefd_drain(&mq->wake);
 	adopt_paths(mq);
 	for (unsigned i = 0; i < mq->mp->npaths; i++)
 		if (mq->pq[i])
@@ -406,12 +405,13 @@ struct rblk_mpath_qp *rblk_mpath_qp_next(struct rblk_mpath_qp *mq)
 
 void rblk_mpath_qp_notify(struct rblk_mpath_qp *mq, bool only_if_waiting)
 {
-	uint64_t one = 1;
+	int ret;
 
 	if (only_if_waiting && !atomic_load(&mq->nwaiting))
 		return;
-	if (mq->evfd >= 0 && write(mq->evfd, &one, sizeof(one)) < 0)
-		RBLK_DEBUG("multipath qpair: eventfd: %s", strerror(errno));
+	ret = rblk_wakefd_kick(&mq->wake);
+	if (ret)
+		RBLK_DEBUG("multipath qpair: eventfd: %s", strerror(-ret));
 }
 
 int rblk_mpath_qp_create(struct rblk_mpath *mp, struct rblk_qpair **out)
@@ -425,7 +425,7 @@ int rblk_mpath_qp_create(struct rblk_mpath *mp, struct rblk_qpair **out)
 	if (!mq)
 		return -ENOMEM;
 	mq->mp = mp;
-	mq->epfd = mq->evfd = -1;
+	mq->epfd = mq->wake.fd = -1;
 	mq->depth = mp->depth;
 	mq->handle.mpath = mq;
 	mq->reqs = calloc(mq->depth, sizeof(*mq->reqs));
@@ -438,9 +438,11 @@ int rblk_mpath_qp_create(struct rblk_mpath *mp, struct rblk_qpair **out)
 		mq->reqs[i].next = mq->free_list;
 		mq->free_list = &mq->reqs[i];
 	}
-	mq->evfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	ret = rblk_wakefd_open(&mq->wake);
+	if (ret)
+		goto out_free;
 	mq->epfd = epoll_create1(EPOLL_CLOEXEC);
-	if (mq->evfd < 0 || mq->epfd < 0 || epoll_ctl(mq->epfd, EPOLL_CTL_ADD, mq->evfd, &ev)) {
+	if (mq->epfd < 0 || epoll_ctl(mq->epfd, EPOLL_CTL_ADD, mq->wake.fd, &ev)) {
 		ret = -errno;
 		goto out_free;
 	}
@@ -533,8 +535,7 @@ void rblk_mpath_qp_destroy(struct rblk_mpath_qp *mq)
 			ops_of(mp)->qpair_free(mq->pq[i]);
 	if (mq->epfd >= 0)
 		close(mq->epfd);
-	if (mq->evfd >= 0)
-		close(mq->evfd);
+	rblk_wakefd_close(&mq->wake);
 	free(mq->reqs);
 	free(mq);
 }

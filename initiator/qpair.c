@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/eventfd.h>
 #include <poll.h>
 #include <unistd.h>
 
@@ -33,7 +32,7 @@ int rblk_qpair_create(struct rblk_ctrl *c, unsigned index, unsigned depth, struc
 	qp->ctrl = c;
 	qp->index = index;
 	qp->epfd = -1;
-	qp->evfd = -1;
+	qp->wake.fd = -1;
 	ret = rblk_hq_init(&qp->hq, c, (uint16_t)(index + 1), depth);
 	if (ret)
 		goto out_destroy;
@@ -41,13 +40,15 @@ int rblk_qpair_create(struct rblk_ctrl *c, unsigned index, unsigned depth, struc
 	ret = rblk_hq_resources(&qp->hq);
 	if (ret)
 		goto out_destroy;
-	qp->evfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	ret = rblk_wakefd_open(&qp->wake);
+	if (ret)
+		goto out_destroy;
 	qp->epfd = epoll_create1(EPOLL_CLOEXEC);
-	if (qp->evfd < 0 || qp->epfd < 0) {
+	if (qp->epfd < 0) {
 		ret = -errno;
 		goto out_destroy;
 	}
-	if (epoll_ctl(qp->epfd, EPOLL_CTL_ADD, qp->evfd, &ev) ||
+	if (epoll_ctl(qp->epfd, EPOLL_CTL_ADD, qp->wake.fd, &ev) ||
 	    epoll_ctl(qp->epfd, EPOLL_CTL_ADD, rblk_cq_fd(qp->hq.cq), &ev)) {
 		ret = -errno;
 		goto out_destroy;
@@ -67,17 +68,16 @@ void rblk_qpair_destroy(struct rblk_qpair *qp)
 	rblk_hq_fini(&qp->hq);
 	if (qp->epfd >= 0)
 		close(qp->epfd);
-	if (qp->evfd >= 0)
-		close(qp->evfd);
+	rblk_wakefd_close(&qp->wake);
 	free(qp);
 }
 
 void rblk_qpair_notify(struct rblk_qpair *qp)
 {
-	uint64_t one = 1;
+	int ret = rblk_wakefd_kick(&qp->wake);
 
-	if (write(qp->evfd, &one, sizeof(one)) < 0)
-		RBLK_DEBUG("qid %u: eventfd: %s", qp->hq.qid, strerror(errno));
+	if (ret)
+		RBLK_DEBUG("qid %u: eventfd: %s", qp->hq.qid, strerror(-ret));
 }
 
 static bool ctrl_usable(struct rblk_ctrl *c)

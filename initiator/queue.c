@@ -619,9 +619,50 @@ int rblk_hq_process(struct rblk_hq *hq, int max)
 	if (max <= 0 || max > POLL_BATCH)
 		max = POLL_BATCH;
 	n = rblk_cq_poll(hq->cq, wc, max);
+	if (n > 0 && hq->cq_armed)
+		hq->cq_fired = true;
 	for (int i = 0; i < n; i++)
 		rblk_hq_handle_wc(hq, &wc[i]);
 	return n;
+}
+
+int rblk_hq_arm(struct rblk_hq *hq)
+{
+	int ret;
+
+	if (!hq->cq || hq->cq_armed)
+		return 0;
+	ret = rblk_cq_req_notify(hq->cq, false);
+	if (ret)
+		return ret;
+	hq->cq_armed = true;
+	hq->cq_fired = false;
+	return 0;
+}
+
+void rblk_hq_consume_wakeup(struct rblk_hq *hq)
+{
+	/*
+	 * One arm raises one wakeup, so one read. Soft-RoCE makes the
+	 * completion visible a moment before it queues the wakeup: a read
+	 * that comes up empty leaves the flags as they are and the next poll
+	 * tries again.
+	 */
+	if (!hq->cq_fired || rblk_cq_get_event(hq->cq) <= 0)
+		return;
+	hq->cq_armed = hq->cq_fired = false;
+}
+
+void rblk_hq_drain_wakeups(struct rblk_hq *hq)
+{
+	bool got = false;
+
+	if (!hq->cq)
+		return;
+	while (rblk_cq_get_event(hq->cq) > 0)
+		got = true;
+	if (got)
+		hq->cq_armed = hq->cq_fired = false;
 }
 
 /* ------------------------------------------------------------------ */
@@ -808,7 +849,7 @@ int rblk_hq_exec(struct rblk_hq *hq, struct rblk_slot *slot, int timeout_ms, boo
 			break;
 		}
 		/* Arm, then look once more: a completion before arming raises no event. */
-		rblk_cq_req_notify(hq->cq, false);
+		rblk_hq_arm(hq);
 		if (rblk_hq_process(hq, POLL_BATCH) > 0)
 			continue;
 		if (!keep_lock)
@@ -817,8 +858,7 @@ int rblk_hq_exec(struct rblk_hq *hq, struct rblk_slot *slot, int timeout_ms, boo
 		if (!keep_lock)
 			pthread_mutex_lock(&hq->lock);
 		/* Under the lock: rblk_poll() consumes this channel too. */
-		while (rblk_cq_get_event(hq->cq) > 0)
-			;
+		rblk_hq_drain_wakeups(hq);
 	}
 	if (w.done) {
 		rblk_hq_flush(hq);

@@ -74,6 +74,15 @@ struct rblk_hq {
 
 	struct rblk_cm_channel *ch;	/* non-blocking; the controller thread watches it */
 	struct rblk_cq *cq;		/* with a completion channel */
+	/*
+	 * The channel's wakeup, tracked so that a busy poller makes no system
+	 * call (on Soft-RoCE, arming is an ioctl and reading the channel a
+	 * read): @cq_armed from rblk_hq_arm() until its wakeup is consumed;
+	 * @cq_fired once a completion was reaped while armed, i.e. the wakeup
+	 * is on the channel or about to be.
+	 */
+	bool cq_armed;
+	bool cq_fired;
 
 	/* The current connection. */
 	struct rblk_cm_id *id;
@@ -93,6 +102,19 @@ struct rblk_hq {
 int rblk_hq_init(struct rblk_hq *hq, struct rblk_ctrl *ctrl, uint16_t qid, unsigned depth);
 /* Frees everything; the queue must be DOWN. Accepts a partly initialised queue. */
 void rblk_hq_fini(struct rblk_hq *hq);
+
+/*
+ * The completion channel's wakeup, with the lock held. rblk_hq_arm() asks for
+ * one unless a request is still outstanding (0 or -errno); the caller then
+ * reaps once more, as a completion that landed before the arm raises none.
+ * rblk_hq_consume_wakeup() reads the wakeup off the channel when one fired,
+ * so that the fd does not stay readable; it is a no-op (no system call)
+ * otherwise. rblk_hq_drain_wakeups() reads whatever the channel holds
+ * (slow paths: sleeping waiters, a queue that is down).
+ */
+int rblk_hq_arm(struct rblk_hq *hq);
+void rblk_hq_consume_wakeup(struct rblk_hq *hq);
+void rblk_hq_drain_wakeups(struct rblk_hq *hq);
 
 /*
  * rdma_cm part of a connection: resolve address and route, create the CQ

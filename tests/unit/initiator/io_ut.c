@@ -55,7 +55,7 @@ static void env_init(unsigned depth, uint32_t max_xfer, uint32_t incap)
 
 	memset(&Q, 0, sizeof(Q));
 	Q.ctrl = &C;
-	Q.evfd = eventfd(0, EFD_NONBLOCK);
+	CU_ASSERT_EQUAL_FATAL(rblk_wakefd_open(&Q.wake), 0);
 	Q.epfd = -1;
 	hq->ctrl = &C;
 	hq->qid = 1;
@@ -95,7 +95,7 @@ static void env_fini(void)
 	free(hq->sqes);
 	free(hq->rsps);
 	rblk_slots_fini(&hq->slots);
-	close(Q.evfd);
+	rblk_wakefd_close(&Q.wake);
 }
 
 /* Takes the QUEUED slots (in order) and marks them posted, as going live would. */
