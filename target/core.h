@@ -209,8 +209,9 @@ struct rblk_sq {
 	uint32_t cm_qid;                 /* QID from the CM private data, or RBLK_QID_UNKNOWN */
 	uint16_t depth;                  /* receive buffers: HSQSIZE + 1 (0 = no limit) */
 	/*
-	 * The poll group's per-iteration clock (service times), or NULL: read
-	 * the clock. Owned by the sq's thread.
+	 * The poll group's per-iteration coarse clock (service times: no
+	 * system call even where the precise clock is one), or NULL: read the
+	 * precise clock. Owned by the sq's thread.
 	 */
 	struct rblk_clock_cache *clock;
 

@@ -82,8 +82,9 @@ static void account(struct rblk_req *req, int res)
 	struct rblk_tgt_ns_stats *st = &req->ns->stats;
 
 	/*
-	 * Both ends come from the poll iteration's clock: a service-time sum
-	 * (SMART busy time) does not need a clock read per command.
+	 * Both ends come from the poll iteration's coarse clock: a service-time
+	 * sum (SMART busy time) needs neither a read per command nor
+	 * precision (see rblk_clock_coarse_ns()).
 	 */
 	rblk_stat_add(&st->busy_ns, rblk_clock_cache_ns(req->sq->clock) - req->start_ns);
 	if (res) {

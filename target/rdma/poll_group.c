@@ -480,6 +480,7 @@ unsigned rblk_poll_group_poll(struct rblk_poll_group *pg)
 
 	atomic_fetch_add_explicit(&pg->stats.iterations, 1, memory_order_relaxed);
 	rblk_clock_cache_reset(&pg->clock);
+	rblk_clock_cache_reset(&pg->svc_clock);
 	if (pg->bq_fd_toggle && pg->bq_fd_on) {
 		/* Awake: we poll the backend anyway; signals would only need reading back. */
 		rblk_bqueue_eventfd_enable(pg->bq, false);
@@ -863,6 +864,7 @@ int rblk_poll_group_create(const struct rblk_pg_opts *opts, struct rblk_transpor
 	pg->epfd = -1;
 	pg->bq_fd = -1;
 	pg->mbox_tail = &pg->mbox_head;
+	pg->svc_clock.coarse = true;
 	TAILQ_INIT(&pg->queues);
 	pg->cpl_fd = -1;
 	pg->mbox_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);

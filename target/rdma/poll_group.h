@@ -192,7 +192,8 @@ struct rblk_poll_group {
 	int bq_fd;                        /* its eventfd, -1 if none */
 	bool bq_fd_toggle;                /* on only while asleep (rblk_bqueue_eventfd_enable) */
 	bool bq_fd_on;                    /* ... and it is on now */
-	struct rblk_clock_cache clock;    /* "now" of this iteration (sq->clock) */
+	struct rblk_clock_cache clock;    /* "now" of this iteration (the spin window) */
+	struct rblk_clock_cache svc_clock; /* coarse "now" of this iteration (sq->clock) */
 	struct rblk_io_waitq waitq;
 
 	/*

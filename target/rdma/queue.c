@@ -251,7 +251,7 @@ static int setup(struct rblk_rdma_queue *q)
 	rblk_sq_init(&q->sq, q->t->tgt, &rblk_rdma_transport_ops, q->plan.qid, q->depth);
 	q->sq.bq = pg->bq;
 	q->sq.waitq = &pg->waitq;
-	q->sq.clock = &pg->clock;
+	q->sq.clock = &pg->svc_clock;
 	q->sq.listener = q->listener;
 	rblk_addr_host_str(rblk_cm_id_local_addr(q->cm_id), local, sizeof(local));
 	local[sizeof(q->sq.local_traddr) - 1] = '\0'; /* a scope suffix may not fit */
