@@ -178,7 +178,7 @@ int rblk_fio_getevents(struct thread_data *td, unsigned int min, unsigned int ma
 		       const struct timespec *t)
 {
 	struct rblk_fio_td *d = td->io_ops_data;
-	uint64_t start = now_ns(), deadline = UINT64_MAX, spin_end;
+	uint64_t deadline = UINT64_MAX, spin_end = 0;
 	int ret;
 
 	/* What the last call did not return (it found more than its max) comes first. */
@@ -187,10 +187,6 @@ int rblk_fio_getevents(struct thread_data *td, unsigned int min, unsigned int ma
 		d->nev -= d->nret;
 		d->nret = 0;
 	}
-	if (t)
-		deadline = start + (uint64_t)t->tv_sec * 1000000000ull + (uint64_t)t->tv_nsec;
-	spin_end = start + (uint64_t)d->spin_us * 1000ull;
-
 	for (unsigned pass = 1;; pass++) {
 		uint64_t now;
 		int timeout_ms;
@@ -204,13 +200,21 @@ int rblk_fio_getevents(struct thread_data *td, unsigned int min, unsigned int ma
 		if (d->nev >= min)
 			break;
 		/*
-		 * The clock only every SPIN_CLOCK_PASSES empty passes: with an
-		 * HPET clocksource each read is a system call, and an empty pass
-		 * makes none (rblk_poll() arms a CQ once per idle spell).
+		 * The clock only every SPIN_CLOCK_PASSES empty passes, and not
+		 * at all in a call that finds its events at once: with an HPET
+		 * clocksource each read is a system call, and an empty pass
+		 * makes none (rblk_poll() arms a CQ once per idle spell). The
+		 * spin window and the timeout start at the first read, a few
+		 * passes late.
 		 */
 		if (pass % SPIN_CLOCK_PASSES)
 			continue;
 		now = now_ns();
+		if (!spin_end) {
+			spin_end = now + (uint64_t)d->spin_us * 1000ull;
+			if (t)
+				deadline = now + (uint64_t)t->tv_sec * 1000000000ull + (uint64_t)t->tv_nsec;
+		}
 		if (now >= deadline)
 			break;
 		if (d->busy_poll || now < spin_end)
