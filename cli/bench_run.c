@@ -143,11 +143,11 @@ static struct run *cur_run;
 /*
  * Latency stamps come from one clock read per pass of the job loop that has
  * work, taken when first needed: a pass that reaps 8 I/Os and posts 8 more
- * reads the clock once (at the first callback), an empty pass not at all. With an HPET
- * clocksource every read of the precise clock is a system call, and two per
- * I/O were most of what the loop cost. A submission may be stamped earlier
- * than it was posted, by the time the callbacks before it took
- * (microseconds): latencies err long, never short.
+ * reads the clock once (at the first callback), an empty pass not at all.
+ * With an HPET clocksource every read of the precise clock is a system call,
+ * and two per I/O were most of what the loop cost. A submission may be
+ * stamped earlier than it was posted, by the time the callbacks before it
+ * took (microseconds): latencies err long, never short.
  */
 static inline uint64_t pass_now(struct job *j)
 {
