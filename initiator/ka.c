@@ -14,6 +14,9 @@
 #include "initiator/ctrl.h"
 #include "protocol/names.h"
 
+/* How often a late Keep Alive answer is looked for until KATO runs out. */
+#define KA_RECHECK_MS 100
+
 static void ka_done(struct rblk_hq *hq, struct rblk_slot *slot, int err)
 {
 	struct rblk_ctrl *c = hq->ctrl;
@@ -49,8 +52,20 @@ int rblk_ka_tick_locked(struct rblk_ctrl *c, uint64_t now)
 	rblk_hq_flush(a);
 	if (!c->kato_ms || a->state != RBLK_HQ_LIVE)
 		return 0;
-	if (c->ka_outstanding)
-		return now - c->ka_sent_ms >= c->kato_ms ? -ETIMEDOUT : 0;
+	if (c->ka_outstanding) {
+		uint64_t expiry = c->ka_sent_ms + c->kato_ms;
+
+		if (now >= expiry)
+			return -ETIMEDOUT;
+		/*
+		 * The answer is late (the next Keep Alive is due): look again
+		 * in a while. Left in the past, the due time made the
+		 * controller thread's poll timeout 0 and every rblk_poll()
+		 * tick, a spinning thread that took the CPU the answer needed.
+		 */
+		atomic_store(&c->ka_next_ms, now + KA_RECHECK_MS < expiry ? now + KA_RECHECK_MS : expiry);
+		return 0;
+	}
 	if (now < atomic_load(&c->ka_next_ms))
 		return 0;
 	slot = rblk_slot_get(&a->slots);
