@@ -362,14 +362,15 @@ static int reap(struct rblk_qpair *qp, unsigned max)
 				break;
 			continue;
 		}
-		if (rearmed || done || hq->cq_armed)
+		if (rearmed || done)
 			break;
 		/*
 		 * Empty, nothing reaped: the caller may sleep on the fd next.
 		 * Arm once per idle spell (a spinning caller pays nothing
 		 * after that), then look again for what landed before it.
 		 */
-		rblk_hq_arm(hq);
+		if (!rblk_hq_arm_idle(hq))
+			break;
 		rearmed = true;
 	}
 	/* A wakeup that fired for what was reaped would keep the fd readable. */

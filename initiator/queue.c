@@ -653,6 +653,14 @@ void rblk_hq_consume_wakeup(struct rblk_hq *hq)
 	hq->cq_armed = hq->cq_fired = false;
 }
 
+bool rblk_hq_arm_idle(struct rblk_hq *hq)
+{
+	rblk_hq_consume_wakeup(hq);
+	if (hq->cq_armed)
+		return false;
+	return rblk_hq_arm(hq) == 0 && hq->cq_armed;
+}
+
 void rblk_hq_drain_wakeups(struct rblk_hq *hq)
 {
 	bool got = false;

@@ -114,6 +114,13 @@ void rblk_hq_fini(struct rblk_hq *hq);
  */
 int rblk_hq_arm(struct rblk_hq *hq);
 void rblk_hq_consume_wakeup(struct rblk_hq *hq);
+/*
+ * Before a poll that found nothing returns 0: consumes a wakeup that fired,
+ * then arms unless still armed. True if it armed (reap once more). Without
+ * the consume first, a wakeup read after the arm decision left the CQ
+ * unarmed and a sleeper waited for its timeout.
+ */
+bool rblk_hq_arm_idle(struct rblk_hq *hq);
 void rblk_hq_drain_wakeups(struct rblk_hq *hq);
 
 /*

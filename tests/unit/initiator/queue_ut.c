@@ -133,6 +133,35 @@ static void test_late_wakeup_is_read_later(void)
 	CU_ASSERT_FALSE(hq.cq_armed);
 }
 
+/*
+ * The bug this guards against: a wakeup that came late was read at the end
+ * of a poll that had already decided not to arm (still armed then), so the
+ * poll returned 0 with the CQ unarmed and a sleeper waited for its timeout.
+ * rblk_hq_arm_idle() reads it first, then arms.
+ */
+static void test_idle_arm_after_late_wakeup(void)
+{
+	struct rblk_hq hq;
+
+	hq_init(&hq);
+	CU_ASSERT_TRUE(rblk_hq_arm_idle(&hq));	/* idle: armed */
+	CU_ASSERT_EQUAL(F.notify_calls, 1);
+	F.cqes = 1;
+	rblk_hq_process(&hq, 32);
+	rblk_hq_consume_wakeup(&hq);		/* the wakeup is not queued yet */
+	CU_ASSERT_TRUE(hq.cq_armed);
+	F.events_ready = 1;			/* now it is */
+	CU_ASSERT_TRUE(rblk_hq_arm_idle(&hq));	/* read, then armed again */
+	CU_ASSERT_EQUAL(F.events_ready, 0);
+	CU_ASSERT_EQUAL(F.notify_calls, 2);
+	CU_ASSERT_TRUE(hq.cq_armed);
+	CU_ASSERT_FALSE(hq.cq_fired);
+	/* still armed, nothing fired: no call at all */
+	CU_ASSERT_FALSE(rblk_hq_arm_idle(&hq));
+	CU_ASSERT_EQUAL(F.notify_calls, 2);
+	CU_ASSERT_EQUAL(F.event_calls, 2);
+}
+
 /* Completions reaped while not armed raise no wakeup: nothing to read. */
 static void test_reap_unarmed_reads_nothing(void)
 {
@@ -182,6 +211,7 @@ static const struct ut_case cases[] = {
 	UT_CASE(test_arm_once_per_idle_spell),
 	UT_CASE(test_consume_after_reap),
 	UT_CASE(test_late_wakeup_is_read_later),
+	UT_CASE(test_idle_arm_after_late_wakeup),
 	UT_CASE(test_reap_unarmed_reads_nothing),
 	UT_CASE(test_drain),
 	UT_CASE(test_no_cq),
