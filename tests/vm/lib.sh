@@ -65,6 +65,8 @@ wait_for_line() {
 	while :; do
 		grep -qE -- "$re" "$file" 2>/dev/null && return 0
 		if [ -n "$pid" ] && ! kill -0 "$pid" 2>/dev/null; then
+			# it may have written the line just before exiting (a --daemon parent does)
+			grep -qE -- "$re" "$file" 2>/dev/null && return 0
 			log "wait_for_line: process $pid exited before '$re' appeared in $file"
 			return 1
 		fi
