@@ -342,7 +342,6 @@ static int reap(struct rblk_qpair *qp, unsigned max)
 {
 	struct rblk_hq *hq = &qp->hq;
 	unsigned start = qp->ndone;
-	bool rearmed = false;
 	int n;
 
 	rblk_hq_flush(hq);
@@ -362,16 +361,18 @@ static int reap(struct rblk_qpair *qp, unsigned max)
 				break;
 			continue;
 		}
-		if (rearmed || done)
+		if (done)
 			break;
 		/*
 		 * Empty, nothing reaped: the caller may sleep on the fd next.
 		 * Arm once per idle spell (a spinning caller pays nothing
-		 * after that), then look again for what landed before it.
+		 * after that), then look again for what landed before it. A
+		 * completion that lands after the arm fires it (and completes
+		 * no request, say a SEND's): the next turn reads that wakeup
+		 * and arms again, so 0 is never returned unarmed.
 		 */
 		if (!rblk_hq_arm_idle(hq))
 			break;
-		rearmed = true;
 	}
 	/* A wakeup that fired for what was reaped would keep the fd readable. */
 	rblk_hq_consume_wakeup(hq);
