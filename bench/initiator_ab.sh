@@ -78,22 +78,7 @@ KDEV=$(nvme_connect_rdma $NQN) || exit 1
 echo "{\"kernel\": \"$(uname -r)\", \"cpus\": $(nproc), \"kernel_dev\": \"$KDEV\", \"syscall_tool\": \"$SC_TOOL\"}" > $RAW/env.json
 log "kernel host: $KDEV"
 
-fio_args() {
-	case $1 in
-	randread-4k-qd32) echo "--rw=randread --bs=4k --iodepth=32 --norandommap=1" ;;
-	randread-4k-qd1) echo "--rw=randread --bs=4k --iodepth=1 --norandommap=1" ;;
-	read-128k-qd16) echo "--rw=read --bs=128k --iodepth=16" ;;
-	write-128k-qd16) echo "--rw=write --bs=128k --iodepth=16" ;;
-	esac
-}
-rblk_args() {
-	case $1 in
-	randread-4k-qd32) echo "--rw randread --bs 4k --qd 32" ;;
-	randread-4k-qd1) echo "--rw randread --bs 4k --qd 1" ;;
-	read-128k-qd16) echo "--rw read --bs 128k --qd 16" ;;
-	write-128k-qd16) echo "--rw write --bs 128k --qd 16 --force" ;;
-	esac
-}
+. $RBLK_BENCH_SRC/bench/initiator_workloads.sh
 FIO_COMMON="--direct=1 --time_based=1 --size=$REGION --eta=never --lat_percentiles=1 --output-format=json"
 # side WL SECONDS OUTFILE: starts one run in the background (BG_PID)
 start_side() {

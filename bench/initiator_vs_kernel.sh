@@ -135,22 +135,7 @@ sweep() {	# DIR: rblk bench --sweep
 	log "rblk bench --sweep --rw $rw: exit $(cat $base.rc)"
 }
 
-fio_args() {
-	case $1 in
-	randread-4k-qd32) echo "--rw=randread --bs=4k --iodepth=32 --norandommap=1" ;;
-	randread-4k-qd1) echo "--rw=randread --bs=4k --iodepth=1 --norandommap=1" ;;
-	read-128k-qd16) echo "--rw=read --bs=128k --iodepth=16" ;;
-	write-128k-qd16) echo "--rw=write --bs=128k --iodepth=16" ;;
-	esac
-}
-rblk_args() {
-	case $1 in
-	randread-4k-qd32) echo "--rw randread --bs 4k --qd 32" ;;
-	randread-4k-qd1) echo "--rw randread --bs 4k --qd 1" ;;
-	read-128k-qd16) echo "--rw read --bs 128k --qd 16" ;;
-	write-128k-qd16) echo "--rw write --bs 128k --qd 16 --force" ;;
-	esac
-}
+. $RBLK_BENCH_SRC/bench/initiator_workloads.sh
 WLS="randread-4k-qd32 randread-4k-qd1 read-128k-qd16 write-128k-qd16"
 run_one() {	# SIDE WL REP
 	local side=$1 wl=$2 rep=$3 base=$RAW/$2.$1.$3
