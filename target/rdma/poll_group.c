@@ -530,10 +530,27 @@ unsigned rblk_poll_group_poll(struct rblk_poll_group *pg)
 	return n;
 }
 
+/*
+ * Empty iterations until the clock should be read again to cover span_ns:
+ * RBLK_PG_SPIN_CHECK while an iteration's cost is unknown, else the
+ * iterations span_ns (at most the idle window) is predicted to take.
+ */
+static unsigned spin_gap(const struct rblk_pg_spin *s, uint64_t span_ns)
+{
+	uint64_t n;
+
+	if (!s->iter_ns)
+		return RBLK_PG_SPIN_CHECK;
+	if (span_ns > RBLK_PG_SPIN_IDLE_US * 1000ull)
+		span_ns = RBLK_PG_SPIN_IDLE_US * 1000ull;
+	n = span_ns / s->iter_ns;
+	return n < 1 ? 1 : n > RBLK_PG_SPIN_MAX_GAP ? RBLK_PG_SPIN_MAX_GAP : (unsigned)n;
+}
+
 enum rblk_pg_next rblk_pg_spin_empty(struct rblk_pg_spin *s, enum rblk_poll_mode mode,
 				     bool due, struct rblk_clock_cache *clk)
 {
-	uint64_t now, window;
+	uint64_t now, window, elapsed, back;
 
 	switch (mode) {
 	case RBLK_POLL_BUSY:
@@ -546,15 +563,34 @@ enum rblk_pg_next rblk_pg_spin_empty(struct rblk_pg_spin *s, enum rblk_poll_mode
 	}
 	if (s->slept)
 		return RBLK_PG_NEXT_SLEEP;
-	if (++s->empty % RBLK_PG_SPIN_CHECK)
+	window = (due ? RBLK_PG_SPIN_DUE_US : RBLK_PG_SPIN_IDLE_US) * 1000ull;
+	if (++s->empty == 1) {
+		s->due = due;
+		s->next_read = spin_gap(s, window);
+	}
+	/* A change of due changes the window: decide now, not at the old guess. */
+	if (s->empty < s->next_read && due == s->due)
 		return RBLK_PG_NEXT_POLL;
+	s->due = due;
 	now = rblk_clock_cache_ns(clk);
 	if (!s->since_ns) {
-		s->since_ns = now;
-		return RBLK_PG_NEXT_POLL;
+		/* The window began at the first empty iteration: date it back. */
+		back = s->iter_ns * (s->empty - 1);
+		s->since_ns = back < now ? now - back : 1;
+	} else if (s->empty > s->mark_empty && now > s->mark_ns) {
+		uint64_t cost = (now - s->mark_ns) / (s->empty - s->mark_empty);
+
+		s->iter_ns = s->iter_ns ? (s->iter_ns + cost) / 2 : cost;
+		if (!s->iter_ns)
+			s->iter_ns = 1;
 	}
-	window = (due ? RBLK_PG_SPIN_DUE_US : RBLK_PG_SPIN_IDLE_US) * 1000ull;
-	return now - s->since_ns < window ? RBLK_PG_NEXT_POLL : RBLK_PG_NEXT_SLEEP;
+	s->mark_ns = now;
+	s->mark_empty = s->empty;
+	elapsed = now - s->since_ns;
+	if (elapsed >= window)
+		return RBLK_PG_NEXT_SLEEP;
+	s->next_read = s->empty + spin_gap(s, window - elapsed);
+	return RBLK_PG_NEXT_POLL;
 }
 
 /*

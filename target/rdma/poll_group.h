@@ -43,13 +43,19 @@
  * microseconds on real hardware and a sleep costs an arm, an epoll_wait and
  * a wakeup; with nothing due it spins briefly for the host's next command.
  * The window is timed, since an iteration costs anything from a few hundred
- * nanoseconds (metal) to tens of microseconds (an emulated VM), but the
- * clock is read only every RBLK_PG_SPIN_CHECK empty iterations: with an
- * hpet clocksource each read is a system call.
+ * nanoseconds (metal) to tens of microseconds (an emulated VM). With an hpet
+ * clocksource each precise clock read is a system call, so the spin reads it
+ * rarely: it learns what an empty iteration costs and counts iterations
+ * between reads. The first read comes RBLK_PG_SPIN_CHECK empty iterations
+ * into a window while that cost is unknown, later ones where the window is
+ * predicted to end, at most RBLK_PG_SPIN_IDLE_US and RBLK_PG_SPIN_MAX_GAP
+ * iterations apart (a stale estimate overshoots by no more). A window that
+ * work interrupts before its first read costs no read at all.
  */
 #define RBLK_PG_SPIN_IDLE_US 100
 #define RBLK_PG_SPIN_DUE_US 400
 #define RBLK_PG_SPIN_CHECK 4
+#define RBLK_PG_SPIN_MAX_GAP 256
 /* Tick period of a group without admin queues (ms). */
 #define RBLK_PG_IDLE_TICK_MS 1000
 /* CQ entries per CQ (bounded by the device's max_cqe). */
@@ -131,9 +137,14 @@ enum rblk_pg_next {
 
 /* The adaptive spin since the last work (or sleep). */
 struct rblk_pg_spin {
-	unsigned empty;    /* empty iterations in a row */
-	uint64_t since_ns; /* clock at the first check of the window, 0: not read yet */
-	bool slept;        /* nothing found since the last wakeup */
+	unsigned empty;      /* empty iterations in a row */
+	unsigned next_read;  /* the empty iteration that reads the clock next */
+	unsigned mark_empty; /* empty at the last read */
+	uint64_t mark_ns;    /* clock at the last read */
+	uint64_t since_ns;   /* the window's start, 0: no read in this window yet */
+	uint64_t iter_ns;    /* an empty iteration's cost, 0: unknown (kept across windows) */
+	bool due;            /* completions were due at the last decision */
+	bool slept;          /* nothing found since the last wakeup */
 };
 
 /* The iteration did work: the next empty one starts a new spin window. */
@@ -156,8 +167,8 @@ static inline void rblk_pg_spin_slept(struct rblk_pg_spin *s)
 
 /*
  * An empty iteration: poll again or sleep (due: completions are expected).
- * Reads the time through clk (the iteration's cache) every
- * RBLK_PG_SPIN_CHECK calls only.
+ * Reads the time through clk (the iteration's cache) only where the
+ * learnt iteration cost puts a decision, or when due changes.
  */
 enum rblk_pg_next rblk_pg_spin_empty(struct rblk_pg_spin *s, enum rblk_poll_mode mode,
 				     bool due, struct rblk_clock_cache *clk);
