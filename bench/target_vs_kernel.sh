@@ -4,7 +4,7 @@
 # A benchmark, not a test: it prints figures and writes JSON, and never judges them.
 #
 #   bench/target_vs_kernel.sh [--reps N] [--runtime S] [--stores ram,file]
-#                             [--out DIR] [BUILD_DIR]
+#                             [--baseline OLD_BUILD] [--out DIR] [BUILD_DIR]
 #
 # Targets: "kernel" = nvmet-rdma (port 4420, subsystem ...:kbench) and "rblk" =
 # rblk-target with its defaults (port 4421, subsystem ...:rbench), both up and both
@@ -31,6 +31,10 @@
 #   Idle: rblk-target's syscalls/s and top calls with the host connected.
 # Host load: the load average and other qemu-system processes before the VM starts;
 #   a warning in the output and DIR/host-load.json when the machine is not quiet.
+# --baseline OLD_BUILD: a third side, "base" = OLD_BUILD's rblk-target (port 4422,
+#   subsystem ...:bbench, its own null_blk device or the same file), served to the same
+#   host in the same boot and alternating with the other two (k r b, b r k, ...): the A/B
+#   of one change to the target, with rblk/base ratios and both targets' system calls.
 # RBLK_BENCH_TARGET_ARGS: more rblk-target flags (an A/B of one option across boots,
 #   e.g. "--srq-depth 0"; say so when quoting the figures).
 # Output: a table of medians and rblk/kernel ratios on stdout, DIR/summary.json (DIR
@@ -40,7 +44,7 @@ set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 SRC=$(cd "$HERE/.." && pwd)
 . "$HERE/lib.sh"
-REPS=3 RUNTIME=5 STORES=ram,file OUT=
+REPS=3 RUNTIME=5 STORES=ram,file OUT= BASE=
 WORKLOADS=randread-4k-qd1,randread-4k-qd32,randwrite-4k-qd32,read-128k-qd16,write-128k-qd16,read-1m-qd4,write-1m-qd4
 die() { echo "target_vs_kernel: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
@@ -50,7 +54,8 @@ while [ $# -gt 0 ]; do
 	--stores) STORES=$2; shift 2 ;;
 	--workloads) WORKLOADS=$2; shift 2 ;;
 	--out) OUT=$2; shift 2 ;;
-	-h|--help) sed -n '2,36p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	--baseline) BASE=$(realpath "$2"); shift 2 ;;
+	-h|--help) sed -n '2,40p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	-*) die "unknown option $1" ;;
 	*) break ;;
 	esac
@@ -60,6 +65,8 @@ BUILD=$(realpath "${1:-${RBLK_BUILD:-$SRC/build}}")
 [[ $STORES =~ ^(ram|file)(,(ram|file))*$ ]] || die "--stores: a comma-separated list of ram and file"
 [[ $WORKLOADS =~ ^[a-z0-9-]+(,[a-z0-9-]+)*$ ]] || die "--workloads: a comma-separated list"
 [ -x "$BUILD/daemon/rblk-target" ] || die "$BUILD/daemon/rblk-target is not built"
+[ -z "$BASE" ] || [ -x "$BASE/daemon/rblk-target" ] || die "$BASE/daemon/rblk-target is not built"
+case $BASE in /tmp|/tmp/*) die "--baseline must not be under /tmp (the VM cannot see it)" ;; esac
 bench_out target-vs-kernel
 rm -rf "$OUT/raw"
 mkdir -p "$OUT/raw"
@@ -67,8 +74,9 @@ mkdir -p "$OUT/raw"
 # ---- the VM side (runs as root in the VM; $VM_OUT is $OUT)
 cat > "$OUT/vm-bench.sh" <<'VMEOF'
 set -u
-TGT=$RBLK_BUILD/daemon/rblk-target
-KNQN=nqn.2024-01.io.rblk:kbench RNQN=nqn.2024-01.io.rblk:rbench
+KNQN=nqn.2024-01.io.rblk:kbench RNQN=nqn.2024-01.io.rblk:rbench BNQN=nqn.2024-01.io.rblk:bbench
+SIDES="kernel rblk"
+[ -n "$RBLK_BENCH_BASE" ] && SIDES="kernel rblk base"
 C=/sys/kernel/config/nvmet
 RAW=$VM_OUT/raw
 log() { echo "[vm $(cut -d' ' -f1 /proc/uptime)s] $*" >&2; }
@@ -76,12 +84,12 @@ die() { log "FAIL: $*"; [ -f /tmp/target.log ] && tail -20 /tmp/target.log >&2; 
 . $RBLK_BENCH_SRC/bench/syscalls.sh
 sc_probe
 modprobe -a nvme_rdma nvmet_rdma loop || die "modprobe"
-modprobe null_blk nr_devices=2 gb=1 memory_backed=1 || die "null_blk"
+modprobe null_blk nr_devices=3 gb=1 memory_backed=1 || die "null_blk"
 # kernel target port (subsystems come and go per store)
 mkdir $C/ports/1
 echo rdma > $C/ports/1/addr_trtype; echo ipv4 > $C/ports/1/addr_adrfam
 echo 10.99.0.1 > $C/ports/1/addr_traddr; echo 4420 > $C/ports/1/addr_trsvcid
-echo "{\"kernel\": \"$(uname -r)\", \"cpus\": $(nproc), \"clk_tck\": $(getconf CLK_TCK), \"workloads\": \"$RBLK_BENCH_WORKLOADS\", \"syscall_tool\": \"$SC_TOOL\", \"clocksource\": \"$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)\"}" > $RAW/env.json
+echo "{\"kernel\": \"$(uname -r)\", \"cpus\": $(nproc), \"clk_tck\": $(getconf CLK_TCK), \"workloads\": \"$RBLK_BENCH_WORKLOADS\", \"syscall_tool\": \"$SC_TOOL\", \"clocksource\": \"$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)\", \"baseline\": \"$RBLK_BENCH_BASE\", \"build\": \"$RBLK_BUILD\"}" > $RAW/env.json
 
 # Which clocks are system calls here: 20000 reads of each under perf (the interpreter's
 # own start-up calls are in both counts; only the difference means anything). With an
@@ -114,30 +122,39 @@ connect() {
 proc_cpu() { local s; read -r s < /proc/$1/stat; s=${s##*) }; set -- $s; echo $(( ${12} + ${13} )); }
 vm_busy() { local c u n s i w q sq st; read -r c u n s i w q sq st _ < /proc/stat; echo $((u + n + s + q + sq)) $((u + n + s + i + w + q + sq + st)); }
 
-setup_store() {	# STORE: kernel subsystem + rblk-target on it; sets KDEV RDEV TPID
-	local store=$1 kpath rpath
+start_target() {	# VAR BUILD PORT NQN PATH LOG: start an rblk-target, wait for it; its pid in VAR
+	$2/daemon/rblk-target --listen 10.99.0.1:$3 --subsystem $4 --ns $5 --allow-any-host \
+		$RBLK_BENCH_TARGET_ARGS > $6 2>&1 &
+	printf -v $1 %s $!
+	for _ in $(seq 300); do grep -q 'notice: ready' $6 && break; sleep 0.2; done
+	grep -q 'notice: ready' $6 || die "rblk-target ($2) did not start"
+}
+setup_store() {	# STORE: kernel subsystem + rblk-target(s) on it; sets KDEV RDEV TPID (BDEV BPID)
+	local store=$1 kpath rpath bpath
 	case $store in
-	ram) kpath=/dev/nullb0 rpath=/dev/nullb1
-	     dd if=/dev/zero of=/dev/nullb0 bs=1M count=256 oflag=direct status=none
-	     dd if=/dev/zero of=/dev/nullb1 bs=1M count=256 oflag=direct status=none ;;
+	ram) kpath=/dev/nullb0 rpath=/dev/nullb1 bpath=/dev/nullb2
+	     for d in 0 1 2; do
+		dd if=/dev/zero of=/dev/nullb$d bs=1M count=256 oflag=direct status=none
+	     done ;;
 	file) truncate -s 300M /tmp/ext4.img
 	      L=$(losetup -f --show /tmp/ext4.img) || die "losetup"
 	      mkfs.ext4 -q $L && mkdir -p /tmp/mnt && mount $L /tmp/mnt || die "ext4"
 	      fallocate -l 256M /tmp/mnt/bench.img || die "fallocate"
 	      dd if=/dev/zero of=/tmp/mnt/bench.img bs=1M count=256 conv=notrunc oflag=direct status=none
-	      kpath=/tmp/mnt/bench.img rpath=/tmp/mnt/bench.img ;;
+	      kpath=/tmp/mnt/bench.img rpath=/tmp/mnt/bench.img bpath=/tmp/mnt/bench.img ;;
 	esac
 	mkdir $C/subsystems/$KNQN && echo 1 > $C/subsystems/$KNQN/attr_allow_any_host
 	mkdir $C/subsystems/$KNQN/namespaces/1
 	echo $kpath > $C/subsystems/$KNQN/namespaces/1/device_path
 	echo 1 > $C/subsystems/$KNQN/namespaces/1/enable || die "nvmet namespace $kpath"
 	ln -s $C/subsystems/$KNQN $C/ports/1/subsystems/$KNQN || die "nvmet port link"
-	$TGT --listen 10.99.0.1:4421 --subsystem $RNQN --ns $rpath --allow-any-host \
-		$RBLK_BENCH_TARGET_ARGS > /tmp/target.log 2>&1 &
-	TPID=$!
-	for _ in $(seq 300); do grep -q 'notice: ready' /tmp/target.log && break; sleep 0.2; done
-	grep -q 'notice: ready' /tmp/target.log || die "rblk-target did not start"
+	start_target TPID $RBLK_BUILD 4421 $RNQN $rpath /tmp/target.log
 	KDEV=$(connect $KNQN 4420) RDEV=$(connect $RNQN 4421)
+	if [ -n "$RBLK_BENCH_BASE" ]; then
+		start_target BPID $RBLK_BENCH_BASE 4422 $BNQN $bpath /tmp/target-base.log
+		BDEV=$(connect $BNQN 4422)
+		log "$store: base $BDEV (rblk-target of $RBLK_BENCH_BASE on $bpath)"
+	fi
 	KDESC="nvmet-rdma on $kpath" RDESC="rblk-target (backend $(grep -oE ': (uring|aio), ' /tmp/target.log | head -1 | tr -d ':, ')) on $rpath"
 	log "$store: kernel $KDEV ($KDESC), rblk $RDEV ($RDESC)"
 	cp /tmp/target.log $RAW/target-$store-start.log
@@ -147,6 +164,11 @@ teardown_store() {
 	nvme disconnect -n $KNQN >&2; nvme disconnect -n $RNQN >&2
 	kill -TERM $TPID; wait $TPID; log "rblk-target exited with $?"
 	cp /tmp/target.log $RAW/target-$store.log
+	if [ -n "$RBLK_BENCH_BASE" ]; then
+		nvme disconnect -n $BNQN >&2
+		kill -TERM $BPID; wait $BPID; log "base rblk-target exited with $?"
+		cp /tmp/target-base.log $RAW/target-base-$store.log
+	fi
 	rm -f $C/ports/1/subsystems/$KNQN
 	echo 0 > $C/subsystems/$KNQN/namespaces/1/enable
 	rmdir $C/subsystems/$KNQN/namespaces/1 $C/subsystems/$KNQN
@@ -166,15 +188,19 @@ wl_args() {
 	esac
 }
 WLS=$(echo "$RBLK_BENCH_WORKLOADS" | tr , ' ')
+# A side's block device, and the rblk-target whose CPU and calls are counted with it
+# (for the kernel side: the idle rblk-target, what it burns while nvmet serves).
+side_dev() { case $1 in kernel) echo $KDEV ;; rblk) echo $RDEV ;; base) echo $BDEV ;; esac; }
+side_pid() { [ $1 = base ] && echo $BPID || echo $TPID; }
 run_one() {	# STORE SIDE WL REP
-	local store=$1 side=$2 wl=$3 rep=$4 dev p0 p1 b0 t0 b1 t1 base
+	local store=$1 side=$2 wl=$3 rep=$4 dev pid p0 p1 b0 t0 b1 t1 base
 	base=$RAW/$store.$wl.$side.$rep
-	[ $side = kernel ] && dev=$KDEV || dev=$RDEV
-	p0=$(proc_cpu $TPID); read -r b0 t0 <<< "$(vm_busy)"
+	dev=$(side_dev $side) pid=$(side_pid $side)
+	p0=$(proc_cpu $pid); read -r b0 t0 <<< "$(vm_busy)"
 	fio --name=$wl --filename=$dev --ioengine=io_uring --direct=1 --time_based=1 \
 		--runtime=$RBLK_BENCH_RUNTIME --size=256M --output-format=json $(wl_args $wl) \
 		--output=$base.json || die "fio $store $side $wl rep $rep failed"
-	p1=$(proc_cpu $TPID); read -r b1 t1 <<< "$(vm_busy)"
+	p1=$(proc_cpu $pid); read -r b1 t1 <<< "$(vm_busy)"
 	echo "{\"rblk_ticks\": $((p1 - p0)), \"vm_busy_ticks\": $((b1 - b0)), \"vm_total_ticks\": $((t1 - t0))}" > $base.cpu.json
 	log "$store $wl $side rep $rep done"
 }
@@ -185,8 +211,8 @@ run_one() {	# STORE SIDE WL REP
 # no statistics). Then the same again under strace -c for the breakdown. The kernel
 # target runs in kworkers and softirq: only fio, the host side, is counted there.
 sc_run() {	# STORE SIDE WL
-	local store=$1 side=$2 wl=$3 dev fpid bpid base pass
-	[ $side = kernel ] && dev=$KDEV || dev=$RDEV
+	local store=$1 side=$2 wl=$3 dev fpid bpid base pass tpid
+	dev=$(side_dev $side) tpid=$(side_pid $side)
 	for pass in count breakdown; do
 		base=$RAW/sc.$store.$wl.$side
 		fio --name=$wl --filename=$dev --ioengine=io_uring --direct=1 --time_based=1 --thread \
@@ -196,14 +222,14 @@ sc_run() {	# STORE SIDE WL
 		sleep 1
 		if [ $pass = count ]; then
 			sc_start $fpid $base.fio
-			[ $side = rblk ] && sc_start $TPID $base.target
+			[ $side != kernel ] && sc_start $tpid $base.target
 			sleep $RBLK_BENCH_RUNTIME
 			sc_stop $fpid $base.fio
-			[ $side = rblk ] && sc_stop $TPID $base.target
+			[ $side != kernel ] && sc_stop $tpid $base.target
 		else
 			sc_breakdown $fpid $RBLK_BENCH_RUNTIME $base.fio.strace &
 			bpid=$!
-			[ $side = rblk ] && sc_breakdown $TPID $RBLK_BENCH_RUNTIME $base.target.strace
+			[ $side != kernel ] && sc_breakdown $tpid $RBLK_BENCH_RUNTIME $base.target.strace
 			wait $bpid
 		fi
 		wait $fpid || die "fio $store $side $wl ($pass run) failed"
@@ -226,26 +252,25 @@ for store in ${RBLK_BENCH_STORES//,/ }; do
 	log "$store: rblk-target idle: $((p1 - p0)) ticks in 10 s"
 	for rep in $(seq $RBLK_BENCH_REPS); do
 		for wl in $WLS; do
-			if [ $((rep % 2)) = 1 ]; then
-				run_one $store kernel $wl $rep; run_one $store rblk $wl $rep
-			else
-				run_one $store rblk $wl $rep; run_one $store kernel $wl $rep
-			fi
+			order=$SIDES
+			[ $((rep % 2)) = 1 ] || order=$(echo $SIDES | tr ' ' '\n' | tac)
+			for side in $order; do run_one $store $side $wl $rep; done
 		done
 	done
-	for wl in $WLS; do sc_run $store kernel $wl; sc_run $store rblk $wl; done
+	for wl in $WLS; do for side in $SIDES; do sc_run $store $side $wl; done; done
 	teardown_store $store
 done
 log "done"
 VMEOF
 
-echo "target_vs_kernel: stores $STORES, workloads $WORKLOADS, $REPS reps x $RUNTIME s, build $BUILD, results in $OUT"
+echo "target_vs_kernel: stores $STORES, workloads $WORKLOADS, $REPS reps x $RUNTIME s, build $BUILD${BASE:+, baseline $BASE}, results in $OUT"
 nst=$(echo "$STORES" | tr ',' '\n' | wc -l)
 nwl=$(echo "$WORKLOADS" | tr ',' '\n' | wc -l)
-export VM_OUT=$OUT VM_TIMEOUT=$((300 + nst * (60 + REPS * 2 * nwl * (RUNTIME + 8) + 2 * nwl * 2 * (RUNTIME + 6))))
+nsides=$([ -n "$BASE" ] && echo 3 || echo 2)
+export VM_OUT=$OUT VM_TIMEOUT=$((300 + nst * (60 + REPS * nsides * nwl * (RUNTIME + 8) + nsides * nwl * 2 * (RUNTIME + 6))))
 export RBLK_BENCH_TARGET_ARGS=${RBLK_BENCH_TARGET_ARGS:-}
 export RBLK_BUILD=$BUILD RBLK_BENCH_REPS=$REPS RBLK_BENCH_RUNTIME=$RUNTIME RBLK_BENCH_STORES=$STORES
-export RBLK_BENCH_WORKLOADS=$WORKLOADS RBLK_BENCH_SRC=$SRC
+export RBLK_BENCH_WORKLOADS=$WORKLOADS RBLK_BENCH_SRC=$SRC RBLK_BENCH_BASE=$BASE
 bench_host_load "$OUT/host-load.json"
 "$SRC/tests/vm/softroce-vm" "$OUT/vm-bench.sh" || die "the VM run failed (console: $OUT/console.log)"
 python3 "$HERE/target_vs_kernel_report.py" "$OUT"

@@ -2,7 +2,8 @@
 """target_vs_kernel_report.py: the host-side half of bench/target_vs_kernel.sh.
 
 Reads DIR/raw/ (fio JSON per store/workload/side/rep, CPU tick deltas, idle CPU),
-prints medians and rblk/kernel ratios as a table and writes DIR/summary.json.
+prints medians and rblk/kernel ratios (and rblk/base when the run had a --baseline
+build) as a table and writes DIR/summary.json.
 
     python3 bench/target_vs_kernel_report.py DIR
 """
@@ -16,7 +17,7 @@ import sys
 ALL_WLS = ["randread-4k-qd1", "randread-4k-qd32", "randwrite-4k-qd32", "read-128k-qd16",
            "write-128k-qd16", "read-1m-qd4", "write-1m-qd4"]
 WLS = ALL_WLS
-SIDES = ("kernel", "rblk")
+SIDES = ("kernel", "rblk")  # and "base" when the run had one
 # metric: (unit, higher is better)
 UNITS = {"lat_avg": ("usec", False), "lat_p99": ("usec", False), "iops": ("IOPS", True),
          "mbps": ("MB/s", True), "vm_cpu_us_per_io": ("us/IO", False),
@@ -96,8 +97,10 @@ def median(runs, key):
 def main():
     out = sys.argv[1]
     raw = os.path.join(out, "raw")
-    global WLS
+    global WLS, SIDES
     env = json.load(open(os.path.join(raw, "env.json")))
+    if env.get("baseline"):
+        SIDES = ("kernel", "rblk", "base")
     if env.get("workloads"):
         WLS = [w for w in env["workloads"].split(",") if w in ALL_WLS]
     clk = env.get("clk_tck", 100)
@@ -139,23 +142,37 @@ def main():
                     w[side]["syscall_run"] = sc
                     sc_rows.append((wl, side, sc))
             w["ratio_rblk_over_kernel"] = {}
+            if "base" in SIDES:
+                w["ratio_rblk_over_base"] = {}
             for m in SHOW[wl] + CPU_ROWS:
                 k, r = w["kernel"]["median"].get(m), w["rblk"]["median"].get(m)
+                b = w["base"]["median"].get(m) if "base" in SIDES else None
                 ratio = r / k if r is not None and k else None
+                ratio_b = r / b if r is not None and b else None
                 if m != "rblk_cpu_us_per_io":
                     w["ratio_rblk_over_kernel"][m] = ratio
-                rows.append((wl, m, k, r, ratio if m != "rblk_cpu_us_per_io" else None))
+                if "base" in SIDES:
+                    w["ratio_rblk_over_base"][m] = ratio_b
+                rows.append((wl, m, k, r, b, ratio if m != "rblk_cpu_us_per_io" else None, ratio_b))
         lines.append("")
-        lines.append(f"store {store}: kernel = {st['desc']['kernel']}; rblk = {st['desc']['rblk']}")
-        lines.append(f"{'workload':18} {'metric':18} {'unit':5} {'kernel':>11} {'rblk':>11} {'rblk/kernel':>12}")
-        for wl, m, k, r, ratio in rows:
+        lines.append(f"store {store}: kernel = {st['desc']['kernel']}; rblk = {st['desc']['rblk']}"
+                     + (f"; base = the same from {env['baseline']}" if "base" in SIDES else ""))
+        lines.append(f"{'workload':18} {'metric':18} {'unit':5} {'kernel':>11} {'rblk':>11} "
+                     + (f"{'base':>11} " if "base" in SIDES else "") + f"{'rblk/kernel':>12}"
+                     + (f" {'rblk/base':>10}" if "base" in SIDES else ""))
+        for wl, m, k, r, b, ratio, ratio_b in rows:
             unit, hib = UNITS[m]
             f = lambda v: "-" if v is None else (f"{v:11.1f}" if abs(v) >= 10 else f"{v:11.2f}")
             note = ""
             if ratio is not None and abs(ratio - 1) > 0.05:
                 note = "  rblk better" if (ratio > 1) == hib else "  kernel better"
-            lines.append(f"{wl:18} {m:18} {unit:5} {f(k):>11} {f(r):>11} "
-                         f"{'-' if ratio is None else f'{ratio:12.2f}'}{note}")
+            base_cols = ""
+            if "base" in SIDES:
+                base_cols = f"{f(b):>11} "
+            lines.append(f"{wl:18} {m:18} {unit:5} {f(k):>11} {f(r):>11} {base_cols}"
+                         f"{'-' if ratio is None else f'{ratio:12.2f}'}"
+                         + (f" {'-' if ratio_b is None else f'{ratio_b:10.2f}'}" if "base" in SIDES else "")
+                         + note)
         errs = sum(r["errors"] for wl in WLS for s in SIDES for r in st["workloads"][wl][s]["runs"])
         if "rblk_idle_cpu_pct" in st:
             lines.append(f"rblk-target idle CPU (host connected, 10 s): {st['rblk_idle_cpu_pct']:.1f} % of one CPU")
