@@ -6,6 +6,7 @@ Each boot of the VM gives its own medians and rblk/kernel ratios
 machine can compare; across boots the noise is the host's. This prints, for
 every workload and metric, the ratio of each boot and their median, and the
 target's system calls and CPU per I/O likewise, and writes the lot as JSON.
+Boots run with --baseline also give rblk/base ratios and the old build's calls.
 
     python3 bench/boots_median.py [--json OUT.json] DIR1 DIR2 DIR3 ...
 """
@@ -66,14 +67,25 @@ def main(argv):
                 per = [w.get("ratio_rblk_over_kernel", {}).get(m) for w in ws]
                 rw[m] = {"per_boot": per, "median": med(per)}
                 print(f"{wl:18} {m:18} " + " ".join(f"{fmt(v):>6}" for v in per) + f" {fmt(med(per)):>7}")
-            sc = [w.get("rblk", {}).get("syscall_run", {}) for w in ws]
-            for key, label in (("target_syscalls_per_io", "tgt syscalls/IO"),
-                               ("target_cpu_us_per_io", "tgt CPU us/IO")):
-                per = [s.get(key) for s in sc]
+            # A run with --baseline: the new build against the old one, same boots.
+            vs_base = rw["vs_base"] = {}
+            for m in metrics:
+                per = [w.get("ratio_rblk_over_base", {}).get(m) for w in ws]
                 if any(v is not None for v in per):
-                    rw[key] = {"per_boot": per, "median": med(per)}
-                    print(f"{wl:18} {label:18} " + " ".join(f"{fmt(v):>6}" for v in per)
+                    vs_base[m] = {"per_boot": per, "median": med(per)}
+                    print(f"{wl:18} {m.replace('_us_per_io', '') + ' rblk/base':18} " + " ".join(f"{fmt(v):>6}" for v in per)
                           + f" {fmt(med(per)):>7}")
+            for side, tag in (("rblk", "tgt"), ("base", "base")):
+                sc = [w.get(side, {}).get("syscall_run", {}) for w in ws]
+                for key, label in (("target_syscalls_per_io", f"{tag} syscalls/IO"),
+                                   ("target_cpu_us_per_io", f"{tag} CPU us/IO")):
+                    per = [s.get(key) for s in sc]
+                    if any(v is not None for v in per):
+                        (rw if side == "rblk" else vs_base)[key] = {"per_boot": per, "median": med(per)}
+                        print(f"{wl:18} {label:18} " + " ".join(f"{fmt(v):>6}" for v in per)
+                              + f" {fmt(med(per)):>7}")
+            if not vs_base:
+                del rw["vs_base"]
         idle = [b["stores"].get(store, {}).get("rblk_idle", {}) for b in boots]
         per = [i.get("syscalls_per_s") for i in idle]
         if any(v is not None for v in per):
