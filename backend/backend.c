@@ -341,6 +341,11 @@ unsigned rblk_bqueue_inflight(const struct rblk_bqueue *q)
 	return q->inflight;
 }
 
+unsigned rblk_bqueue_inflight_local(const struct rblk_bqueue *q)
+{
+	return q->inflight - q->inflight_remote;
+}
+
 unsigned rblk_bqueue_depth(const struct rblk_bqueue *q)
 {
 	return q->depth;
@@ -444,6 +449,8 @@ int rblk_bqueue_submit(struct rblk_bqueue *q, struct rblk_bio *bio)
 	if (r)
 		return r;
 	q->inflight++;
+	if (ops->kind == RBLK_BACKEND_REMOTE)
+		q->inflight_remote++;
 	return 0;
 }
 
@@ -519,6 +526,8 @@ void rblk_bio_complete(struct rblk_bqueue *q, struct rblk_bio *bio)
 {
 	/* Before the callback, so it can submit into the freed slot. */
 	q->inflight--;
+	if (bio->bdev->ops->kind == RBLK_BACKEND_REMOTE)
+		q->inflight_remote--;
 	bio->cb(bio);
 }
 

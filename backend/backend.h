@@ -258,6 +258,12 @@ int rblk_bqueue_eventfd(struct rblk_bqueue *q);
  */
 int rblk_bqueue_eventfd_enable(struct rblk_bqueue *q, bool on);
 unsigned rblk_bqueue_inflight(const struct rblk_bqueue *q);
+/*
+ * Of those, the ones this host's kernel or memory serves (file, block device,
+ * mem, null), which complete within microseconds to milliseconds of local
+ * work; a remote engine's (rbd) wait on the network and another machine.
+ */
+unsigned rblk_bqueue_inflight_local(const struct rblk_bqueue *q);
 unsigned rblk_bqueue_depth(const struct rblk_bqueue *q);
 /*
  * Registers buffers so bios with buf_index >= 0 and iovcnt == 1 use

@@ -89,6 +89,7 @@ struct rblk_bqueue {
 	void *priv;
 	unsigned depth;
 	unsigned inflight;
+	unsigned inflight_remote;       /* of which a REMOTE engine serves */
 	unsigned flags;
 	int efd;                        /* -1 until rblk_bqueue_eventfd() */
 	struct rblk_bio *local_head;    /* completed, callback not yet run */

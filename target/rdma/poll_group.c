@@ -614,7 +614,7 @@ static bool send_awaited(struct rblk_poll_group *pg)
 }
 
 /*
- * Completions the group waits for: backend I/O, and RDMA READs pulling a
+ * Completions the group waits for: local backend I/O, and RDMA READs pulling a
  * write's data (the response SENDs' completions only free slots: nobody
  * waits for them).
  */
@@ -622,7 +622,13 @@ static bool work_due(struct rblk_poll_group *pg)
 {
 	struct rblk_rdma_queue *q;
 
-	if (rblk_bqueue_inflight(pg->bq))
+	/*
+	 * Only local backend I/O: a remote engine's answers (rbd: a network
+	 * round trip to the OSDs, milliseconds) come long after any spin, and a
+	 * gateway spinning for them takes the CPU the cluster's client threads
+	 * in this process need; their eventfd wakes the group.
+	 */
+	if (rblk_bqueue_inflight_local(pg->bq))
 		return true;
 	TAILQ_FOREACH(q, &pg->queues, link)
 		if (q->reads_avail < q->plan.initiator_depth)

@@ -38,7 +38,7 @@
 #define RBLK_PG_BQ_BATCH 32
 /*
  * Adaptive mode: how long to keep polling after the last work (µs) before
- * arming and sleeping. While completions are due (backend I/O in flight,
+ * arming and sleeping. While completions are due (local backend I/O in flight,
  * RDMA READs outstanding) the group spins longer, since they come within
  * microseconds on real hardware and a sleep costs an arm, an epoll_wait and
  * a wakeup; with nothing due it spins briefly for the host's next command.

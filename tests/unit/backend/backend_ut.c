@@ -516,6 +516,60 @@ static void test_remote_completion_before_eventfd(void)
 	rblk_bdev_close(bdev);
 }
 
+/* A REMOTE engine that keeps what it is given, as librbd does until its answer. */
+static struct rblk_bio *remote_taken;
+
+static int remote_submit(struct rblk_bqueue *q, struct rblk_bio *bio)
+{
+	bio->priv.slot = q;
+	remote_taken = bio;
+	return 0;
+}
+
+/*
+ * A remote engine's bios count as in flight, not as local: the poll group
+ * spins for local completions only (they come within its window).
+ */
+static void test_remote_inflight_is_not_local(void)
+{
+	struct rblk_bdev *bdev = open_mem(false, 0);
+	struct rblk_bqueue *q = open_queue("mem", 8);
+	const struct rblk_backend_ops *mem_ops = bdev->ops;
+	struct rblk_backend_ops remote = *mem_ops;
+	struct ut_req local, far;
+
+	remote.kind = RBLK_BACKEND_REMOTE;
+	remote.submit = remote_submit;
+	ut_bio_init(&far.bio, RBLK_BIO_FLUSH, bdev, 0, 0, NULL, 0);
+	far.calls = 0;
+	bdev->ops = &remote;
+	CU_ASSERT_EQUAL_FATAL(rblk_bqueue_submit(q, &far.bio), 0);
+	bdev->ops = mem_ops;
+	CU_ASSERT_PTR_EQUAL(remote_taken, &far.bio);
+	CU_ASSERT_EQUAL(rblk_bqueue_inflight(q), 1);
+	CU_ASSERT_EQUAL(rblk_bqueue_inflight_local(q), 0);
+
+	/* A local bio beside it counts as both (mem completes on the next poll). */
+	ut_bio_init(&local.bio, RBLK_BIO_FLUSH, bdev, 0, 0, NULL, 0);
+	local.calls = 0;
+	CU_ASSERT_EQUAL_FATAL(rblk_bqueue_submit(q, &local.bio), 0);
+	CU_ASSERT_EQUAL(rblk_bqueue_inflight(q), 2);
+	CU_ASSERT_EQUAL(rblk_bqueue_inflight_local(q), 1);
+	CU_ASSERT_EQUAL(rblk_bqueue_poll(q, 8), 1);
+	CU_ASSERT_EQUAL(rblk_bqueue_inflight_local(q), 0);
+
+	/* The remote answer, run by the owner's poll: both counts back to zero. */
+	bdev->ops = &remote;
+	rblk_bqueue_complete_remote(q, &far.bio);
+	CU_ASSERT_EQUAL(rblk_bqueue_poll(q, 8), 1);
+	bdev->ops = mem_ops;
+	CU_ASSERT_EQUAL(far.calls, 1);
+	CU_ASSERT_EQUAL(rblk_bqueue_inflight(q), 0);
+	CU_ASSERT_EQUAL(rblk_bqueue_inflight_local(q), 0);
+	rblk_bqueue_destroy(q);
+	rblk_bdev_close(bdev);
+}
+
 static void test_destroy_completes_inflight(void)
 {
 	struct rblk_bdev *bdev = open_mem(false, 0);
@@ -583,6 +637,7 @@ static const struct ut_case cases[] = {
 	UT_CASE(test_eventfd_created_with_completions_pending),
 	UT_CASE(test_remote_completions_wake_the_owner),
 	UT_CASE(test_remote_completion_before_eventfd),
+	UT_CASE(test_remote_inflight_is_not_local),
 	UT_CASE(test_destroy_completes_inflight),
 	UT_CASE(test_bdev_ids_are_reused),
 	UT_CASE(test_buffers_accepted_and_ignored_without_fixed_support),
