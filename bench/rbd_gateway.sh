@@ -6,7 +6,7 @@
 # A benchmark, not a test: it prints figures and writes JSON, and never judges them.
 #
 #   bench/rbd_gateway.sh [--reps N] [--runtime S] [--workloads LIST] [--target-args ARGS]
-#                        [--out DIR] [BUILD_DIR]
+#                        [--baseline OLD_BUILD] [--out DIR] [BUILD_DIR]
 #
 # --target-args: extra rblk-target flags, e.g. "--poll-mode event --poll-groups 1"
 #   (the VM has 2 vCPUs shared with the OSD, the monitor, fio and Soft-RoCE: a
@@ -23,6 +23,9 @@
 #   null: (no Ceph): the NVMe-oF hop alone (host driver, Soft-RoCE both ways, target).
 #   On the VM's 2 emulated CPUs every side is CPU-bound, so the gateway can reach at
 #   most direct's CPU per I/O over (direct's + the hop's): printed as "bound".
+# --baseline OLD_BUILD: a fourth side, "base": OLD_BUILD's rblk-target exporting the
+#   same image (port 4422, its own subsystem) to the same host, alternating with the
+#   others: the A/B of one change to the gateway, printed as gateway/base.
 # Host load before the VM starts: DIR/host-load.json, with a warning when not quiet.
 # Output: medians and gateway/direct ratios on stdout, DIR/summary.json (DIR default
 #   BUILD_DIR/bench-out/rbd-gateway; raw fio JSON in DIR/raw/). The VM is TCG (no KVM):
@@ -31,7 +34,7 @@ set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 SRC=$(cd "$HERE/.." && pwd)
 . "$HERE/lib.sh"
-REPS=3 RUNTIME=5 OUT= TARGET_ARGS=
+REPS=3 RUNTIME=5 OUT= TARGET_ARGS= BASE=
 WORKLOADS=randread-4k-qd32,randwrite-4k-qd32,read-128k-qd16,write-128k-qd16
 die() { echo "rbd_gateway: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
@@ -41,7 +44,8 @@ while [ $# -gt 0 ]; do
 	--workloads) WORKLOADS=$2; shift 2 ;;
 	--out) OUT=$2; shift 2 ;;
 	--target-args) TARGET_ARGS=$2; shift 2 ;;
-	-h|--help) sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	--baseline) BASE=$(realpath "$2"); shift 2 ;;
+	-h|--help) sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	-*) die "unknown option $1" ;;
 	*) break ;;
 	esac
@@ -50,6 +54,8 @@ BUILD=$(realpath "${1:-${RBLK_BUILD:-$SRC/build}}")
 [[ $REPS =~ ^[1-9][0-9]*$ && $RUNTIME =~ ^[1-9][0-9]*$ ]] || die "--reps and --runtime are positive integers"
 [[ $WORKLOADS =~ ^[a-z0-9-]+(,[a-z0-9-]+)*$ ]] || die "--workloads: a comma-separated list"
 [ -x "$BUILD/daemon/rblk-target" ] || die "$BUILD/daemon/rblk-target is not built"
+[ -z "$BASE" ] || [ -x "$BASE/daemon/rblk-target" ] || die "$BASE/daemon/rblk-target is not built"
+case $BASE in /tmp|/tmp/*) die "--baseline must not be under /tmp (the VM cannot see it)" ;; esac
 for b in ceph-mon ceph-osd rbd; do
 	command -v $b >/dev/null || die "$b missing: scripts/install-deps.sh --ceph"
 done
@@ -64,6 +70,9 @@ set -u
 TGT=$RBLK_BUILD/daemon/rblk-target
 NQN=nqn.2024-01.io.rblk:rbdbench
 NQN0=nqn.2024-01.io.rblk:rbdbench-null
+NQNB=nqn.2024-01.io.rblk:rbdbench-base
+SIDES="gateway direct transport"
+[ -n "$RBLK_BENCH_BASE" ] && SIDES="gateway direct transport base"
 RAW=$VM_OUT/raw
 log() { echo "[vm $(cut -d' ' -f1 /proc/uptime)s] $*" >&2; }
 die() { log "FAIL: $*"; [ -f /tmp/target.log ] && tail -20 /tmp/target.log >&2; exit 1; }
@@ -77,7 +86,7 @@ log "ceph up in $(awk "BEGIN { print $t1 - $t0 }") s"
 rbd create --size 256M --image-feature layering rbd/bench || die "rbd create"
 fio --name=fill --ioengine=rbd --clientname=admin --pool=rbd --rbdname=bench --rw=write \
 	--bs=1M --iodepth=8 --size=256M --output=$RAW/fill.txt || die "filling the image"
-echo "{\"kernel\": \"$(uname -r)\", \"cpus\": $(nproc), \"clk_tck\": $(getconf CLK_TCK), \"ceph_start_s\": $(awk "BEGIN { print $t1 - $t0 }"), \"fio\": \"$(fio --version)\", \"workloads\": \"$RBLK_BENCH_WORKLOADS\", \"target_args\": \"$RBLK_BENCH_TARGET_ARGS\"}" > $RAW/env.json
+echo "{\"kernel\": \"$(uname -r)\", \"cpus\": $(nproc), \"clk_tck\": $(getconf CLK_TCK), \"ceph_start_s\": $(awk "BEGIN { print $t1 - $t0 }"), \"fio\": \"$(fio --version)\", \"workloads\": \"$RBLK_BENCH_WORKLOADS\", \"target_args\": \"$RBLK_BENCH_TARGET_ARGS\", \"baseline\": \"$RBLK_BENCH_BASE\"}" > $RAW/env.json
 
 $TGT --listen 10.99.0.1:4420 --subsystem $NQN --ns rbd:rbd/bench --allow-any-host \
 	--subsystem $NQN0 --ns null:256M --allow-any-host \
@@ -85,9 +94,9 @@ $TGT --listen 10.99.0.1:4420 --subsystem $NQN --ns rbd:rbd/bench --allow-any-hos
 TPID=$!
 for _ in $(seq 300); do grep -q 'notice: ready' /tmp/target.log && break; sleep 0.2; done
 grep -q 'notice: ready' /tmp/target.log || die "rblk-target did not start"
-dev_of() {	# NQN: connect, print the namespace's block device
+dev_of() {	# NQN [PORT]: connect, print the namespace's block device
 	local d s dev=
-	nvme connect -t rdma -a 10.99.0.1 -s 4420 -n $1 -w 10.99.0.2 >&2 || die "nvme connect $1"
+	nvme connect -t rdma -a 10.99.0.1 -s ${2:-4420} -n $1 -w 10.99.0.2 >&2 || die "nvme connect $1"
 	for _ in $(seq 100); do
 		for s in /sys/class/nvme-subsystem/*; do
 			[ "$(cat $s/subsysnqn 2>/dev/null)" = $1 ] || continue
@@ -101,6 +110,15 @@ dev_of() {	# NQN: connect, print the namespace's block device
 DEV=$(dev_of $NQN)
 DEV0=$(dev_of $NQN0)
 log "gateway: $DEV, transport only (null:): $DEV0"
+if [ -n "$RBLK_BENCH_BASE" ]; then
+	$RBLK_BENCH_BASE/daemon/rblk-target --listen 10.99.0.1:4422 --subsystem $NQNB \
+		--ns rbd:rbd/bench --allow-any-host $RBLK_BENCH_TARGET_ARGS > /tmp/target-base.log 2>&1 &
+	BPID=$!
+	for _ in $(seq 300); do grep -q 'notice: ready' /tmp/target-base.log && break; sleep 0.2; done
+	grep -q 'notice: ready' /tmp/target-base.log || die "the baseline rblk-target did not start"
+	DEVB=$(dev_of $NQNB 4422)
+	log "base: $DEVB (rblk-target of $RBLK_BENCH_BASE)"
+fi
 
 proc_cpu() { local s; read -r s < /proc/$1/stat; s=${s##*) }; set -- $s; echo $(( ${12} + ${13} )); }
 # The VM's busy ticks, all CPUs: user nice system irq softirq steal (not idle, iowait).
@@ -115,41 +133,47 @@ wl_args() {
 	esac
 }
 run_one() {	# SIDE WL REP
-	local side=$1 wl=$2 rep=$3 base=$RAW/$2.$1.$3 p0 p1 v0 v1 eng
+	local side=$1 wl=$2 rep=$3 base=$RAW/$2.$1.$3 p0 p1 v0 v1 eng pid=$TPID
 	case $side in
 	gateway) eng="--filename=$DEV --ioengine=io_uring --direct=1" ;;
 	transport) eng="--filename=$DEV0 --ioengine=io_uring --direct=1" ;;
+	base) eng="--filename=$DEVB --ioengine=io_uring --direct=1" pid=$BPID ;;
 	*) eng="--ioengine=rbd --clientname=admin --pool=rbd --rbdname=bench" ;;
 	esac
-	p0=$(proc_cpu $TPID) v0=$(vm_busy)
+	p0=$(proc_cpu $pid) v0=$(vm_busy)
 	fio --name=$wl $eng --time_based=1 --runtime=$RBLK_BENCH_RUNTIME --size=256M \
 		--output-format=json $(wl_args $wl) --output=$base.json || die "fio $side $wl rep $rep"
-	p1=$(proc_cpu $TPID) v1=$(vm_busy)
+	p1=$(proc_cpu $pid) v1=$(vm_busy)
 	echo "{\"rblk_ticks\": $((p1 - p0)), \"vm_busy_ticks\": $((v1 - v0))}" > $base.cpu.json
 	log "$wl $side rep $rep done"
 }
 for rep in $(seq $RBLK_BENCH_REPS); do
 	for wl in ${RBLK_BENCH_WORKLOADS//,/ }; do
-		if [ $((rep % 2)) = 1 ]; then
-			run_one gateway $wl $rep; run_one direct $wl $rep; run_one transport $wl $rep
-		else
-			run_one transport $wl $rep; run_one direct $wl $rep; run_one gateway $wl $rep
-		fi
+		order=$SIDES
+		[ $((rep % 2)) = 1 ] || order=$(echo $SIDES | tr ' ' '\n' | tac)
+		for side in $order; do run_one $side $wl $rep; done
 	done
 done
 nvme disconnect -n $NQN >&2
 nvme disconnect -n $NQN0 >&2
 kill -TERM $TPID; wait $TPID; log "rblk-target exited with $?"
 cp /tmp/target.log $RAW/target.log
+if [ -n "$RBLK_BENCH_BASE" ]; then
+	nvme disconnect -n $NQNB >&2
+	kill -TERM $BPID; wait $BPID; log "baseline rblk-target exited with $?"
+	cp /tmp/target-base.log $RAW/target-base.log
+fi
 $RBLK_BENCH_SRC/tests/ceph/ceph-mini.sh stop /tmp/rblk-ceph
 log "done"
 VMEOF
 
-echo "rbd_gateway: workloads $WORKLOADS, $REPS reps x $RUNTIME s, build $BUILD, results in $OUT"
+echo "rbd_gateway: workloads $WORKLOADS, $REPS reps x $RUNTIME s, build $BUILD${BASE:+, baseline $BASE}, results in $OUT"
 nwl=$(echo "$WORKLOADS" | tr ',' '\n' | wc -l)
-export VM_OUT=$OUT VM_TIMEOUT=$((600 + REPS * 3 * nwl * (RUNTIME + 10)))
+nsides=$([ -n "$BASE" ] && echo 4 || echo 3)
+export VM_OUT=$OUT VM_TIMEOUT=$((600 + REPS * nsides * nwl * (RUNTIME + 10)))
 export RBLK_BUILD=$BUILD RBLK_BENCH_REPS=$REPS RBLK_BENCH_RUNTIME=$RUNTIME
 export RBLK_BENCH_WORKLOADS=$WORKLOADS RBLK_BENCH_SRC=$SRC RBLK_BENCH_TARGET_ARGS=$TARGET_ARGS
+export RBLK_BENCH_BASE=$BASE
 bench_host_load "$OUT/host-load.json"
 "$SRC/tests/vm/softroce-vm" "$OUT/vm-bench.sh" || die "the VM run failed (console: $OUT/console.log)"
 
@@ -164,7 +188,7 @@ for wl in env["workloads"].split(","):
     kind = "read" if "read" in wl else "write"
     iops = "4k" in wl
     res = {}
-    for side in ("gateway", "direct", "transport"):
+    for side in ("gateway", "direct", "transport", "base"):
         vals, ios, ticks, busy = [], [], [], []
         for f in sorted(glob.glob(os.path.join(raw, f"{wl}.{side}.*.json"))):
             if f.endswith(".cpu.json"):
@@ -183,6 +207,8 @@ for wl in env["workloads"].split(","):
         if side != "direct" and sum(ios):
             res[side]["target_cpu_us_per_io"] = 1e6 * sum(ticks) / env["clk_tck"] / sum(ios)
     res["ratio"] = res["gateway"]["median"] / res["direct"]["median"]
+    if "base" in res:
+        res["ratio_over_base"] = res["gateway"]["median"] / res["base"]["median"]
     res["unit"] = "IOPS" if iops else "MB/s"
     # CPU-bound sides: the gateway costs direct's CPU per I/O plus the hop's at least.
     cd = res["direct"].get("vm_cpu_us_per_io")
@@ -208,6 +234,17 @@ for wl, unit, g, d, t, r, b, cg, cd, ct, cpu, bf in rows:
     bfs = f"{bf:18.2f}" if bf else f"{'-':>18}"
     print(f"{wl:18} {unit:5} {g:9.1f} {d:9.1f} {t:9.1f} {r:6.2f} {bs}   {cg:8.0f} {cd:8.0f} "
           f"{ct:8.0f}   {cpu:12.1f} {bfs}")
+if any("base" in summary["workloads"][wl] for wl in summary["workloads"]):
+    print(f"\nthe same gateway from the baseline build ({env.get('baseline')}):")
+    print(f"{'workload':18} {'unit':5} {'gateway':>9} {'base':>9} {'gw/base':>8}   "
+          f"{'VM CPU us/IO gw':>15} {'base':>8}   {'target us/IO gw':>15} {'base':>8}")
+    for wl, r in summary["workloads"].items():
+        if "base" not in r:
+            continue
+        g, b = r["gateway"], r["base"]
+        print(f"{wl:18} {r['unit']:5} {g['median']:9.1f} {b['median']:9.1f} {r['ratio_over_base']:8.2f}   "
+              f"{g.get('vm_cpu_us_per_io', 0):15.0f} {b.get('vm_cpu_us_per_io', 0):8.0f}   "
+              f"{g.get('target_cpu_us_per_io', 0):15.1f} {b.get('target_cpu_us_per_io', 0):8.1f}")
 print("bound: direct's VM CPU per I/O / (direct's + the null hop's): what the gateway can reach "
       "when every side is CPU-bound on the VM's CPUs; 'free target': the same with the hop's "
       "rblk-target CPU taken out (the host driver and Soft-RoCE alone)")

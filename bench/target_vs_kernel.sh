@@ -35,6 +35,8 @@
 #   subsystem ...:bbench, its own null_blk device or the same file), served to the same
 #   host in the same boot and alternating with the other two (k r b, b r k, ...): the A/B
 #   of one change to the target, with rblk/base ratios and both targets' system calls.
+#   The base side takes RBLK_BENCH_BASE_ARGS when set, else RBLK_BENCH_TARGET_ARGS: with
+#   --baseline BUILD_DIR itself, that is the A/B of one option.
 # RBLK_BENCH_TARGET_ARGS: more rblk-target flags (an A/B of one option across boots,
 #   e.g. "--srq-depth 0"; say so when quoting the figures).
 # Output: a table of medians and rblk/kernel ratios on stdout, DIR/summary.json (DIR
@@ -89,7 +91,7 @@ modprobe null_blk nr_devices=3 gb=1 memory_backed=1 || die "null_blk"
 mkdir $C/ports/1
 echo rdma > $C/ports/1/addr_trtype; echo ipv4 > $C/ports/1/addr_adrfam
 echo 10.99.0.1 > $C/ports/1/addr_traddr; echo 4420 > $C/ports/1/addr_trsvcid
-echo "{\"kernel\": \"$(uname -r)\", \"cpus\": $(nproc), \"clk_tck\": $(getconf CLK_TCK), \"workloads\": \"$RBLK_BENCH_WORKLOADS\", \"syscall_tool\": \"$SC_TOOL\", \"clocksource\": \"$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)\", \"baseline\": \"$RBLK_BENCH_BASE\", \"build\": \"$RBLK_BUILD\"}" > $RAW/env.json
+echo "{\"kernel\": \"$(uname -r)\", \"cpus\": $(nproc), \"clk_tck\": $(getconf CLK_TCK), \"workloads\": \"$RBLK_BENCH_WORKLOADS\", \"syscall_tool\": \"$SC_TOOL\", \"clocksource\": \"$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)\", \"baseline\": \"$RBLK_BENCH_BASE\", \"build\": \"$RBLK_BUILD\", \"target_args\": \"$RBLK_BENCH_TARGET_ARGS\", \"base_args\": \"${RBLK_BENCH_BASE_ARGS-$RBLK_BENCH_TARGET_ARGS}\"}" > $RAW/env.json
 
 # Which clocks are system calls here: 20000 reads of each under perf (the interpreter's
 # own start-up calls are in both counts; only the difference means anything). With an
@@ -122,9 +124,9 @@ connect() {
 proc_cpu() { local s; read -r s < /proc/$1/stat; s=${s##*) }; set -- $s; echo $(( ${12} + ${13} )); }
 vm_busy() { local c u n s i w q sq st; read -r c u n s i w q sq st _ < /proc/stat; echo $((u + n + s + q + sq)) $((u + n + s + i + w + q + sq + st)); }
 
-start_target() {	# VAR BUILD PORT NQN PATH LOG: start an rblk-target, wait for it; its pid in VAR
+start_target() {	# VAR BUILD PORT NQN PATH LOG ARGS: start an rblk-target, wait; its pid in VAR
 	$2/daemon/rblk-target --listen 10.99.0.1:$3 --subsystem $4 --ns $5 --allow-any-host \
-		$RBLK_BENCH_TARGET_ARGS > $6 2>&1 &
+		$7 > $6 2>&1 &
 	printf -v $1 %s $!
 	for _ in $(seq 300); do grep -q 'notice: ready' $6 && break; sleep 0.2; done
 	grep -q 'notice: ready' $6 || die "rblk-target ($2) did not start"
@@ -148,10 +150,11 @@ setup_store() {	# STORE: kernel subsystem + rblk-target(s) on it; sets KDEV RDEV
 	echo $kpath > $C/subsystems/$KNQN/namespaces/1/device_path
 	echo 1 > $C/subsystems/$KNQN/namespaces/1/enable || die "nvmet namespace $kpath"
 	ln -s $C/subsystems/$KNQN $C/ports/1/subsystems/$KNQN || die "nvmet port link"
-	start_target TPID $RBLK_BUILD 4421 $RNQN $rpath /tmp/target.log
+	start_target TPID $RBLK_BUILD 4421 $RNQN $rpath /tmp/target.log "$RBLK_BENCH_TARGET_ARGS"
 	KDEV=$(connect $KNQN 4420) RDEV=$(connect $RNQN 4421)
 	if [ -n "$RBLK_BENCH_BASE" ]; then
-		start_target BPID $RBLK_BENCH_BASE 4422 $BNQN $bpath /tmp/target-base.log
+		start_target BPID $RBLK_BENCH_BASE 4422 $BNQN $bpath /tmp/target-base.log \
+			"${RBLK_BENCH_BASE_ARGS-$RBLK_BENCH_TARGET_ARGS}"
 		BDEV=$(connect $BNQN 4422)
 		log "$store: base $BDEV (rblk-target of $RBLK_BENCH_BASE on $bpath)"
 	fi
@@ -269,6 +272,7 @@ nwl=$(echo "$WORKLOADS" | tr ',' '\n' | wc -l)
 nsides=$([ -n "$BASE" ] && echo 3 || echo 2)
 export VM_OUT=$OUT VM_TIMEOUT=$((300 + nst * (60 + REPS * nsides * nwl * (RUNTIME + 8) + nsides * nwl * 2 * (RUNTIME + 6))))
 export RBLK_BENCH_TARGET_ARGS=${RBLK_BENCH_TARGET_ARGS:-}
+[ -z "${RBLK_BENCH_BASE_ARGS+set}" ] || export RBLK_BENCH_BASE_ARGS
 export RBLK_BUILD=$BUILD RBLK_BENCH_REPS=$REPS RBLK_BENCH_RUNTIME=$RUNTIME RBLK_BENCH_STORES=$STORES
 export RBLK_BENCH_WORKLOADS=$WORKLOADS RBLK_BENCH_SRC=$SRC RBLK_BENCH_BASE=$BASE
 bench_host_load "$OUT/host-load.json"
