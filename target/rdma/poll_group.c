@@ -580,7 +580,14 @@ enum rblk_pg_next rblk_pg_spin_empty(struct rblk_pg_spin *s, enum rblk_poll_mode
 	} else if (s->empty > s->mark_empty && now > s->mark_ns) {
 		uint64_t cost = (now - s->mark_ns) / (s->empty - s->mark_empty);
 
-		s->iter_ns = s->iter_ns ? (s->iter_ns + cost) / 2 : cost;
+		/*
+		 * Preemption only ever inflates a measurement: a lower one is
+		 * taken at once, a higher one only halfway.
+		 */
+		if (!s->iter_ns || cost < s->iter_ns)
+			s->iter_ns = cost;
+		else
+			s->iter_ns = (s->iter_ns + cost) / 2;
 		if (!s->iter_ns)
 			s->iter_ns = 1;
 	}

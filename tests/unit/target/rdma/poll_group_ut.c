@@ -274,6 +274,16 @@ static unsigned window_reads(struct rblk_pg_spin *s, bool due, uint64_t *ns, uns
 	return reads;
 }
 
+/* One preempted measurement (10 ms for an iteration) is forgotten at the next one. */
+static void test_spin_forgets_a_preempted_measurement(void)
+{
+	struct rblk_pg_spin s = { .iter_ns = 10000000 };
+	uint64_t ns = 1000000000ull;
+
+	CU_ASSERT(window_reads(&s, false, &ns, 1000, 100000) <= 3);
+	CU_ASSERT_EQUAL(s.iter_ns, 1000);
+}
+
 /*
  * The clock is read rarely: a window that work ends early reads it not at
  * all once the cost is known, and a whole window a few times, not once per
@@ -370,6 +380,7 @@ static const struct ut_case cases[] = {
 	UT_CASE(test_spin_adaptive_window),
 	UT_CASE(test_spin_slow_iterations),
 	UT_CASE(test_spin_reads_the_clock_rarely),
+	UT_CASE(test_spin_forgets_a_preempted_measurement),
 	UT_CASE(test_spin_due_change_reads_now),
 	UT_CASE(test_spin_after_sleep_sleeps_again),
 	UT_CASE(test_spin_busy_and_event_modes),
