@@ -56,6 +56,7 @@ BUILD=$(realpath "${1:-${RBLK_BUILD:-$SRC/build}}")
 [ -x "$BUILD/daemon/rblk-target" ] || die "$BUILD/daemon/rblk-target is not built"
 [ -z "$BASE" ] || [ -x "$BASE/daemon/rblk-target" ] || die "$BASE/daemon/rblk-target is not built"
 case $BASE in /tmp|/tmp/*) die "--baseline must not be under /tmp (the VM cannot see it)" ;; esac
+[ -x /usr/bin/time ] || die "/usr/bin/time missing: apt-get install time"
 for b in ceph-mon ceph-osd rbd; do
 	command -v $b >/dev/null || die "$b missing: scripts/install-deps.sh --ceph"
 done
@@ -123,6 +124,15 @@ fi
 proc_cpu() { local s; read -r s < /proc/$1/stat; s=${s##*) }; set -- $s; echo $(( ${12} + ${13} )); }
 # The VM's busy ticks, all CPUs: user nice system irq softirq steal (not idle, iowait).
 vm_busy() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9 }' /proc/stat; }
+# The cluster's CPU (every ceph-mon and ceph-osd of the fixture), to see which side of
+# the gateway an extra cost per I/O lands on.
+cluster_cpu() {
+	local f t=0
+	for f in /tmp/rblk-ceph/run/*.pid; do
+		[ -r /proc/$(cat $f)/stat ] && t=$((t + $(proc_cpu $(cat $f))))
+	done
+	echo $t
+}
 wl_args() {
 	case $1 in
 	randread-4k-qd32) echo "--rw=randread --bs=4k --iodepth=32 --norandommap=1" ;;
@@ -132,19 +142,31 @@ wl_args() {
 	*) die "unknown workload $1" ;;
 	esac
 }
+# The OSD's operation counters (admin socket): how many OSD ops, writes and bytes in
+# one I/O of each side. Read outside the CPU window (the ceph CLI is heavy).
+osd_ops() {
+	ceph --admin-daemon /tmp/rblk-ceph/run/ceph-osd.0.asok perf dump 2>/dev/null |
+		python3 -c 'import json, sys
+o = json.load(sys.stdin)["osd"]
+print(o["op"], o["op_w"], o["op_r"], o["op_in_bytes"])' 2>/dev/null || echo "0 0 0 0"
+}
 run_one() {	# SIDE WL REP
-	local side=$1 wl=$2 rep=$3 base=$RAW/$2.$1.$3 p0 p1 v0 v1 eng pid=$TPID
+	local side=$1 wl=$2 rep=$3 base=$RAW/$2.$1.$3 p0 p1 v0 v1 c0 c1 o0 o1 w0 w1 r0 r1 b0 b1 eng pid=$TPID
 	case $side in
 	gateway) eng="--filename=$DEV --ioengine=io_uring --direct=1" ;;
 	transport) eng="--filename=$DEV0 --ioengine=io_uring --direct=1" ;;
 	base) eng="--filename=$DEVB --ioengine=io_uring --direct=1" pid=$BPID ;;
 	*) eng="--ioengine=rbd --clientname=admin --pool=rbd --rbdname=bench" ;;
 	esac
-	p0=$(proc_cpu $pid) v0=$(vm_busy)
-	fio --name=$wl $eng --time_based=1 --runtime=$RBLK_BENCH_RUNTIME --size=256M \
+	read -r o0 w0 r0 b0 <<< "$(osd_ops)"
+	p0=$(proc_cpu $pid) v0=$(vm_busy) c0=$(cluster_cpu)
+	# /usr/bin/time: fio's whole process tree (librbd's threads too, on the direct side)
+	/usr/bin/time -f '%U %S' -o $base.time \
+		fio --name=$wl $eng --time_based=1 --runtime=$RBLK_BENCH_RUNTIME --size=256M \
 		--output-format=json $(wl_args $wl) --output=$base.json || die "fio $side $wl rep $rep"
-	p1=$(proc_cpu $pid) v1=$(vm_busy)
-	echo "{\"rblk_ticks\": $((p1 - p0)), \"vm_busy_ticks\": $((v1 - v0))}" > $base.cpu.json
+	p1=$(proc_cpu $pid) v1=$(vm_busy) c1=$(cluster_cpu)
+	read -r o1 w1 r1 b1 <<< "$(osd_ops)"
+	echo "{\"rblk_ticks\": $((p1 - p0)), \"vm_busy_ticks\": $((v1 - v0)), \"cluster_ticks\": $((c1 - c0)), \"fio_s\": $(awk '{ print $1 + $2 }' $base.time), \"osd_op\": $((o1 - o0)), \"osd_op_w\": $((w1 - w0)), \"osd_op_r\": $((r1 - r0)), \"osd_in_bytes\": $((b1 - b0))}" > $base.cpu.json
 	log "$wl $side rep $rep done"
 }
 for rep in $(seq $RBLK_BENCH_REPS); do
@@ -189,21 +211,31 @@ for wl in env["workloads"].split(","):
     iops = "4k" in wl
     res = {}
     for side in ("gateway", "direct", "transport", "base"):
-        vals, ios, ticks, busy = [], [], [], []
+        vals, ios, ticks, busy, cluster, client, ops = [], [], [], [], [], [], []
         for f in sorted(glob.glob(os.path.join(raw, f"{wl}.{side}.*.json"))):
             if f.endswith(".cpu.json"):
                 continue
-            j = json.load(open(f))["jobs"][0][kind]
+            job = json.load(open(f))["jobs"][0]
+            j = job[kind]
             vals.append(j["iops"] if iops else j["bw_bytes"] / 1e6)
             ios.append(j["total_ios"])
             c = json.load(open(f[:-5] + ".cpu.json"))
             ticks.append(c["rblk_ticks"])
             busy.append(c.get("vm_busy_ticks", 0))
+            cluster.append(c.get("cluster_ticks", 0))
+            client.append(c.get("fio_s", 0) * 1e6)
+            ops.append((c.get("osd_op", 0), c.get("osd_op_w", 0), c.get("osd_in_bytes", 0)))
         if not vals:
             continue
         res[side] = {"median": statistics.median(vals), "runs": vals}
         if sum(ios):
             res[side]["vm_cpu_us_per_io"] = 1e6 * sum(busy) / env["clk_tck"] / sum(ios)
+            res[side]["cluster_cpu_us_per_io"] = 1e6 * sum(cluster) / env["clk_tck"] / sum(ios)
+            res[side]["fio_cpu_us_per_io"] = sum(client) / sum(ios)
+            # the OSD's counters cover the whole fio run (its start-up too): ~per I/O
+            res[side]["osd_ops_per_io"] = sum(o[0] for o in ops) / sum(ios)
+            res[side]["osd_writes_per_io"] = sum(o[1] for o in ops) / sum(ios)
+            res[side]["osd_in_bytes_per_io"] = sum(o[2] for o in ops) / sum(ios)
         if side != "direct" and sum(ios):
             res[side]["target_cpu_us_per_io"] = 1e6 * sum(ticks) / env["clk_tck"] / sum(ios)
     res["ratio"] = res["gateway"]["median"] / res["direct"]["median"]
@@ -245,6 +277,21 @@ if any("base" in summary["workloads"][wl] for wl in summary["workloads"]):
         print(f"{wl:18} {r['unit']:5} {g['median']:9.1f} {b['median']:9.1f} {r['ratio_over_base']:8.2f}   "
               f"{g.get('vm_cpu_us_per_io', 0):15.0f} {b.get('vm_cpu_us_per_io', 0):8.0f}   "
               f"{g.get('target_cpu_us_per_io', 0):15.1f} {b.get('target_cpu_us_per_io', 0):8.1f}")
+print("\nwhere the VM's CPU per I/O goes (us): fio's process (with librbd's threads on the "
+      "direct side), rblk-target's, the cluster's (ceph-mon + ceph-osd), the rest (kernel: host "
+      "driver, Soft-RoCE, softirq)")
+print(f"{'workload':18} {'side':9} {'VM':>7} {'fio':>7} {'target':>7} {'cluster':>7} {'rest':>7}"
+      f"   {'OSD ops/IO':>10} {'writes/IO':>9} {'bytes in/IO':>11}")
+for wl, r in summary["workloads"].items():
+    for side in ("gateway", "base", "direct", "transport"):
+        if side not in r:
+            continue
+        x = r[side]
+        vm, fc, cc = x.get("vm_cpu_us_per_io", 0), x.get("fio_cpu_us_per_io", 0), x.get("cluster_cpu_us_per_io", 0)
+        tc = x.get("target_cpu_us_per_io", 0) if side != "direct" else 0
+        print(f"{wl:18} {side:9} {vm:7.0f} {fc:7.0f} {tc:7.0f} {cc:7.0f} {vm - fc - tc - cc:7.0f}"
+              f"   {x.get('osd_ops_per_io', 0):10.2f} {x.get('osd_writes_per_io', 0):9.2f} "
+              f"{x.get('osd_in_bytes_per_io', 0):11.0f}")
 print("bound: direct's VM CPU per I/O / (direct's + the null hop's): what the gateway can reach "
       "when every side is CPU-bound on the VM's CPUs; 'free target': the same with the hop's "
       "rblk-target CPU taken out (the host driver and Soft-RoCE alone)")

@@ -31,6 +31,8 @@ PKGS=(
 	# the benchmarks' system call counts (bench/syscalls.sh): perf stat on the VM's 6.1
 	# kernel (Debian 12's linux-perf is 6.1), strace -c for the breakdown and as fallback
 	strace linux-perf
+	# the RBD gateway benchmark's CPU of fio's process tree (bench/rbd_gateway.sh)
+	time
 	# developer checks
 	valgrind
 )
