@@ -31,31 +31,12 @@
 
 #include "common/clock.h"
 #include "target/core.h"
+#include "target/rdma/spin.h"
 #include "transport/rdma.h"
 
 #define RBLK_PG_MAX_DEVS 8
 #define RBLK_PG_WC_BATCH 32
 #define RBLK_PG_BQ_BATCH 32
-/*
- * Adaptive mode: how long to keep polling after the last work (µs) before
- * arming and sleeping. While completions are due (local backend I/O in flight,
- * RDMA READs outstanding) the group spins longer, since they come within
- * microseconds on real hardware and a sleep costs an arm, an epoll_wait and
- * a wakeup; with nothing due it spins briefly for the host's next command.
- * The window is timed, since an iteration costs anything from a few hundred
- * nanoseconds (metal) to tens of microseconds (an emulated VM). With an hpet
- * clocksource each precise clock read is a system call, so the spin reads it
- * rarely: it learns what an empty iteration costs and counts iterations
- * between reads. The first read comes RBLK_PG_SPIN_CHECK empty iterations
- * into a window while that cost is unknown, later ones where the window is
- * predicted to end, at most RBLK_PG_SPIN_IDLE_US and RBLK_PG_SPIN_MAX_GAP
- * iterations apart (a stale estimate overshoots by no more). A window that
- * work interrupts before its first read costs no read at all.
- */
-#define RBLK_PG_SPIN_IDLE_US 100
-#define RBLK_PG_SPIN_DUE_US 400
-#define RBLK_PG_SPIN_CHECK 4
-#define RBLK_PG_SPIN_MAX_GAP 256
 /* Tick period of a group without admin queues (ms). */
 #define RBLK_PG_IDLE_TICK_MS 1000
 /* CQ entries per CQ (bounded by the device's max_cqe). */
@@ -128,50 +109,6 @@ struct rblk_pg_opts {
 	uint32_t srq_depth;               /* shared receives per device, 0: per queue */
 	uint32_t icd_size;                /* in-capsule data per shared receive */
 };
-
-/* What the loop does after an iteration that found no work. */
-enum rblk_pg_next {
-	RBLK_PG_NEXT_POLL = 0, /* iterate again at once */
-	RBLK_PG_NEXT_SLEEP,    /* arm the wakeup sources, then epoll_wait */
-};
-
-/* The adaptive spin since the last work (or sleep). */
-struct rblk_pg_spin {
-	unsigned empty;      /* empty iterations in a row */
-	unsigned next_read;  /* the empty iteration that reads the clock next */
-	unsigned mark_empty; /* empty at the last read */
-	uint64_t mark_ns;    /* clock at the last read */
-	uint64_t since_ns;   /* the window's start, 0: no read in this window yet */
-	uint64_t iter_ns;    /* an empty iteration's cost, 0: unknown (kept across windows) */
-	bool due;            /* completions were due at the last decision */
-	bool slept;          /* nothing found since the last wakeup */
-};
-
-/* The iteration did work: the next empty one starts a new spin window. */
-static inline void rblk_pg_spin_work(struct rblk_pg_spin *s)
-{
-	s->empty = 0;
-	s->since_ns = 0;
-	s->slept = false;
-}
-
-/*
- * The group slept: an iteration right after waking that finds nothing (a
- * timer tick, a spurious wakeup) sleeps again at once rather than spinning.
- */
-static inline void rblk_pg_spin_slept(struct rblk_pg_spin *s)
-{
-	rblk_pg_spin_work(s);
-	s->slept = true;
-}
-
-/*
- * An empty iteration: poll again or sleep (due: completions are expected).
- * Reads the time through clk (the iteration's cache) only where the
- * learnt iteration cost puts a decision, or when due changes.
- */
-enum rblk_pg_next rblk_pg_spin_empty(struct rblk_pg_spin *s, enum rblk_poll_mode mode,
-				     bool due, struct rblk_clock_cache *clk);
 
 struct rblk_pg_stats {
 	_Atomic uint64_t iterations;

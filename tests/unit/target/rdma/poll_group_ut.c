@@ -3,8 +3,8 @@
  * Tests for target/rdma/poll_group.c without RDMA devices: the mailbox (run_on
  * runs on the group's thread, in order, exactly once, also when posted right
  * before a stop), adaptive and event polling sleep when idle (the iteration
- * count stops growing) and wake up for a message, busy polling never sleeps;
- * the adaptive spin's decisions (rblk_pg_spin_*), one step at a time.
+ * count stops growing) and wake up for a message, busy polling never sleeps.
+ * The adaptive spin's decisions are spin_ut.c's.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -183,207 +183,12 @@ static void test_busy_never_sleeps(void)
 	rblk_poll_group_destroy(pg);
 }
 
-/* A clock the test moves: an iteration's cache, valid and never reset. */
-static struct rblk_clock_cache fake_clock(uint64_t ns)
-{
-	return (struct rblk_clock_cache){ .ns = ns, .valid = true, .on = true };
-}
-
-/* Empty iterations until the spin says sleep, the clock moving step_us per iteration. */
-static unsigned spins(struct rblk_pg_spin *s, bool due, struct rblk_clock_cache *clk,
-		      unsigned step_us)
-{
-	unsigned polls = 0;
-
-	while (rblk_pg_spin_empty(s, RBLK_POLL_ADAPTIVE, due, clk) == RBLK_PG_NEXT_POLL) {
-		clk->ns += step_us * 1000ull;
-		if (++polls > 100000)
-			break;
-	}
-	return polls;
-}
-
-/* Adaptive: a short window with nothing due, a longer one while completions are due. */
-static void test_spin_adaptive_window(void)
-{
-	struct rblk_clock_cache clk = fake_clock(1000000000ull);
-	struct rblk_pg_spin s = { 0 };
-	unsigned n;
-
-	/* 1 us per iteration, cost not yet known: the window starts at the first read. */
-	n = spins(&s, false, &clk, 1);
-	CU_ASSERT(n >= RBLK_PG_SPIN_IDLE_US + RBLK_PG_SPIN_CHECK - 1);
-	CU_ASSERT(n <= RBLK_PG_SPIN_IDLE_US + 2 * RBLK_PG_SPIN_CHECK);
-	/* Cost known: dated back to the first empty iteration, so exactly the window. */
-	rblk_pg_spin_work(&s);
-	n = spins(&s, true, &clk, 1);
-	CU_ASSERT(n >= RBLK_PG_SPIN_DUE_US - 1);
-	CU_ASSERT(n <= RBLK_PG_SPIN_DUE_US + 1);
-	rblk_pg_spin_work(&s);
-	n = spins(&s, false, &clk, 1);
-	CU_ASSERT(n >= RBLK_PG_SPIN_IDLE_US - 1);
-	CU_ASSERT(n <= RBLK_PG_SPIN_IDLE_US + 1);
-	/* Work found: a new window. */
-	rblk_pg_spin_work(&s);
-	CU_ASSERT_EQUAL(rblk_pg_spin_empty(&s, RBLK_POLL_ADAPTIVE, false, &clk), RBLK_PG_NEXT_POLL);
-}
-
-/* Slow iterations (an emulated VM): the same time, far fewer of them. */
-static void test_spin_slow_iterations(void)
-{
-	struct rblk_clock_cache clk = fake_clock(1000000000ull);
-	struct rblk_pg_spin s = { 0 };
-	unsigned n;
-
-	n = spins(&s, false, &clk, 30);
-	CU_ASSERT(n <= 3 * RBLK_PG_SPIN_CHECK);
-	/*
-	 * A stale estimate (1 us learnt, now 30 us): one gap of the idle window's
-	 * worth of iterations overshoots, then the cost is learnt again.
-	 */
-	rblk_pg_spin_work(&s);
-	s.iter_ns = 1000;
-	n = spins(&s, false, &clk, 30);
-	CU_ASSERT(n <= RBLK_PG_SPIN_IDLE_US + 1);
-	rblk_pg_spin_work(&s);
-	n = spins(&s, false, &clk, 30);
-	CU_ASSERT(n <= 10);
-}
-
-/*
- * Clock reads in one window at step_ns per empty iteration, until the spin
- * says sleep or stop_after iterations. A read is seen as a new mark_ns (the
- * fake clock moves every iteration).
- */
-static unsigned window_reads(struct rblk_pg_spin *s, bool due, uint64_t *ns, unsigned step_ns,
-			     unsigned stop_after)
-{
-	unsigned reads = 0;
-
-	rblk_pg_spin_work(s);
-	for (unsigned i = 0; i < stop_after; i++) {
-		struct rblk_clock_cache clk = fake_clock(*ns);
-		uint64_t mark = s->mark_ns;
-		enum rblk_pg_next next = rblk_pg_spin_empty(s, RBLK_POLL_ADAPTIVE, due, &clk);
-
-		reads += s->mark_ns != mark;
-		*ns += step_ns;
-		if (next == RBLK_PG_NEXT_SLEEP)
-			break;
-	}
-	return reads;
-}
-
-/* One preempted measurement (10 ms for an iteration) is forgotten at the next one. */
-static void test_spin_forgets_a_preempted_measurement(void)
-{
-	struct rblk_pg_spin s = { .iter_ns = 10000000 };
-	uint64_t ns = 1000000000ull;
-
-	CU_ASSERT(window_reads(&s, false, &ns, 1000, 100000) <= 3);
-	CU_ASSERT_EQUAL(s.iter_ns, 1000);
-}
-
-/*
- * The clock is read rarely: a window that work ends early reads it not at
- * all once the cost is known, and a whole window a few times, not once per
- * RBLK_PG_SPIN_CHECK iterations.
- */
-static void test_spin_reads_the_clock_rarely(void)
-{
-	struct rblk_clock_cache clk = { 0 };
-	struct rblk_pg_spin s = { 0 };
-	uint64_t ns = 1000000000ull;
-
-	clk.on = true; /* reset, as the loop does each iteration */
-	for (unsigned i = 1; i < RBLK_PG_SPIN_CHECK; i++) {
-		clk.valid = false;
-		CU_ASSERT_EQUAL(rblk_pg_spin_empty(&s, RBLK_POLL_ADAPTIVE, false, &clk),
-				RBLK_PG_NEXT_POLL);
-		CU_ASSERT_FALSE(clk.valid); /* not read */
-	}
-	clk.valid = false;
-	CU_ASSERT_EQUAL(rblk_pg_spin_empty(&s, RBLK_POLL_ADAPTIVE, false, &clk), RBLK_PG_NEXT_POLL);
-	CU_ASSERT_TRUE(clk.valid); /* read once: the window starts */
-
-	/* 2 us per iteration, the real pace of a TCG VM; the first window learns it. */
-	memset(&s, 0, sizeof(s));
-	CU_ASSERT(window_reads(&s, false, &ns, 2000, 100000) <= 4);
-	CU_ASSERT(s.iter_ns >= 1900 && s.iter_ns <= 2100);
-	CU_ASSERT(window_reads(&s, false, &ns, 2000, 100000) <= 2);
-	CU_ASSERT(window_reads(&s, true, &ns, 2000, 100000) <= 5);
-	/* Work after 20 empty iterations (40 us): no read at all. */
-	CU_ASSERT_EQUAL(window_reads(&s, false, &ns, 2000, 20), 0);
-	CU_ASSERT_EQUAL(window_reads(&s, true, &ns, 2000, 20), 0);
-}
-
-/* Completions stopped being due mid-window: decided at once, not at the old guess. */
-static void test_spin_due_change_reads_now(void)
-{
-	struct rblk_pg_spin s = { .iter_ns = 1000 };
-	struct rblk_clock_cache clk = fake_clock(1000000);
-	uint64_t mark = 0;
-	unsigned i, reads = 0;
-
-	/* 150 iterations of 1 us with completions due: within the due window. */
-	for (i = 0; i < 150; i++) {
-		CU_ASSERT_EQUAL(rblk_pg_spin_empty(&s, RBLK_POLL_ADAPTIVE, true, &clk),
-				RBLK_PG_NEXT_POLL);
-		reads += s.mark_ns != mark;
-		mark = s.mark_ns;
-		clk.ns += 1000;
-	}
-	CU_ASSERT(reads <= 2);
-	/* Nothing due any more: 150 us is past the idle window, so sleep now. */
-	CU_ASSERT_EQUAL(rblk_pg_spin_empty(&s, RBLK_POLL_ADAPTIVE, false, &clk), RBLK_PG_NEXT_SLEEP);
-	CU_ASSERT_EQUAL(s.mark_ns, clk.ns);
-}
-
-/* Woken by a tick (or for nothing): back to sleep at once, due or not. */
-static void test_spin_after_sleep_sleeps_again(void)
-{
-	struct rblk_clock_cache clk = fake_clock(5000);
-	struct rblk_pg_spin s = { 0 };
-
-	rblk_pg_spin_slept(&s);
-	CU_ASSERT_EQUAL(rblk_pg_spin_empty(&s, RBLK_POLL_ADAPTIVE, false, &clk), RBLK_PG_NEXT_SLEEP);
-	rblk_pg_spin_slept(&s);
-	CU_ASSERT_EQUAL(rblk_pg_spin_empty(&s, RBLK_POLL_ADAPTIVE, true, &clk), RBLK_PG_NEXT_SLEEP);
-	/* ... unless the wakeup brought work. */
-	rblk_pg_spin_slept(&s);
-	rblk_pg_spin_work(&s);
-	CU_ASSERT_EQUAL(rblk_pg_spin_empty(&s, RBLK_POLL_ADAPTIVE, true, &clk), RBLK_PG_NEXT_POLL);
-}
-
-static void test_spin_busy_and_event_modes(void)
-{
-	struct rblk_clock_cache clk = fake_clock(5000);
-	struct rblk_pg_spin s = { 0 };
-
-	for (unsigned i = 0; i < 1000; i++) {
-		CU_ASSERT_EQUAL_FATAL(rblk_pg_spin_empty(&s, RBLK_POLL_BUSY, false, &clk),
-				      RBLK_PG_NEXT_POLL);
-		clk.ns += 1000000;
-	}
-	rblk_pg_spin_slept(&s);
-	CU_ASSERT_EQUAL(rblk_pg_spin_empty(&s, RBLK_POLL_BUSY, false, &clk), RBLK_PG_NEXT_POLL);
-	rblk_pg_spin_work(&s);
-	CU_ASSERT_EQUAL(rblk_pg_spin_empty(&s, RBLK_POLL_EVENT, true, &clk), RBLK_PG_NEXT_SLEEP);
-}
-
 static const struct ut_case cases[] = {
 	UT_CASE(test_run_on_runs_on_the_group_thread_in_order),
 	UT_CASE(test_messages_before_stop_still_run_once),
 	UT_CASE(test_adaptive_sleeps_when_idle),
 	UT_CASE(test_event_sleeps_when_idle),
 	UT_CASE(test_busy_never_sleeps),
-	UT_CASE(test_spin_adaptive_window),
-	UT_CASE(test_spin_slow_iterations),
-	UT_CASE(test_spin_reads_the_clock_rarely),
-	UT_CASE(test_spin_forgets_a_preempted_measurement),
-	UT_CASE(test_spin_due_change_reads_now),
-	UT_CASE(test_spin_after_sleep_sleeps_again),
-	UT_CASE(test_spin_busy_and_event_modes),
 	UT_END,
 };
 

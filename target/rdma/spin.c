@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The adaptive spin (spin.h): how long a poll group keeps polling after its
+ * last work, with as few precise clock reads as the window allows; with an
+ * hpet clocksource each one is a system call.
+ */
+#include "target/rdma/spin.h"
+
+/*
+ * Empty iterations until the clock should be read again to cover span_ns:
+ * RBLK_PG_SPIN_CHECK while an iteration's cost is unknown, else the
+ * iterations span_ns (at most the idle window) is predicted to take.
+ */
+static unsigned spin_gap(const struct rblk_pg_spin *s, uint64_t span_ns)
+{
+	uint64_t n;
+
+	if (!s->iter_ns)
+		return RBLK_PG_SPIN_CHECK;
+	if (span_ns > RBLK_PG_SPIN_IDLE_US * 1000ull)
+		span_ns = RBLK_PG_SPIN_IDLE_US * 1000ull;
+	n = span_ns / s->iter_ns;
+	return n < 1 ? 1 : n > RBLK_PG_SPIN_MAX_GAP ? RBLK_PG_SPIN_MAX_GAP : (unsigned)n;
+}
+
+enum rblk_pg_next rblk_pg_spin_empty(struct rblk_pg_spin *s, enum rblk_poll_mode mode,
+				     bool due, struct rblk_clock_cache *clk)
+{
+	uint64_t now, window, elapsed, back;
+
+	switch (mode) {
+	case RBLK_POLL_BUSY:
+		return RBLK_PG_NEXT_POLL;
+	case RBLK_POLL_EVENT:
+		return RBLK_PG_NEXT_SLEEP;
+	case RBLK_POLL_ADAPTIVE:
+	default:
+		break;
+	}
+	if (s->slept)
+		return RBLK_PG_NEXT_SLEEP;
+	window = (due ? RBLK_PG_SPIN_DUE_US : RBLK_PG_SPIN_IDLE_US) * 1000ull;
+	if (++s->empty == 1) {
+		s->due = due;
+		s->next_read = spin_gap(s, window);
+	}
+	/* A change of due changes the window: decide now, not at the old guess. */
+	if (s->empty < s->next_read && due == s->due)
+		return RBLK_PG_NEXT_POLL;
+	s->due = due;
+	now = rblk_clock_cache_ns(clk);
+	if (!s->since_ns) {
+		/* The window began at the first empty iteration: date it back. */
+		back = s->iter_ns * (s->empty - 1);
+		s->since_ns = back < now ? now - back : 1;
+	} else if (s->empty > s->mark_empty && now > s->mark_ns) {
+		uint64_t cost = (now - s->mark_ns) / (s->empty - s->mark_empty);
+
+		/*
+		 * Preemption only ever inflates a measurement: a lower one is
+		 * taken at once, a higher one only halfway.
+		 */
+		if (!s->iter_ns || cost < s->iter_ns)
+			s->iter_ns = cost;
+		else
+			s->iter_ns = (s->iter_ns + cost) / 2;
+		if (!s->iter_ns)
+			s->iter_ns = 1;
+	}
+	s->mark_ns = now;
+	s->mark_empty = s->empty;
+	elapsed = now - s->since_ns;
+	if (elapsed >= window)
+		return RBLK_PG_NEXT_SLEEP;
+	s->next_read = s->empty + spin_gap(s, window - elapsed);
+	return RBLK_PG_NEXT_POLL;
+}
