@@ -54,6 +54,7 @@ set -u
 B=$RBLK_BUILD NQN=nqn.2024-01.io.rblk:attach-bench
 log() { echo "[vm $(cut -d' ' -f1 /proc/uptime)s] $*" >&2; }
 die() { log "FAIL: $*"; exit 1; }
+. $RBLK_BENCH_SRC/bench/workloads.sh
 cd /tmp
 modprobe -a nvme_rdma nbd ublk_drv || die "modprobe nvme_rdma nbd ublk_drv"
 $B/daemon/rblk-target --listen 10.99.0.1 --subsystem $NQN --ns mem:1G --allow-any-host \
@@ -82,17 +83,10 @@ echo "{\"target\": \"rblk-target, mem:1G\", \"kernel\": \"$(uname -r)\", \"cpus\
 log "ublk $ublk, nbd $nbd, kernel host $kdev ($nq)"
 
 COMMON="--eta=never --lat_percentiles=1 --direct=1 --ioengine=io_uring --time_based=1 --ramp_time=1 --runtime=$RBLK_BENCH_RUNTIME --size=1g --output-format=json"
-wl_args() {
-	case $1 in
-	randread-4k-qd32) echo "--rw=randread --bs=4k --iodepth=32 --norandommap=1" ;;
-	randread-4k-qd1) echo "--rw=randread --bs=4k --iodepth=1 --norandommap=1" ;;
-	read-128k-qd16) echo "--rw=read --bs=128k --iodepth=16" ;;
-	esac
-}
 declare -A DEV=([ublk]=$ublk [nbd]=$nbd [kernel]=$kdev)
 run_side() {
 	local side=$1 wl=$2 rep=$3
-	fio --name=$wl --filename=${DEV[$side]} $COMMON $(wl_args $wl) \
+	fio --name=$wl --filename=${DEV[$side]} $COMMON $(fio_args $wl) \
 		--output=$VM_OUT/raw/$wl.$side.$rep.json || die "fio $side $wl rep $rep failed"
 	log "$wl $side rep $rep done"
 }
@@ -111,7 +105,7 @@ VMEOF
 echo "attach_bench: $REPS reps x $RUNTIME s, $QUEUES queues, build $BUILD, results in $OUT"
 export VM_OUT=$OUT VM_TIMEOUT=$((400 + REPS * 9 * (RUNTIME + 12)))
 export RBLK_VM_KERNEL=6.12 RBLK_BUILD=$BUILD RBLK_BENCH_REPS=$REPS RBLK_BENCH_RUNTIME=$RUNTIME
-export RBLK_BENCH_QUEUES=$QUEUES
+export RBLK_BENCH_QUEUES=$QUEUES RBLK_BENCH_SRC=$SRC
 "$SRC/tests/vm/softroce-vm" "$OUT/vm-bench.sh" || die "the VM run failed (console: $OUT/console.log)"
 fi
 

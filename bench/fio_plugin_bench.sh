@@ -62,6 +62,7 @@ NQN=nqn.2024-01.io.rblk:fio-bench
 log() { echo "[vm $(cut -d' ' -f1 /proc/uptime)s] $*" >&2; }
 die() { log "FAIL: $*"; exit 1; }
 . $RBLK_BENCH_SRC/bench/syscalls.sh
+. $RBLK_BENCH_SRC/bench/workloads.sh
 sc_probe
 TPID=
 modprobe nvme_rdma || die "modprobe nvme_rdma"
@@ -104,20 +105,13 @@ echo "{\"target\": \"$TDESC\", \"kernel_dev\": \"$dev\", \"kernel\": \"$(uname -
 log "target: $TDESC; kernel host device $dev"
 
 COMMON="--eta=never --disk_util=0 --lat_percentiles=1 --direct=1 --time_based=1 --ramp_time=1 --runtime=$RBLK_BENCH_RUNTIME --size=1g --output-format=json"
-wl_args() {
-	case $1 in
-	randread-4k-qd32) echo "--rw=randread --bs=4k --iodepth=32 --norandommap=1" ;;
-	randread-4k-qd1) echo "--rw=randread --bs=4k --iodepth=1 --norandommap=1" ;;
-	seqread-128k-qd16) echo "--rw=read --bs=128k --iodepth=16" ;;
-	esac
-}
 run_side() {
 	local side=$1 wl=$2 rep=$3 out=$VM_OUT/raw/$2.$1.$3.json
 	if [ $side = plugin ]; then
 		fio --name=$wl --ioengine=external:$SO --thread=1 --filename="$TRID" $COMMON \
-			$(wl_args $wl) --output=$out
+			$(fio_args $wl) --output=$out
 	else
-		fio --name=$wl --ioengine=io_uring --filename=$dev $COMMON $(wl_args $wl) --output=$out
+		fio --name=$wl --ioengine=io_uring --filename=$dev $COMMON $(fio_args $wl) --output=$out
 	fi || die "fio $side $wl rep $rep failed"
 	log "$wl $side rep $rep done"
 }
@@ -140,9 +134,9 @@ sc_side() {	# SIDE WL
 	for pass in count breakdown; do
 		if [ $side = plugin ]; then
 			fio --name=$wl --ioengine=external:$SO --thread=1 --filename="$TRID" $COMMON \
-				$(wl_args $wl) --runtime=$((RBLK_BENCH_RUNTIME + 4)) --output=$base.$pass.fio.json &
+				$(fio_args $wl) --runtime=$((RBLK_BENCH_RUNTIME + 4)) --output=$base.$pass.fio.json &
 		else
-			fio --name=$wl --ioengine=io_uring --filename=$dev $COMMON $(wl_args $wl) \
+			fio --name=$wl --ioengine=io_uring --filename=$dev $COMMON $(fio_args $wl) \
 				--runtime=$((RBLK_BENCH_RUNTIME + 4)) --output=$base.$pass.fio.json &
 		fi
 		fpid=$!

@@ -78,7 +78,7 @@ KDEV=$(nvme_connect_rdma $NQN) || exit 1
 echo "{\"kernel\": \"$(uname -r)\", \"cpus\": $(nproc), \"kernel_dev\": \"$KDEV\", \"syscall_tool\": \"$SC_TOOL\"}" > $RAW/env.json
 log "kernel host: $KDEV"
 
-. $RBLK_BENCH_SRC/bench/initiator_workloads.sh
+. $RBLK_BENCH_SRC/bench/workloads.sh
 FIO_COMMON="--direct=1 --time_based=1 --size=$REGION --eta=never --lat_percentiles=1 --output-format=json"
 # side WL SECONDS OUTFILE: starts one run in the background (BG_PID)
 start_side() {

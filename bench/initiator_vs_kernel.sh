@@ -135,7 +135,7 @@ sweep() {	# DIR: rblk bench --sweep
 	log "rblk bench --sweep --rw $rw: exit $(cat $base.rc)"
 }
 
-. $RBLK_BENCH_SRC/bench/initiator_workloads.sh
+. $RBLK_BENCH_SRC/bench/workloads.sh
 WLS="randread-4k-qd32 randread-4k-qd1 read-128k-qd16 write-128k-qd16"
 run_one() {	# SIDE WL REP
 	local side=$1 wl=$2 rep=$3 base=$RAW/$2.$1.$3

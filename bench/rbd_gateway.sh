@@ -34,6 +34,7 @@ set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 SRC=$(cd "$HERE/.." && pwd)
 . "$HERE/lib.sh"
+. "$HERE/workloads.sh"
 REPS=3 RUNTIME=5 OUT= TARGET_ARGS= BASE=
 WORKLOADS=randread-4k-qd32,randwrite-4k-qd32,read-128k-qd16,write-128k-qd16
 die() { echo "rbd_gateway: $*" >&2; exit 2; }
@@ -53,6 +54,7 @@ done
 BUILD=$(realpath "${1:-${RBLK_BUILD:-$SRC/build}}")
 [[ $REPS =~ ^[1-9][0-9]*$ && $RUNTIME =~ ^[1-9][0-9]*$ ]] || die "--reps and --runtime are positive integers"
 [[ $WORKLOADS =~ ^[a-z0-9-]+(,[a-z0-9-]+)*$ ]] || die "--workloads: a comma-separated list"
+bench_check_workloads "$WORKLOADS"
 [ -x "$BUILD/daemon/rblk-target" ] || die "$BUILD/daemon/rblk-target is not built"
 [ -z "$BASE" ] || [ -x "$BASE/daemon/rblk-target" ] || die "$BASE/daemon/rblk-target is not built"
 case $BASE in /tmp|/tmp/*) die "--baseline must not be under /tmp (the VM cannot see it)" ;; esac
@@ -76,6 +78,7 @@ SIDES="gateway direct transport"
 [ -n "$RBLK_BENCH_BASE" ] && SIDES="gateway direct transport base"
 RAW=$VM_OUT/raw
 log() { echo "[vm $(cut -d' ' -f1 /proc/uptime)s] $*" >&2; }
+. $RBLK_BENCH_SRC/bench/workloads.sh
 die() { log "FAIL: $*"; [ -f /tmp/target.log ] && tail -20 /tmp/target.log >&2; exit 1; }
 modprobe -a nvme_rdma || die "modprobe"
 t0=$(cut -d' ' -f1 /proc/uptime)
@@ -133,15 +136,6 @@ cluster_cpu() {
 	done
 	echo $t
 }
-wl_args() {
-	case $1 in
-	randread-4k-qd32) echo "--rw=randread --bs=4k --iodepth=32 --norandommap=1" ;;
-	randwrite-4k-qd32) echo "--rw=randwrite --bs=4k --iodepth=32 --norandommap=1" ;;
-	read-128k-qd16) echo "--rw=read --bs=128k --iodepth=16" ;;
-	write-128k-qd16) echo "--rw=write --bs=128k --iodepth=16" ;;
-	*) die "unknown workload $1" ;;
-	esac
-}
 # The OSD's operation counters (admin socket): how many OSD ops, writes and bytes in
 # one I/O of each side. Read outside the CPU window (the ceph CLI is heavy).
 osd_ops() {
@@ -163,7 +157,7 @@ run_one() {	# SIDE WL REP
 	# /usr/bin/time: fio's whole process tree (librbd's threads too, on the direct side)
 	/usr/bin/time -f '%U %S' -o $base.time \
 		fio --name=$wl $eng --time_based=1 --runtime=$RBLK_BENCH_RUNTIME --size=256M \
-		--output-format=json $(wl_args $wl) --output=$base.json || die "fio $side $wl rep $rep"
+		--output-format=json $(fio_args $wl) --output=$base.json || die "fio $side $wl rep $rep"
 	p1=$(proc_cpu $pid) v1=$(vm_busy) c1=$(cluster_cpu)
 	read -r o1 w1 r1 b1 <<< "$(osd_ops)"
 	echo "{\"rblk_ticks\": $((p1 - p0)), \"vm_busy_ticks\": $((v1 - v0)), \"cluster_ticks\": $((c1 - c0)), \"fio_s\": $(awk '{ print $1 + $2 }' $base.time), \"osd_op\": $((o1 - o0)), \"osd_op_w\": $((w1 - w0)), \"osd_op_r\": $((r1 - r0)), \"osd_in_bytes\": $((b1 - b0))}" > $base.cpu.json

@@ -46,6 +46,7 @@ set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 SRC=$(cd "$HERE/.." && pwd)
 . "$HERE/lib.sh"
+. "$HERE/workloads.sh"
 REPS=3 RUNTIME=5 STORES=ram,file OUT= BASE=
 WORKLOADS=randread-4k-qd1,randread-4k-qd32,randwrite-4k-qd32,read-128k-qd16,write-128k-qd16,read-1m-qd4,write-1m-qd4
 die() { echo "target_vs_kernel: $*" >&2; exit 2; }
@@ -66,6 +67,7 @@ BUILD=$(realpath "${1:-${RBLK_BUILD:-$SRC/build}}")
 [[ $REPS =~ ^[1-9][0-9]*$ && $RUNTIME =~ ^[1-9][0-9]*$ ]] || die "--reps and --runtime are positive integers"
 [[ $STORES =~ ^(ram|file)(,(ram|file))*$ ]] || die "--stores: a comma-separated list of ram and file"
 [[ $WORKLOADS =~ ^[a-z0-9-]+(,[a-z0-9-]+)*$ ]] || die "--workloads: a comma-separated list"
+bench_check_workloads "$WORKLOADS"
 [ -x "$BUILD/daemon/rblk-target" ] || die "$BUILD/daemon/rblk-target is not built"
 [ -z "$BASE" ] || [ -x "$BASE/daemon/rblk-target" ] || die "$BASE/daemon/rblk-target is not built"
 case $BASE in /tmp|/tmp/*) die "--baseline must not be under /tmp (the VM cannot see it)" ;; esac
@@ -84,6 +86,7 @@ RAW=$VM_OUT/raw
 log() { echo "[vm $(cut -d' ' -f1 /proc/uptime)s] $*" >&2; }
 die() { log "FAIL: $*"; [ -f /tmp/target.log ] && tail -20 /tmp/target.log >&2; exit 1; }
 . $RBLK_BENCH_SRC/bench/syscalls.sh
+. $RBLK_BENCH_SRC/bench/workloads.sh
 sc_probe
 modprobe -a nvme_rdma nvmet_rdma loop || die "modprobe"
 modprobe null_blk nr_devices=3 gb=1 memory_backed=1 || die "null_blk"
@@ -178,18 +181,6 @@ teardown_store() {
 	if [ $store = file ]; then umount /tmp/mnt; losetup -d $L; rm -f /tmp/ext4.img; fi
 }
 
-wl_args() {
-	case $1 in
-	randread-4k-qd1) echo "--rw=randread --bs=4k --iodepth=1 --norandommap=1" ;;
-	randread-4k-qd32) echo "--rw=randread --bs=4k --iodepth=32 --norandommap=1" ;;
-	randwrite-4k-qd32) echo "--rw=randwrite --bs=4k --iodepth=32 --norandommap=1" ;;
-	read-128k-qd16) echo "--rw=read --bs=128k --iodepth=16" ;;
-	write-128k-qd16) echo "--rw=write --bs=128k --iodepth=16" ;;
-	read-1m-qd4) echo "--rw=read --bs=1m --iodepth=4" ;;
-	write-1m-qd4) echo "--rw=write --bs=1m --iodepth=4" ;;
-	*) die "unknown workload $1" ;;
-	esac
-}
 WLS=$(echo "$RBLK_BENCH_WORKLOADS" | tr , ' ')
 # A side's block device, and the rblk-target whose CPU and calls are counted with it
 # (for the kernel side: the idle rblk-target, what it burns while nvmet serves).
@@ -201,7 +192,7 @@ run_one() {	# STORE SIDE WL REP
 	dev=$(side_dev $side) pid=$(side_pid $side)
 	p0=$(proc_cpu $pid); read -r b0 t0 <<< "$(vm_busy)"
 	fio --name=$wl --filename=$dev --ioengine=io_uring --direct=1 --time_based=1 \
-		--runtime=$RBLK_BENCH_RUNTIME --size=256M --output-format=json $(wl_args $wl) \
+		--runtime=$RBLK_BENCH_RUNTIME --size=256M --output-format=json $(fio_args $wl) \
 		--output=$base.json || die "fio $store $side $wl rep $rep failed"
 	p1=$(proc_cpu $pid); read -r b1 t1 <<< "$(vm_busy)"
 	echo "{\"rblk_ticks\": $((p1 - p0)), \"vm_busy_ticks\": $((b1 - b0)), \"vm_total_ticks\": $((t1 - t0))}" > $base.cpu.json
@@ -219,7 +210,7 @@ sc_run() {	# STORE SIDE WL
 	for pass in count breakdown; do
 		base=$RAW/sc.$store.$wl.$side
 		fio --name=$wl --filename=$dev --ioengine=io_uring --direct=1 --time_based=1 --thread \
-			--eta=never --disk_util=0 --ramp_time=1 --runtime=$((RBLK_BENCH_RUNTIME + 2)) --size=256M --output-format=json $(wl_args $wl) \
+			--eta=never --disk_util=0 --ramp_time=1 --runtime=$((RBLK_BENCH_RUNTIME + 2)) --size=256M --output-format=json $(fio_args $wl) \
 			--output=$base.$pass.fio.json &
 		fpid=$!
 		sleep 1
