@@ -307,9 +307,12 @@ int rblk_ctrl_establish(struct rblk_ctrl *c, bool reconnect, uint16_t *status)
 		   cntlid, NVME_VS_MAJOR(c->vs), NVME_VS_MINOR(c->vs), (unsigned long long)cap,
 		   c->id->mdts, c->max_xfer, rblk_le32(c->id->ioccsz), rblk_le32(c->id->sgls));
 
-	if (c->discovery || c->opts.nr_io_queues == 0)
-		return 0;
-	if (!rblk_le16(c->id->kas))
-		RBLK_WARN("the controller reports no keep-alive support (KAS 0)");
-	return connect_io_queues(c, reconnect, cntlid, status);
+	if (!c->discovery && c->opts.nr_io_queues) {
+		if (!rblk_le16(c->id->kas))
+			RBLK_WARN("the controller reports no keep-alive support (KAS 0)");
+		ret = connect_io_queues(c, reconnect, cntlid, status);
+		if (ret)
+			return ret;
+	}
+	return rblk_aen_enable(c);
 }

@@ -126,6 +126,11 @@ void rblk_cmd_keep_alive(struct nvme_sqe *sqe)
 	sqe_init(sqe, NVME_ADMIN_KEEP_ALIVE, 0);
 }
 
+void rblk_cmd_async_event(struct nvme_sqe *sqe)
+{
+	sqe_init(sqe, NVME_ADMIN_ASYNC_EVENT, 0);
+}
+
 uint32_t rblk_num_queues_cdw11(uint32_t n)
 {
 	uint32_t z = n ? n - 1 : 0;

@@ -65,6 +65,8 @@ int rblk_cmd_get_log(struct nvme_sqe *sqe, uint8_t lid, uint32_t nsid, uint64_t 
 		     uint32_t len, bool rae);
 void rblk_cmd_set_features(struct nvme_sqe *sqe, uint8_t fid, uint32_t cdw11);
 void rblk_cmd_keep_alive(struct nvme_sqe *sqe);
+/* Asynchronous Event Request: no data; it completes when the controller has an event. */
+void rblk_cmd_async_event(struct nvme_sqe *sqe);
 /* Number of Queues: CDW11 = (n - 1) | (n - 1) << 16 for @n I/O queues (1..65535). */
 uint32_t rblk_num_queues_cdw11(uint32_t n);
 /* Queues the controller granted (min(NSQA, NCQA) + 1) from the command's DW0. */

@@ -254,6 +254,8 @@ int rblk_ctrl_create(const struct rblk_connect_opts *opts, bool oneshot, struct 
 	if (!c)
 		return -ENOMEM;
 	c->wake_fd = -1;
+	c->oneshot = oneshot;
+	atomic_init(&c->event_fd, -1);
 	pthread_mutex_init(&c->lock, NULL);
 	pthread_rwlock_init(&c->mem_lock, NULL);
 	pthread_cond_init(&c->sync_cond, NULL);

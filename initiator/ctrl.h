@@ -69,7 +69,7 @@ struct rblk_qpair {
 struct rblk_ns {
 	struct rblk_ctrl *ctrl;
 	uint32_t nsid;
-	uint64_t nsze;
+	_Atomic uint64_t nsze;		/* blocks; the controller thread updates it on a resize (aen.c) */
 	unsigned lba_shift;
 	bool read_only;
 	uint64_t uid;			/* unique per open, for the per-thread last status */
@@ -127,6 +127,18 @@ struct rblk_ctrl {
 	atomic_bool stopping;
 	int wake_fd;			/* eventfd */
 	atomic_bool conn_lost;		/* a queue or the keep-alive saw the connection go */
+
+	/*
+	 * Asynchronous events (aen.c). aer_* under admin.lock; the atomics
+	 * are read by other threads (a multipath head) without it.
+	 */
+	bool oneshot;			/* no controller thread: no events asked for */
+	bool aer_on;			/* keep a request outstanding on this connection */
+	bool aer_outstanding;		/* our one Asynchronous Event Request is posted */
+	_Atomic uint32_t aen_enabled;	/* notices Set Features turned on (NVME_AEN_CFG_*) */
+	_Atomic uint32_t aen_pending;	/* work for the controller thread (aen.c) */
+	_Atomic uint32_t ana_events;	/* ANA change notices received so far */
+	_Atomic int event_fd;		/* written on each ANA change notice (a head's wake fd), or -1 */
 
 	/* Keep-alive (ka_* under admin.lock, except the atomic). */
 	uint64_t ka_interval_ms;
@@ -190,6 +202,36 @@ int rblk_ka_tick_locked(struct rblk_ctrl *c, uint64_t now);
 void rblk_ka_poll_hook(struct rblk_ctrl *c);
 /* When the next keep-alive event is due (UINT64_MAX: none). */
 uint64_t rblk_ka_deadline(struct rblk_ctrl *c);
+
+/* aen.c */
+/*
+ * At the end of every (re)connect: Set Features (Asynchronous Event
+ * Configuration) with the notices of rblk_aen_config(), then the first
+ * request. Nothing for a discovery or oneshot controller, or one that offers
+ * none of those notices. 0, or the admin queue's -errno (a refused Set
+ * Features leaves the notices off; the request is still sent, as Linux).
+ */
+int rblk_aen_enable(struct rblk_ctrl *c);
+/* The notices the host turns on for a controller's OAES: namespace attribute and ANA change. */
+uint32_t rblk_aen_config(uint32_t oaes);
+/* With admin.lock held: posts the request when none is outstanding and the queue is live. */
+void rblk_aen_post_locked(struct rblk_ctrl *c);
+/*
+ * With admin.lock held: a request's result (@err from the queue, else
+ * @status and @dw0 of its completion). Records the event, wakes the
+ * controller thread; never blocks. Exposed for the unit tests.
+ */
+void rblk_aen_complete_locked(struct rblk_ctrl *c, int err, uint16_t status, uint32_t dw0);
+/*
+ * With admin.lock held, from the controller thread before it sleeps: arm
+ * the admin CQ's channel while a request is outstanding, so its answer
+ * wakes the thread. True when the channel's fd is worth watching.
+ */
+bool rblk_aen_watch_locked(struct rblk_ctrl *c);
+/* The controller thread, live: act on recorded events, post the next request. */
+void rblk_aen_service(struct rblk_ctrl *c);
+/* A multipath head: @fd (an eventfd) is written on each ANA change notice; -1 for none. */
+void rblk_ctrl_set_event_fd(struct rblk_ctrl *c, int fd);
 
 /* thread.c */
 int rblk_ctrl_thread_start(struct rblk_ctrl *c);

@@ -7,8 +7,10 @@
  * The head thread wakes every TICK_MS (or when an I/O saw an ANA status)
  * and, per path: connects a path that has no controller yet (every
  * reconnect_delay: a path that was down at start, or that the target
- * refused), and re-reads a live path's ANA log when stale or every
- * ana_poll_ms. After that it wakes the multipath queue pairs: all of them
+ * refused), and re-reads a live path's ANA log when stale (an I/O saw an
+ * ANA status, or the controller sent an ANA change notice: aen.c writes the
+ * head's eventfd) or every ana_poll_ms (30 s at least for a controller that
+ * sends those notices). After that it wakes the multipath queue pairs: all of them
  * when a path became usable (failback without waiting for I/O), else the
  * ones whose requests wait for a path (their no-path timeout runs in poll).
  * Reconnecting a controller that was lost is the controller's own thread's
@@ -28,8 +30,10 @@
 #include "initiator/mpath.h"
 #include "protocol/le.h"
 #include "protocol/nvme_id.h"
+#include "protocol/nvme_log.h"
 
 #define TICK_MS 250
+#define ANA_POLL_WITH_EVENTS_MS 30000u
 
 static enum rblk_ctrl_state path_ctrl_state(struct rblk_ctrl *c)
 {
@@ -166,6 +170,9 @@ static int path_connect(struct rblk_mpath *mp, struct rblk_mpath_path *p, uint16
 	p->ns = ns;
 	idc = rblk_ctrl_identify(c);
 	p->ana_supported = (idc->cmic & (1u << 3)) != 0;
+	/* From here an ANA change notice wakes the head (taken before the read below). */
+	rblk_ctrl_set_event_fd(c, mp->wake_fd);
+	p->ana_events_seen = atomic_load(&c->ana_events);
 	if (p->ana_supported) {
 		ret = rblk_mpath_ana_refresh(p, c, mp->nsid);
 		/* A log that is refused or does not place the namespace leaves the path inaccessible. */
@@ -186,6 +193,32 @@ out_disconnect:
 	p->ns = NULL;
 	rblk_disconnect(c);
 	return ret;
+}
+
+/* A new ANA change notice from @c since the path's last look (head thread). */
+static bool ana_event_seen(struct rblk_mpath_path *p, struct rblk_ctrl *c)
+{
+	uint32_t n = atomic_load(&c->ana_events);
+
+	if (n == p->ana_events_seen)
+		return false;
+	p->ana_events_seen = n;
+	RBLK_DEBUG("multipath: path %u (%s:%s): ANA change notice", p->index, p->opts.traddr,
+		   p->opts.trsvcid);
+	return true;
+}
+
+/*
+ * How long a path's ANA log is trusted: ana_poll_ms, or at least
+ * ANA_POLL_WITH_EVENTS_MS when its controller reports ANA changes itself
+ * (then the poll is only a safety net for a notice lost with a connection).
+ */
+static uint64_t ana_period(const struct rblk_mpath *mp, struct rblk_ctrl *c)
+{
+	if (!(atomic_load(&c->aen_enabled) & NVME_AEN_CFG_ANA_CHANGE))
+		return mp->opts.ana_poll_ms;
+	return mp->opts.ana_poll_ms > ANA_POLL_WITH_EVENTS_MS ? mp->opts.ana_poll_ms
+							      : ANA_POLL_WITH_EVENTS_MS;
 }
 
 static void *head_thread(void *arg)
@@ -231,7 +264,9 @@ static void *head_thread(void *arg)
 			}
 			if (!p->ana_supported)
 				continue;
-			if (!atomic_load(&p->ana_stale) && now - p->ana_read_ms < mp->opts.ana_poll_ms)
+			if (ana_event_seen(p, c))
+				atomic_store(&p->ana_stale, true);
+			if (!atomic_load(&p->ana_stale) && now - p->ana_read_ms < ana_period(mp, c))
 				continue;
 			rblk_mpath_ana_refresh(p, c, mp->nsid);
 			if (atomic_load(&p->ana) != before)

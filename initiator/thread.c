@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The controller thread: one per connected controller, so keep-alive and
- * reconnection work whether or not the user polls. It sleeps in poll() on
- * its wake eventfd and the queues' CM channels, with a timeout set by the
- * next keep-alive and reconnect deadlines, and feeds what it sees into the
- * reconnect state machine (reconnect.c), performing the action each step
- * returns. It never touches a LIVE I/O queue's CQ: users see their own
+ * The controller thread: one per connected controller, so keep-alive,
+ * asynchronous events and reconnection work whether or not the user polls.
+ * It sleeps in poll() on its wake eventfd, the queues' CM channels and,
+ * while an Asynchronous Event Request is out, the admin CQ's channel
+ * (aen.c), with a timeout set by the next keep-alive and reconnect
+ * deadlines, and feeds what it sees into the reconnect state machine
+ * (reconnect.c), performing the action each step returns. It never touches a LIVE I/O queue's CQ: users see their own
  * errors and wake it (rblk_hq_fail).
  */
 #include <errno.h>
@@ -122,7 +123,7 @@ static bool check_live(struct rblk_ctrl *c, uint64_t now)
 static void *ctrl_thread(void *arg)
 {
 	struct rblk_ctrl *c = arg;
-	struct pollfd pfd[2 + RBLK_IO_QUEUES_MAX];
+	struct pollfd pfd[3 + RBLK_IO_QUEUES_MAX];
 
 	while (!atomic_load(&c->stopping)) {
 		uint64_t now = rblk_clock_ms(), deadline, d;
@@ -141,6 +142,9 @@ static void *ctrl_thread(void *arg)
 		}
 		pthread_mutex_lock(&c->admin.lock);
 		deadline = live ? rblk_ka_deadline(c) : UINT64_MAX;
+		/* An outstanding Asynchronous Event Request: its answer wakes us. */
+		if (live && rblk_aen_watch_locked(c))
+			pfd[n++] = (struct pollfd){ .fd = rblk_cq_fd(c->admin.cq), .events = POLLIN };
 		pthread_mutex_unlock(&c->admin.lock);
 		pthread_mutex_lock(&c->lock);
 		d = rblk_rc_deadline(&c->rc);
@@ -158,8 +162,12 @@ static void *ctrl_thread(void *arg)
 		if (atomic_load(&c->stopping))
 			break;
 		now = rblk_clock_ms();
-		if (atomic_load(&c->state) == RBLK_CTRL_LIVE && check_live(c, now))
-			perform(c, step(c, RBLK_RC_EV_CONN_LOST, now), now);
+		if (atomic_load(&c->state) == RBLK_CTRL_LIVE) {
+			if (check_live(c, now))
+				perform(c, step(c, RBLK_RC_EV_CONN_LOST, now), now);
+			else
+				rblk_aen_service(c);
+		}
 		perform(c, step(c, RBLK_RC_EV_TICK, now), now);
 	}
 	return NULL;

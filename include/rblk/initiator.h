@@ -268,9 +268,11 @@ unsigned rblk_qpair_inflight(struct rblk_qpair *qp) RBLK_EXPORT;
  * overlapping writes in flight at once have no order, as on any block device.
  *
  * Failback: a background thread per head connects paths that were down at
- * start (every reconnect_delay), and re-reads the ANA logs every
- * ana_poll_ms and at once after an I/O saw an ANA status; once the first
- * optimized path is live again, new I/O goes there.
+ * start (every reconnect_delay), and re-reads a path's ANA log at once when
+ * its controller sends an ANA change notice (an asynchronous event) or an
+ * I/O saw an ANA status, and every ana_poll_ms (at least 30 s for a
+ * controller that sends the notices); once the first optimized path is live
+ * again, new I/O goes there.
  *
  * I/O: rblk_mpath_ns() is the head's namespace (size, block size, Identify
  * of the first path; rblk_ns_close() on it does nothing). The synchronous
@@ -296,7 +298,7 @@ struct rblk_mpath_opts {
 	unsigned npaths;
 	uint32_t nsid;               /* 0: the only active namespace */
 	int32_t no_path_tmo;         /* s I/O waits for a usable path; default paths[0].ctrl_loss_tmo; -1 forever */
-	uint32_t ana_poll_ms;        /* ANA log re-read period; default 1000 */
+	uint32_t ana_poll_ms;        /* ANA log re-read period without notices; default 1000 */
 };
 void rblk_mpath_opts_init(struct rblk_mpath_opts *opts) RBLK_EXPORT;
 /*
