@@ -221,6 +221,23 @@ static uint64_t ana_period(const struct rblk_mpath *mp, struct rblk_ctrl *c)
 							      : ANA_POLL_WITH_EVENTS_MS;
 }
 
+/*
+ * A namespace resized behind the paths (aen.c updated @p's size on a
+ * namespace-changed notice): the head takes the new size, and so does the
+ * identity a path connected later must match.
+ */
+static void size_follow(struct rblk_mpath *mp, struct rblk_mpath_path *p)
+{
+	uint64_t n = atomic_load(&p->ns->nsze), old = atomic_load(&mp->ns.nsze);
+
+	if (n == old)
+		return;
+	RBLK_NOTICE("multipath: namespace %u resized: %llu -> %llu blocks (path %u)", mp->nsid,
+		    (unsigned long long)old, (unsigned long long)n, p->index);
+	atomic_store(&mp->ns.nsze, n);
+	mp->ident.nsze = n;
+}
+
 static void *head_thread(void *arg)
 {
 	struct rblk_mpath *mp = arg;
@@ -262,6 +279,7 @@ static void *head_thread(void *arg)
 				atomic_store(&p->ana_stale, true);
 				changed = true;
 			}
+			size_follow(mp, p);
 			if (!p->ana_supported)
 				continue;
 			if (ana_event_seen(p, c))

@@ -8,7 +8,8 @@
 #      controller's ANA change notice and path 0 inaccessible, and a verified fio then
 #      runs with its writes on path 1; optimized again: path 0 optimized again;
 #   2. the backing file grown and `revalidate_size` written: the namespace-changed notice
-#      makes the attach process re-read the namespace and log its new size.
+#      makes the attach process re-read the namespace, and the multipath head takes the
+#      new size (the NBD device keeps the size it was attached with).
 # Without asynchronous events the head would see an ANA change only at its next poll
 # (30 s for a controller that says it sends notices) and a resize never.
 # vm-timeout: 420
@@ -82,6 +83,8 @@ line=$(grep -m1 -oE 'namespace 1 resized: [0-9]+ -> [0-9]+' "$LOG")
 read -r from to <<< "$(echo "$line" | grep -oE '[0-9]+ -> [0-9]+' | tr -d '>-')"
 log "resize 64M -> 96M seen: $line"
 [ $((from * 3)) = $((to * 2)) ] || fail "the new size is not 1.5x the old one ($line)"
+wait_for_line 10 "$LOG" "multipath: namespace 1 resized: $from -> $to blocks" "$BG_PID" ||
+	fail "the multipath head kept the old size"
 
 "$RBLK" detach "$DEV" || fail "rblk detach $DEV failed"
 bg_wait attach 60 || fail "the attach process did not exit 0 after detach"
