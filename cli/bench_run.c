@@ -296,15 +296,17 @@ static void job_loop(struct job *j)
 		 * round trip in the VM) doubled the CPU per 128 KiB I/O in an
 		 * A/B boot and slowed it, for 3% of QD1 latency: in a TCG VM
 		 * the initiator shares two CPUs with the target and Soft-RoCE,
-		 * and spinning takes theirs. An empty pass makes no system call;
-		 * the clock is read every SPIN_CLOCK_PASSES of them.
+		 * and spinning takes theirs. An empty pass makes no system call
+		 * (the qpair is lazy: it is armed only before we sleep); the
+		 * clock is read every SPIN_CLOCK_PASSES of them.
 		 */
 		if (++spins == 1) {
 			spin_start = now_ns();
 		} else if (!(spins % SPIN_CLOCK_PASSES) && now_ns() - spin_start >= SPIN_NS) {
 			struct pollfd pfd = { .fd = rblk_qpair_fd(j->qp), .events = POLLIN };
 
-			poll(&pfd, 1, 1);
+			if (rblk_qpair_prepare_sleep(j->qp) == 0)
+				poll(&pfd, 1, 1);
 			spins = 0;
 		}
 	}
@@ -318,6 +320,8 @@ static void *job_main(void *arg)
 	int ret;
 
 	ret = rblk_qpair_alloc(j->ctrl, &j->qp);
+	if (!ret)
+		rblk_qpair_set_lazy_arm(j->qp, true);	/* job_loop arms before it sleeps */
 	pthread_mutex_lock(&run->lock);
 	j->setup_err = ret;
 	j->ready = true;

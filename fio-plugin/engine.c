@@ -275,6 +275,8 @@ static int bind_file(struct thread_data *td, struct rblk_fio_td *d, struct fio_f
 		if (ret)
 			return fail(td, f, -ret, "rblk qpair", why);
 		q->trid = rf->trid;
+		/* getevents arms only before it sleeps (rblk_qpair_prepare_sleep) */
+		rblk_qpair_set_lazy_arm(q->qp, true);
 		d->pfds[d->nqp].fd = rblk_qpair_fd(q->qp);
 		d->pfds[d->nqp].events = POLLIN;
 		d->nqp++;

@@ -174,6 +174,15 @@ static int poll_once(struct rblk_fio_td *d)
 	return err;
 }
 
+/* Arms every qpair with requests in flight; false when one has completions waiting. */
+static bool prepare_sleep(struct rblk_fio_td *d)
+{
+	for (unsigned i = 0; i < d->nqp; i++)
+		if (rblk_qpair_inflight(d->qps[i].qp) && rblk_qpair_prepare_sleep(d->qps[i].qp) != 0)
+			return false;
+	return true;
+}
+
 int rblk_fio_getevents(struct thread_data *td, unsigned int min, unsigned int max,
 		       const struct timespec *t)
 {
@@ -203,7 +212,7 @@ int rblk_fio_getevents(struct thread_data *td, unsigned int min, unsigned int ma
 		 * The clock only every SPIN_CLOCK_PASSES empty passes, and not
 		 * at all in a call that finds its events at once: with an HPET
 		 * clocksource each read is a system call, and an empty pass
-		 * makes none (rblk_poll() arms a CQ once per idle spell). The
+		 * makes none (lazy qpairs: nothing is armed until we sleep). The
 		 * spin window and the timeout start at the first read, a few
 		 * passes late.
 		 */
@@ -220,10 +229,13 @@ int rblk_fio_getevents(struct thread_data *td, unsigned int min, unsigned int ma
 		if (d->busy_poll || now < spin_end)
 			continue;
 		/*
-		 * Sleep until a completion channel fires. rblk_poll() armed the
-		 * notification when it found the CQ empty, so none is missed; the
-		 * 100 ms cap only bounds how stale a lost-connection check gets.
+		 * Sleep until a completion channel fires. The qpairs are lazy
+		 * (rblk_poll() does not arm while we spin): arm them now, and
+		 * poll instead when something beat the arm. The 100 ms cap only
+		 * bounds how stale a lost-connection check gets.
 		 */
+		if (!prepare_sleep(d))
+			continue;
 		timeout_ms = 100;
 		if (deadline != UINT64_MAX && (deadline - now) / 1000000ull < 100)
 			timeout_ms = (int)((deadline - now + 999999ull) / 1000000ull);

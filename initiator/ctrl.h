@@ -56,6 +56,7 @@ struct rblk_qpair {
 	unsigned index;			/* in ctrl->ioq[] (qid = index + 1) */
 	bool owned;			/* handed out (rblk_qpair_alloc or a sync call) */
 	bool sync;			/* in the sync pool */
+	bool lazy_arm;			/* rblk_poll() leaves arming to rblk_qpair_prepare_sleep() */
 	int epfd;			/* rblk_qpair_fd(): CQ channel + wake */
 	struct rblk_wakefd wake;	/* the controller thread's wakeups */
 	struct rblk_io *pending;	/* partly issued: waits for slots or bounce units */

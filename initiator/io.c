@@ -369,15 +369,64 @@ static int reap(struct rblk_qpair *qp, unsigned max)
 		 * after that), then look again for what landed before it. A
 		 * completion that lands after the arm fires it (and completes
 		 * no request, say a SEND's): the next turn reads that wakeup
-		 * and arms again, so 0 is never returned unarmed.
+		 * and arms again, so 0 is never returned unarmed. A lazy
+		 * caller arms in rblk_qpair_prepare_sleep() instead.
 		 */
-		if (!rblk_hq_arm_idle(hq))
+		if (qp->lazy_arm || !rblk_hq_arm_idle(hq))
 			break;
 	}
 	/* A wakeup that fired for what was reaped would keep the fd readable. */
 	rblk_hq_consume_wakeup(hq);
 	rblk_hq_flush(hq);
 	return 0;
+}
+
+void rblk_qpair_set_lazy_arm(struct rblk_qpair *qp, bool lazy)
+{
+	if (!qp || qp->mpath)
+		return;
+	pthread_mutex_lock(&qp->hq.lock);
+	qp->lazy_arm = lazy;
+	pthread_mutex_unlock(&qp->hq.lock);
+}
+
+int rblk_qpair_prepare_sleep(struct rblk_qpair *qp)
+{
+	struct rblk_hq *hq;
+	int ret = 0;
+
+	if (!qp)
+		return -EINVAL;
+	if (qp->mpath)
+		return 0;
+	hq = &qp->hq;
+	pthread_mutex_lock(&hq->lock);
+	if (qp->ndone) {
+		ret = 1;	/* completed, not yet delivered: rblk_poll() has them */
+	} else if (hq->state == RBLK_HQ_LIVE) {
+		/*
+		 * The same arm-and-look-again as reap(): until an arm holds
+		 * with the CQ empty, or a request completes.
+		 */
+		while (rblk_hq_arm_idle(hq)) {
+			int n = rblk_hq_process(hq, 32);
+
+			if (n < 0) {
+				ret = n;
+				break;
+			}
+			if (qp->ndone) {
+				ret = 1;
+				break;
+			}
+			if (!n)
+				break;
+		}
+		rblk_hq_flush(hq);	/* receives reposted by what was handled */
+	}
+	/* Not live: the controller thread kicks the fd when that changes. */
+	pthread_mutex_unlock(&hq->lock);
+	return ret;
 }
 
 int rblk_poll(struct rblk_qpair *qp, unsigned max)

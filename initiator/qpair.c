@@ -125,6 +125,8 @@ void rblk_qpair_free(struct rblk_qpair *qp)
 		return;
 	}
 	c = qp->ctrl;
+	/* The wait below sleeps after empty polls, and the next owner starts eager. */
+	rblk_qpair_set_lazy_arm(qp, false);
 	/* The target may still write into buffers of requests in flight: wait for them. */
 	deadline = rblk_clock_ms() + RBLK_ADMIN_TIMEOUT_MS;
 	while (qp->inflight && rblk_clock_ms() < deadline) {

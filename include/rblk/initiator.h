@@ -238,9 +238,27 @@ int rblk_qpair_flush(struct rblk_qpair *qp) RBLK_EXPORT;
  * nothing is left to report).
  */
 int rblk_poll(struct rblk_qpair *qp, unsigned max) RBLK_EXPORT;
-/* An fd that becomes readable when rblk_poll() has work (for epoll). */
+/*
+ * An fd that becomes readable when rblk_poll() has work (for epoll). Every
+ * rblk_poll() that finds nothing leaves the completion notification armed,
+ * so a caller may sleep on the fd after any poll that returned 0.
+ */
 int rblk_qpair_fd(struct rblk_qpair *qp) RBLK_EXPORT;
 unsigned rblk_qpair_inflight(struct rblk_qpair *qp) RBLK_EXPORT;
+/*
+ * For callers that spin before they sleep. Arming the notification costs a
+ * system call per idle spell on Soft-RoCE (and reading the wakeup it raises
+ * another), paid even when a spinning caller finds its next completion
+ * without ever sleeping. After rblk_qpair_set_lazy_arm(qp, true),
+ * rblk_poll() no longer arms; the caller calls rblk_qpair_prepare_sleep()
+ * right before it sleeps on the fd, which arms and looks once more: 0 means
+ * sleep (the fd will wake you), 1 means completions are waiting (poll
+ * instead), or -errno. On a multipath head's qpair lazy arming changes
+ * nothing (its paths arm in every poll) and rblk_qpair_prepare_sleep()
+ * returns 0.
+ */
+void rblk_qpair_set_lazy_arm(struct rblk_qpair *qp, bool lazy) RBLK_EXPORT;
+int rblk_qpair_prepare_sleep(struct rblk_qpair *qp) RBLK_EXPORT;
 
 /* ---- Multipath ----------------------------------------------------------------- */
 

@@ -483,6 +483,9 @@ void rblk_qpair_free(struct rblk_qpair *qp)
 unsigned rblk_qpair_depth(struct rblk_qpair *qp) { return qp->depth; }
 int rblk_qpair_fd(struct rblk_qpair *qp) { return qp->efd; }
 unsigned rblk_qpair_inflight(struct rblk_qpair *qp) { return qp->n; }
+/* Requests complete at once here: whatever is in flight is waiting for rblk_poll(). */
+void rblk_qpair_set_lazy_arm(struct rblk_qpair *qp, bool lazy) { (void)qp; (void)lazy; }
+int rblk_qpair_prepare_sleep(struct rblk_qpair *qp) { return qp->n ? 1 : 0; }
 int rblk_qpair_flush(struct rblk_qpair *qp) { (void)qp; return 0; }
 
 int rblk_submit(struct rblk_qpair *qp, struct rblk_io *io, rblk_io_cb cb, void *arg)

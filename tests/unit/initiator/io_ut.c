@@ -17,6 +17,50 @@
 #include "initiator/io.h"
 #include "ut.h"
 
+/*
+ * The three CQ calls, replaced at link time (-Wl,--wrap, see CMakeLists.txt):
+ * arming and reading the channel are counted (each is a system call on
+ * Soft-RoCE), and polling returns the completions a test scripted.
+ */
+static struct {
+	int notify_calls, event_calls;
+	struct rblk_wc wc[8];
+	int nwc;		/* scripted completions the next polls return */
+	bool after_arm;		/* ... but only once the CQ was armed */
+} F;
+
+int __wrap_rblk_cq_req_notify(struct rblk_cq *cq, bool solicited_only);
+int __wrap_rblk_cq_get_event(struct rblk_cq *cq);
+int __wrap_rblk_cq_poll(struct rblk_cq *cq, struct rblk_wc *wc, int n);
+
+int __wrap_rblk_cq_req_notify(struct rblk_cq *cq, bool solicited_only)
+{
+	(void)cq;
+	(void)solicited_only;
+	F.notify_calls++;
+	return 0;
+}
+
+int __wrap_rblk_cq_get_event(struct rblk_cq *cq)
+{
+	(void)cq;
+	F.event_calls++;
+	return 0;
+}
+
+int __wrap_rblk_cq_poll(struct rblk_cq *cq, struct rblk_wc *wc, int n)
+{
+	int k = F.nwc < n ? F.nwc : n;
+
+	(void)cq;
+	if (F.after_arm && !F.notify_calls)
+		return 0;
+	memcpy(wc, F.wc, (size_t)k * sizeof(*wc));
+	memmove(F.wc, F.wc + k, (size_t)(F.nwc - k) * sizeof(*wc));
+	F.nwc -= k;
+	return k;
+}
+
 static struct rblk_ctrl C;
 static struct rblk_qpair Q;
 static struct rblk_ns NS, NS_RO;
@@ -629,6 +673,81 @@ static void test_record(void)
 	CU_ASSERT_EQUAL(p->status, 0);
 }
 
+/* A live queue whose CQ is the scripted one above. */
+static void live_with_cq(void)
+{
+	memset(&F, 0, sizeof(F));
+	Q.hq.cq = (struct rblk_cq *)&F;
+	Q.hq.state = RBLK_HQ_LIVE;
+}
+
+/*
+ * By default the first empty poll of an idle spell arms the CQ, so a caller
+ * may sleep on the fd after any poll that returned 0. A lazy qpair's polls
+ * never arm: a spinner that finds its completions makes no system call;
+ * rblk_qpair_prepare_sleep() arms once, and again only after a wakeup.
+ */
+static void test_lazy_arm(void)
+{
+	env_init(8, 128u << 10, 8192);
+	live_with_cq();
+	for (int i = 0; i < 5; i++)
+		CU_ASSERT_EQUAL(rblk_poll(&Q, 0), 0);
+	CU_ASSERT_EQUAL(F.notify_calls, 1);
+	CU_ASSERT_TRUE(Q.hq.cq_armed);
+	env_fini();
+
+	env_init(8, 128u << 10, 8192);
+	live_with_cq();
+	rblk_qpair_set_lazy_arm(&Q, true);
+	for (int i = 0; i < 5; i++)
+		CU_ASSERT_EQUAL(rblk_poll(&Q, 0), 0);
+	CU_ASSERT_EQUAL(F.notify_calls, 0);
+	CU_ASSERT_EQUAL(F.event_calls, 0);
+	CU_ASSERT_FALSE(Q.hq.cq_armed);
+	CU_ASSERT_EQUAL(rblk_qpair_prepare_sleep(&Q), 0);
+	CU_ASSERT_EQUAL(F.notify_calls, 1);
+	CU_ASSERT_TRUE(Q.hq.cq_armed);
+	CU_ASSERT_EQUAL(rblk_qpair_prepare_sleep(&Q), 0);	/* still armed: free */
+	CU_ASSERT_EQUAL(F.notify_calls, 1);
+	env_fini();
+}
+
+/*
+ * A request that completes between the caller's last poll and its arm
+ * raises no wakeup: rblk_qpair_prepare_sleep() finds it after arming and
+ * says "poll", and the next poll delivers it.
+ */
+static void test_prepare_sleep_finds_completion(void)
+{
+	struct rblk_io io = { .op = RBLK_OP_READ, .ns = &NS, .lba = 0, .nlb = 8 };
+	struct rblk_slot *s[2];
+	struct done d = { 0 };
+
+	env_init(8, 128u << 10, 8192);
+	io.buf = regbuf;
+	CU_ASSERT_EQUAL(rblk_submit(&Q, &io, cb, &d), 0);
+	CU_ASSERT_EQUAL_FATAL(arm_queued(s, 2), 1);
+	live_with_cq();
+	rblk_qpair_set_lazy_arm(&Q, true);
+	CU_ASSERT_EQUAL(rblk_poll(&Q, 0), 0);
+	nvme_cqe_build(&Q.hq.rsps[0], s[0]->sqe->cid, 0, 0, 0, 1, 1);
+	F.wc[0] = (struct rblk_wc){ .wr_id = rblk_hq_wr_id(&Q.hq, true, 0),
+				    .status = RBLK_WC_SUCCESS, .opcode = RBLK_WC_RECV, .byte_len = 16 };
+	F.wc[1] = (struct rblk_wc){ .wr_id = rblk_hq_wr_id(&Q.hq, false, s[0]->index),
+				    .status = RBLK_WC_SUCCESS, .opcode = RBLK_WC_SEND };
+	F.nwc = 2;
+	F.after_arm = true;	/* it lands just as the caller arms */
+	CU_ASSERT_EQUAL(rblk_qpair_prepare_sleep(&Q), 1);
+	CU_ASSERT_EQUAL(F.notify_calls, 1);
+	CU_ASSERT_EQUAL(d.calls, 0);	/* callbacks run in rblk_poll() only */
+	CU_ASSERT_EQUAL(rblk_qpair_prepare_sleep(&Q), 1);	/* still undelivered */
+	CU_ASSERT_EQUAL(rblk_poll(&Q, 0), 1);
+	CU_ASSERT_EQUAL(d.calls, 1);
+	CU_ASSERT_EQUAL(d.status, 0);
+	env_fini();
+}
+
 static const struct ut_case cases[] = {
 	UT_CASE(test_split_registered),
 	UT_CASE(test_incapsule_registered),
@@ -645,6 +764,8 @@ static const struct ut_case cases[] = {
 	UT_CASE(test_poll_lost_with_requests_owned),
 	UT_CASE(test_mem_lookup),
 	UT_CASE(test_record),
+	UT_CASE(test_lazy_arm),
+	UT_CASE(test_prepare_sleep_finds_completion),
 	UT_END,
 };
 
