@@ -10,9 +10,10 @@
  * refused), and re-reads a live path's ANA log when stale (an I/O saw an
  * ANA status, or the controller sent an ANA change notice: aen.c writes the
  * head's eventfd) or every ana_poll_ms (30 s at least for a controller that
- * sends those notices). After that it wakes the multipath queue pairs: all of them
- * when a path became usable (failback without waiting for I/O), else the
- * ones whose requests wait for a path (their no-path timeout runs in poll).
+ * sends those notices). After that it wakes the multipath queue pairs: all
+ * of them when a path became usable (failback without waiting for I/O),
+ * else the ones whose requests wait for a path (their no-path timeout runs
+ * in poll).
  * Reconnecting a controller that was lost is the controller's own thread's
  * work (paths reconnect forever).
  */
@@ -168,6 +169,7 @@ static int path_connect(struct rblk_mpath *mp, struct rblk_mpath_path *p, uint16
 		goto out_disconnect;
 	}
 	p->ns = ns;
+	p->nsze_seen = atomic_load(&ns->nsze);
 	idc = rblk_ctrl_identify(c);
 	p->ana_supported = (idc->cmic & (1u << 3)) != 0;
 	/* From here an ANA change notice wakes the head (taken before the read below). */
@@ -224,12 +226,16 @@ static uint64_t ana_period(const struct rblk_mpath *mp, struct rblk_ctrl *c)
 /*
  * A namespace resized behind the paths (aen.c updated @p's size on a
  * namespace-changed notice): the head takes the new size, and so does the
- * identity a path connected later must match.
+ * identity a path connected later must match. Only a path whose own size
+ * changed moves the head, so one not yet told keeps it where it is.
  */
 static void size_follow(struct rblk_mpath *mp, struct rblk_mpath_path *p)
 {
 	uint64_t n = atomic_load(&p->ns->nsze), old = atomic_load(&mp->ns.nsze);
 
+	if (n == p->nsze_seen)
+		return;
+	p->nsze_seen = n;
 	if (n == old)
 		return;
 	RBLK_NOTICE("multipath: namespace %u resized: %llu -> %llu blocks (path %u)", mp->nsid,

@@ -58,6 +58,7 @@ struct rblk_mpath_path {
 	atomic_bool ana_stale;		/* an I/O saw an ANA status: re-read now */
 	uint64_t ana_read_ms;		/* head thread only */
 	uint32_t ana_events_seen;	/* head thread only: ctrl->ana_events at the last read */
+	uint64_t nsze_seen;		/* head thread only: ns->nsze at the last look */
 	uint64_t next_connect_ms;	/* head thread only */
 	bool was_live;			/* head thread only: re-read the log after a reconnect */
 	_Atomic uint64_t ios, failovers;

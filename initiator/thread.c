@@ -6,8 +6,9 @@
  * while an Asynchronous Event Request is out, the admin CQ's channel
  * (aen.c), with a timeout set by the next keep-alive and reconnect
  * deadlines, and feeds what it sees into the reconnect state machine
- * (reconnect.c), performing the action each step returns. It never touches a LIVE I/O queue's CQ: users see their own
- * errors and wake it (rblk_hq_fail).
+ * (reconnect.c), performing the action each step returns. It never touches
+ * a LIVE I/O queue's CQ: users see their own errors and wake it
+ * (rblk_hq_fail).
  */
 #include <errno.h>
 #include <poll.h>
