@@ -28,10 +28,10 @@ REPS=4 RUNTIME=6 QUEUES=2 OUT= PARSE_ONLY=0
 die() { echo "attach_bench: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
 	case $1 in
-	--reps) REPS=$2; shift 2 ;;
-	--runtime) RUNTIME=$2; shift 2 ;;
-	--queues) QUEUES=$2; shift 2 ;;
-	--out) OUT=$2; shift 2 ;;
+	--reps) bench_opt_value $1 $#; REPS=$2; shift 2 ;;
+	--runtime) bench_opt_value $1 $#; RUNTIME=$2; shift 2 ;;
+	--queues) bench_opt_value $1 $#; QUEUES=$2; shift 2 ;;
+	--out) bench_opt_value $1 $#; OUT=$2; shift 2 ;;
 	--parse-only) PARSE_ONLY=1; shift ;;
 	-h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	-*) die "unknown option $1" ;;

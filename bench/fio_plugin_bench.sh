@@ -33,10 +33,10 @@ REPS=4 RUNTIME=6 TARGET=kernel OUT= PARSE_ONLY=0
 die() { echo "fio_plugin_bench: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
 	case $1 in
-	--reps) REPS=$2; shift 2 ;;
-	--runtime) RUNTIME=$2; shift 2 ;;
-	--target) TARGET=$2; shift 2 ;;
-	--out) OUT=$2; shift 2 ;;
+	--reps) bench_opt_value $1 $#; REPS=$2; shift 2 ;;
+	--runtime) bench_opt_value $1 $#; RUNTIME=$2; shift 2 ;;
+	--target) bench_opt_value $1 $#; TARGET=$2; shift 2 ;;
+	--out) bench_opt_value $1 $#; OUT=$2; shift 2 ;;
 	--parse-only) PARSE_ONLY=1; shift ;;
 	-h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	-*) die "unknown option $1" ;;

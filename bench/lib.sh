@@ -1,5 +1,10 @@
 # bench/lib.sh: what the VM benchmark scripts share; sourced, never run.
 #
+# bench_opt_value OPTION ARGC: in option parsing under `set -u`, dies saying that
+# OPTION needs a value unless one follows it (ARGC is $#, the option included), rather
+# than bash's "unbound variable". Needs die() from the caller.
+bench_opt_value() { [ "$2" -ge 2 ] || die "$1 needs a value (see --help)"; }
+
 # bench_out NAME: check that $BUILD is somewhere the VM can see, set OUT to --out or
 # $BUILD/bench-out/NAME (absolute), check that too, and that python3 is here to read
 # the results. Needs die() from the caller.

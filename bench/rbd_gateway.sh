@@ -40,11 +40,11 @@ WORKLOADS=randread-4k-qd32,randwrite-4k-qd32,read-128k-qd16,write-128k-qd16
 die() { echo "rbd_gateway: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
 	case $1 in
-	--reps) REPS=$2; shift 2 ;;
-	--runtime) RUNTIME=$2; shift 2 ;;
-	--workloads) WORKLOADS=$2; shift 2 ;;
-	--out) OUT=$2; shift 2 ;;
-	--target-args) TARGET_ARGS=$2; shift 2 ;;
+	--reps) bench_opt_value $1 $#; REPS=$2; shift 2 ;;
+	--runtime) bench_opt_value $1 $#; RUNTIME=$2; shift 2 ;;
+	--workloads) bench_opt_value $1 $#; WORKLOADS=$2; shift 2 ;;
+	--out) bench_opt_value $1 $#; OUT=$2; shift 2 ;;
+	--target-args) bench_opt_value $1 $#; TARGET_ARGS=$2; shift 2 ;;
 	--baseline) [ $# -ge 2 ] || die "--baseline needs OLD_BUILD"; BASE=$(realpath "$2"); shift 2 ;;
 	-h|--help) sed -n '2,/^[^#]/{/^#/p}' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	-*) die "unknown option $1" ;;

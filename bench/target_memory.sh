@@ -25,9 +25,9 @@ SRQS=1024,0 SIZE=1m OUT=
 die() { echo "target_memory: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
 	case $1 in
-	--srq) SRQS=$2; shift 2 ;;
-	--max-io-size) SIZE=$2; shift 2 ;;
-	--out) OUT=$2; shift 2 ;;
+	--srq) bench_opt_value $1 $#; SRQS=$2; shift 2 ;;
+	--max-io-size) bench_opt_value $1 $#; SIZE=$2; shift 2 ;;
+	--out) bench_opt_value $1 $#; OUT=$2; shift 2 ;;
 	-h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	-*) die "unknown option $1" ;;
 	*) break ;;

@@ -52,11 +52,11 @@ WORKLOADS=randread-4k-qd1,randread-4k-qd32,randwrite-4k-qd32,read-128k-qd16,writ
 die() { echo "target_vs_kernel: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
 	case $1 in
-	--reps) REPS=$2; shift 2 ;;
-	--runtime) RUNTIME=$2; shift 2 ;;
-	--stores) STORES=$2; shift 2 ;;
-	--workloads) WORKLOADS=$2; shift 2 ;;
-	--out) OUT=$2; shift 2 ;;
+	--reps) bench_opt_value $1 $#; REPS=$2; shift 2 ;;
+	--runtime) bench_opt_value $1 $#; RUNTIME=$2; shift 2 ;;
+	--stores) bench_opt_value $1 $#; STORES=$2; shift 2 ;;
+	--workloads) bench_opt_value $1 $#; WORKLOADS=$2; shift 2 ;;
+	--out) bench_opt_value $1 $#; OUT=$2; shift 2 ;;
 	--baseline) [ $# -ge 2 ] || die "--baseline needs OLD_BUILD"; BASE=$(realpath "$2"); shift 2 ;;
 	-h|--help) sed -n '2,/^[^#]/{/^#/p}' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	-*) die "unknown option $1" ;;
