@@ -174,12 +174,21 @@ static int poll_once(struct rblk_fio_td *d)
 	return err;
 }
 
-/* Arms every qpair with requests in flight; false when one has completions waiting. */
+/*
+ * Arms every qpair with requests in flight and watches only those (an idle
+ * one is not polled, so a wakeup left on its channel would keep poll()
+ * returning at once); false when one has completions waiting.
+ */
 static bool prepare_sleep(struct rblk_fio_td *d)
 {
-	for (unsigned i = 0; i < d->nqp; i++)
-		if (rblk_qpair_inflight(d->qps[i].qp) && rblk_qpair_prepare_sleep(d->qps[i].qp) != 0)
+	for (unsigned i = 0; i < d->nqp; i++) {
+		struct rblk_qpair *qp = d->qps[i].qp;
+		bool busy = rblk_qpair_inflight(qp) != 0;
+
+		if (busy && rblk_qpair_prepare_sleep(qp) != 0)
 			return false;
+		d->pfds[i].fd = busy ? rblk_qpair_fd(qp) : -1;
+	}
 	return true;
 }
 
