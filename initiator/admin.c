@@ -219,15 +219,22 @@ int rblk_ctrl_get_log(struct rblk_ctrl *c, uint8_t lid, uint32_t nsid, uint64_t 
 	return 0;
 }
 
-static int ns_present(struct rblk_ctrl *c, uint32_t nsid, struct nvme_id_ns *id)
+int rblk_ctrl_identify_ns(struct rblk_ctrl *c, uint32_t nsid, struct nvme_id_ns *id,
+			  uint16_t *status)
 {
 	struct nvme_sqe sqe;
+
+	rblk_cmd_identify(&sqe, NVME_ID_CNS_NS, nsid, NVME_CSI_NVM);
+	return rblk_admin_exec(c, &sqe, id, sizeof(*id), false, RBLK_ADMIN_TIMEOUT_MS, NULL, NULL,
+			       status);
+}
+
+static int ns_present(struct rblk_ctrl *c, uint32_t nsid, struct nvme_id_ns *id)
+{
 	uint16_t st;
 	int ret;
 
-	rblk_cmd_identify(&sqe, NVME_ID_CNS_NS, nsid, NVME_CSI_NVM);
-	ret = rblk_admin_exec(c, &sqe, id, sizeof(*id), false, RBLK_ADMIN_TIMEOUT_MS, NULL, NULL,
-			      &st);
+	ret = rblk_ctrl_identify_ns(c, nsid, id, &st);
 	if (ret)
 		return ret;
 	return !st && id->ncap ? 1 : 0;

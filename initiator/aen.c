@@ -207,13 +207,10 @@ static unsigned open_changed(struct rblk_ctrl *c, const uint32_t *list, uint32_t
 static void ns_recheck(struct rblk_ctrl *c, uint32_t nsid, struct nvme_id_ns *id)
 {
 	struct rblk_ns_geom g;
-	struct nvme_sqe sqe;
 	uint16_t st;
 	int ret;
 
-	rblk_cmd_identify(&sqe, NVME_ID_CNS_NS, nsid, NVME_CSI_NVM);
-	ret = rblk_admin_exec(c, &sqe, id, sizeof(*id), false, RBLK_ADMIN_TIMEOUT_MS, NULL, NULL,
-			      &st);
+	ret = rblk_ctrl_identify_ns(c, nsid, id, &st);
 	if (ret || st) {
 		RBLK_INFO("namespace %u changed; Identify Namespace: %s", nsid,
 			  ret ? strerror(-ret) : rblk_nvme_status_str(st));

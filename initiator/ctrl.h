@@ -190,6 +190,9 @@ int rblk_ctrl_establish(struct rblk_ctrl *c, bool reconnect, uint16_t *status);
  */
 int rblk_admin_exec(struct rblk_ctrl *c, const struct nvme_sqe *sqe, void *buf, uint32_t len,
 		    bool bringup, int timeout_ms, uint32_t *dw0, uint32_t *dw1, uint16_t *status);
+/* Identify Namespace @nsid into @id: rblk_admin_exec()'s result, *status set. */
+int rblk_ctrl_identify_ns(struct rblk_ctrl *c, uint32_t nsid, struct nvme_id_ns *id,
+			  uint16_t *status);
 int rblk_prop_get(struct rblk_ctrl *c, uint32_t ofst, uint64_t *value);
 int rblk_prop_set(struct rblk_ctrl *c, uint32_t ofst, uint32_t value);
 /* CC.SHN and wait for SHST complete; best effort (logs). */

@@ -58,7 +58,6 @@ int rblk_ns_open(struct rblk_ctrl *c, uint32_t nsid, struct rblk_ns **out)
 	struct nvme_id_ns *id = NULL;
 	struct rblk_ns_geom geom;
 	struct rblk_ns *ns = NULL;
-	struct nvme_sqe sqe;
 	uint16_t st;
 	int ret;
 
@@ -69,9 +68,7 @@ int rblk_ns_open(struct rblk_ctrl *c, uint32_t nsid, struct rblk_ns **out)
 		return -EOPNOTSUPP;
 	if (posix_memalign((void **)&id, 4096, sizeof(*id)))
 		return -ENOMEM;
-	rblk_cmd_identify(&sqe, NVME_ID_CNS_NS, nsid, NVME_CSI_NVM);
-	ret = rblk_admin_exec(c, &sqe, id, sizeof(*id), false, RBLK_ADMIN_TIMEOUT_MS, NULL, NULL,
-			      &st);
+	ret = rblk_ctrl_identify_ns(c, nsid, id, &st);
 	if (ret)
 		goto out_free;
 	if (st) {
