@@ -58,6 +58,8 @@ int rblk_rdma_conn_decide(const void *priv, size_t len, uint8_t ev_initiator_dep
 				       : (uint8_t)(lim->dev_max_init_rd_atom > 255
 							   ? 255
 							   : lim->dev_max_init_rd_atom);
+	if (out->initiator_depth > RBLK_RDMA_MAX_READ_DEPTH)
+		out->initiator_depth = RBLK_RDMA_MAX_READ_DEPTH;
 	out->crqsize = (uint16_t)depth; /* nvmet: HSQSIZE + 1 */
 	return 0;
 }

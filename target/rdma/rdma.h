@@ -84,6 +84,15 @@ static inline void *rblk_rdma_wr_obj(uint64_t wr_id)
 /* ======================================================================== */
 /* CM decisions (target/rdma/conn.c): pure, unit-tested.                          */
 
+/*
+ * RDMA READs one queue keeps outstanding at the host, whatever more the host
+ * and device would allow (Soft-RoCE offers 128; NICs typically 16). The host
+ * answers READs one after another, so the last of 128 x 128 KiB waits for 16 MiB
+ * to go first: on a slow link that outlasts the ACK timeout, the READ is sent
+ * again, and the host's Soft-RoCE replays it (docs/interop.md §17.3).
+ */
+#define RBLK_RDMA_MAX_READ_DEPTH 16
+
 struct rblk_rdma_conn_limits {
 	uint32_t max_queue_depth;       /* I/O: HSQSIZE + 1 at most this (CAP.MQES + 1) */
 	uint32_t max_admin_queue_depth; /* admin: HSQSIZE + 1 at most this (and 32) */

@@ -44,7 +44,9 @@ static void test_linux_admin_queue_accepted(void)
 	CU_ASSERT_EQUAL(plan.depth, 32);
 	CU_ASSERT_EQUAL(plan.hrqsize, 32);
 	CU_ASSERT_EQUAL(plan.crqsize, 32);
-	CU_ASSERT_EQUAL(plan.initiator_depth, 128);
+	/* Soft-RoCE's 128 responder resources: we keep at most 16 READs outstanding. */
+	CU_ASSERT_EQUAL(plan.initiator_depth, RBLK_RDMA_MAX_READ_DEPTH);
+	CU_ASSERT_EQUAL(RBLK_RDMA_MAX_READ_DEPTH, 16);
 }
 
 static void test_linux_io_queue_accepted(void)
@@ -136,11 +138,17 @@ static void test_read_depth(void)
 	/* No responder resources at the host: our RDMA READs could never run. */
 	CU_ASSERT_EQUAL(rblk_rdma_conn_decide(p, 32, 0, &lim, &plan), NVME_RDMA_CM_INVALID_IRD);
 	/* min(the host's responder resources, the device's max_qp_init_rd_atom). */
-	small.dev_max_init_rd_atom = 16;
+	small.dev_max_init_rd_atom = 8;
 	CU_ASSERT_EQUAL(rblk_rdma_conn_decide(p, 32, 200, &small, &plan), 0);
-	CU_ASSERT_EQUAL(plan.initiator_depth, 16);
+	CU_ASSERT_EQUAL(plan.initiator_depth, 8);
 	CU_ASSERT_EQUAL(rblk_rdma_conn_decide(p, 32, 4, &small, &plan), 0);
 	CU_ASSERT_EQUAL(plan.initiator_depth, 4);
+	/* ... and never more than RBLK_RDMA_MAX_READ_DEPTH. */
+	small.dev_max_init_rd_atom = 128;
+	CU_ASSERT_EQUAL(rblk_rdma_conn_decide(p, 32, 200, &small, &plan), 0);
+	CU_ASSERT_EQUAL(plan.initiator_depth, RBLK_RDMA_MAX_READ_DEPTH);
+	CU_ASSERT_EQUAL(rblk_rdma_conn_decide(p, 32, 17, &small, &plan), 0);
+	CU_ASSERT_EQUAL(plan.initiator_depth, RBLK_RDMA_MAX_READ_DEPTH);
 	small.dev_max_init_rd_atom = 0;
 	CU_ASSERT_EQUAL(rblk_rdma_conn_decide(p, 32, 4, &small, &plan), NVME_RDMA_CM_INVALID_IRD);
 }
@@ -171,7 +179,7 @@ static void test_accept_param(void)
 	CU_ASSERT_EQUAL(crq, 64);
 	/* The host never reads from us; we read from it (host writes). */
 	CU_ASSERT_EQUAL(param.responder_resources, 0);
-	CU_ASSERT_EQUAL(param.initiator_depth, 128);
+	CU_ASSERT_EQUAL(param.initiator_depth, RBLK_RDMA_MAX_READ_DEPTH);
 	CU_ASSERT_EQUAL(param.rnr_retry_count, 7);
 	CU_ASSERT_EQUAL(param.flow_control, 1);
 }
