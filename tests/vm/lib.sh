@@ -365,6 +365,25 @@ ceph_fixture() {
 # rxe_counter DEV NAME: an rxe hw counter (sent_pkts, rcvd_pkts, ...).
 rxe_counter() { cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2"; }
 
+# rxe_trouble: one line per device with its non-zero retry, sequence and error
+# counters (cumulative since rxe0/rxe1 were created): lost packets and retransmissions
+# leave their mark here even when the I/O above them recovers.
+rxe_trouble() {
+	local dev f v line
+	for dev in rxe0 rxe1; do
+		line=
+		for f in /sys/class/infiniband/$dev/ports/1/hw_counters/*; do
+			case ${f##*/} in
+			*err*|*retry*|duplicate_request|out_of_seq_request|ack_deferred) ;;
+			*) continue ;;
+			esac
+			read -r v < "$f" 2>/dev/null || continue
+			[ "$v" != 0 ] && line="$line ${f##*/}=$v"
+		done
+		echo "$dev:${line:- no retries or errors}"
+	done
+}
+
 # vm_restore_rxe: put the rxe0/rxe1 pair back if a test removed it.
 vm_restore_rxe() {
 	local i
