@@ -81,6 +81,28 @@ int rblk_nbd_nl_build_disconnect(struct nl_msg **out, int family, int index)
 	return 0;
 }
 
+int rblk_nbd_nl_build_resize(struct nl_msg **out, int family, int index, uint64_t size_bytes,
+			     uint64_t block_size)
+{
+	struct nl_msg *m;
+
+	*out = NULL;
+	if (index < 0 || !size_bytes || !block_size)
+		return -EINVAL;
+	m = nlmsg_alloc();
+	if (!m)
+		return -ENOMEM;
+	/* The kernel's reconfigure sets the size from these (nbd_genl_size_set()). */
+	if (put_header(m, family, NBD_CMD_RECONFIGURE) || nla_put_u32(m, NBD_ATTR_INDEX, (uint32_t)index) ||
+	    nla_put_u64(m, NBD_ATTR_SIZE_BYTES, size_bytes) ||
+	    nla_put_u64(m, NBD_ATTR_BLOCK_SIZE_BYTES, block_size)) {
+		nlmsg_free(m);
+		return -ENOMEM;
+	}
+	*out = m;
+	return 0;
+}
+
 int rblk_nbd_nl_reply_index(struct nl_msg *msg, int *index)
 {
 	struct nlattr *attrs[NBD_ATTR_MAX + 1];
@@ -185,7 +207,8 @@ out:
 	return ret;
 }
 
-int rblk_nbd_nl_disconnect(int index, char *err, size_t errlen)
+/* A request about one device that needs no reply: a disconnect, or a resize when @size_bytes. */
+static int send_device_cmd(int index, uint64_t size_bytes, uint64_t block_size, char *err, size_t errlen)
 {
 	struct nl_sock *sk;
 	struct nl_msg *m;
@@ -194,13 +217,28 @@ int rblk_nbd_nl_disconnect(int index, char *err, size_t errlen)
 	ret = open_nbd(&sk, &family, err, errlen);
 	if (ret)
 		return ret;
-	ret = rblk_nbd_nl_build_disconnect(&m, family, index);
+	ret = size_bytes ? rblk_nbd_nl_build_resize(&m, family, index, size_bytes, block_size)
+			 : rblk_nbd_nl_build_disconnect(&m, family, index);
 	if (!ret)
 		ret = send_msg(sk, m, NULL, err, errlen);
 	else
 		snprintf(err, errlen, "cannot build the request: %s", strerror(-ret));
 	nl_socket_free(sk);
 	return ret;
+}
+
+int rblk_nbd_nl_disconnect(int index, char *err, size_t errlen)
+{
+	return send_device_cmd(index, 0, 0, err, errlen);
+}
+
+int rblk_nbd_nl_resize(int index, uint64_t size_bytes, uint64_t block_size, char *err, size_t errlen)
+{
+	if (!size_bytes) {
+		snprintf(err, errlen, "a size of 0");
+		return -EINVAL;
+	}
+	return send_device_cmd(index, size_bytes, block_size, err, errlen);
 }
 
 int rblk_nbd_parse_device(const char *s, int *index)

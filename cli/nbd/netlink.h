@@ -3,7 +3,8 @@
  * Configuring the kernel's NBD client over generic netlink (family "nbd",
  * linux/nbd-netlink.h), as nbd-client does: NBD_CMD_CONNECT hands the kernel
  * our socket ends and the export's size, block size and flags, and answers
- * with the device index; NBD_CMD_DISCONNECT ends it. Message building is
+ * with the device index; NBD_CMD_RECONFIGURE gives a connected device a new
+ * size; NBD_CMD_DISCONNECT ends it. Message building is
  * separate from sending so tests can check the attributes without a kernel.
  */
 #ifndef RBLK_NBD_NETLINK_H
@@ -31,6 +32,9 @@ struct rblk_nbd_nl_connect {
 int rblk_nbd_nl_build_connect(struct nl_msg **out, int family, const struct rblk_nbd_nl_connect *c);
 /* NBD_CMD_DISCONNECT of /dev/nbd@index. */
 int rblk_nbd_nl_build_disconnect(struct nl_msg **out, int family, int index);
+/* NBD_CMD_RECONFIGURE of /dev/nbd@index to @size_bytes (and @block_size). */
+int rblk_nbd_nl_build_resize(struct nl_msg **out, int family, int index, uint64_t size_bytes,
+			     uint64_t block_size);
 /* NBD_ATTR_INDEX from a reply message; 0, or -ENOENT when it has none. */
 int rblk_nbd_nl_reply_index(struct nl_msg *msg, int *index);
 
@@ -42,6 +46,11 @@ int rblk_nbd_nl_reply_index(struct nl_msg *msg, int *index);
  */
 int rblk_nbd_nl_connect(const struct rblk_nbd_nl_connect *c, int *index, char *err, size_t errlen);
 int rblk_nbd_nl_disconnect(int index, char *err, size_t errlen);
+/*
+ * Tells the kernel /dev/nbd@index now has @size_bytes; it updates the
+ * capacity and sends a change uevent. 0 or -errno with words in @err.
+ */
+int rblk_nbd_nl_resize(int index, uint64_t size_bytes, uint64_t block_size, char *err, size_t errlen);
 
 /* "/dev/nbd3", "nbd3" or "3" -> 3; -EINVAL otherwise. */
 int rblk_nbd_parse_device(const char *s, int *index);

@@ -110,6 +110,7 @@ static uint16_t allowed_flags(const struct rblk_nbd_export *e, uint16_t type)
 uint32_t rblk_nbd_req_check(const struct rblk_nbd_export *e, const struct rblk_nbd_request *r)
 {
 	bool ro = e->tflags & RBLK_NBD_FLAG_READ_ONLY;
+	uint64_t size = e->live_size ? atomic_load_explicit(e->live_size, memory_order_acquire) : e->size;
 	bool past_end;
 
 	switch (r->type) {
@@ -141,7 +142,7 @@ uint32_t rblk_nbd_req_check(const struct rblk_nbd_export *e, const struct rblk_n
 	if (r->length > RBLK_NBD_MAX_LEN &&
 	    (r->type == RBLK_NBD_CMD_READ || r->type == RBLK_NBD_CMD_WRITE))
 		return RBLK_NBD_EOVERFLOW;
-	past_end = r->offset > e->size || r->length > e->size - r->offset;
+	past_end = r->offset > size || r->length > size - r->offset;
 	if (past_end)
 		return r->type == RBLK_NBD_CMD_WRITE || r->type == RBLK_NBD_CMD_WRITE_ZEROES ?
 			       RBLK_NBD_ENOSPC : RBLK_NBD_EINVAL;

@@ -14,6 +14,7 @@
 #ifndef RBLK_NBD_PROTO_H
 #define RBLK_NBD_PROTO_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -82,6 +83,11 @@ struct rblk_nbd_export {
 	uint64_t size;		/* bytes */
 	uint32_t block_size;	/* requests must be multiples of it */
 	uint16_t tflags;	/* transmission flags given to the client */
+	/*
+	 * When set, the size now, in bytes, read for every request instead of
+	 * @size: an export whose namespace was resized while it is served.
+	 */
+	const _Atomic uint64_t *live_size;
 };
 
 /* 0, or -EPROTO when the magic is wrong (the stream cannot be trusted any more). */

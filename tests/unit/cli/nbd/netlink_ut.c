@@ -103,6 +103,31 @@ static void test_disconnect_message(void)
 	nlmsg_free(m);
 }
 
+static void test_resize_message(void)
+{
+	struct nlattr *attrs[NBD_ATTR_MAX + 1];
+	struct nl_msg *m;
+
+	CU_ASSERT_EQUAL_FATAL(rblk_nbd_nl_build_resize(&m, FAMILY, 4, 96ULL << 20, 512), 0);
+	parse(m, attrs, NBD_CMD_RECONFIGURE);
+	CU_ASSERT_EQUAL(nla_get_u32(attrs[NBD_ATTR_INDEX]), 4);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(attrs[NBD_ATTR_SIZE_BYTES]);
+	CU_ASSERT_EQUAL(nla_get_u64(attrs[NBD_ATTR_SIZE_BYTES]), 96ULL << 20);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(attrs[NBD_ATTR_BLOCK_SIZE_BYTES]);
+	CU_ASSERT_EQUAL(nla_get_u64(attrs[NBD_ATTR_BLOCK_SIZE_BYTES]), 512);
+	/* nothing else changes: no sockets, timeouts or flags */
+	CU_ASSERT_PTR_NULL(attrs[NBD_ATTR_SOCKETS]);
+	CU_ASSERT_PTR_NULL(attrs[NBD_ATTR_TIMEOUT]);
+	CU_ASSERT_PTR_NULL(attrs[NBD_ATTR_CLIENT_FLAGS]);
+	CU_ASSERT_PTR_NULL(attrs[NBD_ATTR_SERVER_FLAGS]);
+	nlmsg_free(m);
+	/* no device, no size or no block size is a caller bug */
+	CU_ASSERT_EQUAL(rblk_nbd_nl_build_resize(&m, FAMILY, -1, 1 << 20, 512), -EINVAL);
+	CU_ASSERT_PTR_NULL(m);
+	CU_ASSERT_EQUAL(rblk_nbd_nl_build_resize(&m, FAMILY, 4, 0, 512), -EINVAL);
+	CU_ASSERT_EQUAL(rblk_nbd_nl_build_resize(&m, FAMILY, 4, 1 << 20, 0), -EINVAL);
+}
+
 static void test_reply_index(void)
 {
 	struct nl_msg *m = nlmsg_alloc();
@@ -137,6 +162,7 @@ static const struct ut_case cases[] = {
 	UT_CASE(test_connect_message),
 	UT_CASE(test_connect_options),
 	UT_CASE(test_disconnect_message),
+	UT_CASE(test_resize_message),
 	UT_CASE(test_reply_index),
 	UT_CASE(test_parse_device),
 	UT_END,

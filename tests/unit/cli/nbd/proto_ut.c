@@ -104,6 +104,26 @@ static void test_checks(void)
 	}
 }
 
+/* A namespace resized while served: the live size decides, not the size at connect. */
+static void test_live_size(void)
+{
+	_Atomic uint64_t live = 2 << 20;
+	struct rblk_nbd_export e = { .size = 1 << 20, .block_size = 512,
+				     .tflags = rblk_nbd_tflags(false, true, true, false), .live_size = &live };
+	struct rblk_nbd_request r = { .type = RBLK_NBD_CMD_WRITE, .offset = (2 << 20) - 4096, .length = 4096 };
+
+	CU_ASSERT_EQUAL(rblk_nbd_req_check(&e, &r), RBLK_NBD_OK);	/* grown: past the old end */
+	r.offset = 2 << 20;
+	CU_ASSERT_EQUAL(rblk_nbd_req_check(&e, &r), RBLK_NBD_ENOSPC);
+	atomic_store(&live, 512 << 10);					/* shrunk below the old size */
+	r.offset = 512 << 10;
+	CU_ASSERT_EQUAL(rblk_nbd_req_check(&e, &r), RBLK_NBD_ENOSPC);
+	r.type = RBLK_NBD_CMD_READ;
+	CU_ASSERT_EQUAL(rblk_nbd_req_check(&e, &r), RBLK_NBD_EINVAL);
+	r.offset = 0;
+	CU_ASSERT_EQUAL(rblk_nbd_req_check(&e, &r), RBLK_NBD_OK);
+}
+
 static void test_tflags(void)
 {
 	uint16_t f = rblk_nbd_tflags(false, true, false, true);
@@ -137,6 +157,7 @@ static const struct ut_case cases[] = {
 	UT_CASE(test_bad_magic),
 	UT_CASE(test_reply_wire_bytes),
 	UT_CASE(test_checks),
+	UT_CASE(test_live_size),
 	UT_CASE(test_tflags),
 	UT_CASE(test_errors_and_names),
 	UT_END,
