@@ -13,7 +13,9 @@
  * With NBD, attach connects the controller, makes one socket pair per --connections,
  * starts one serving thread per pair (each with its own queue pair, see
  * cli/nbd/rblk.c), and hands the other ends to the kernel with NBD_CMD_CONNECT
- * over netlink (cli/nbd/netlink.c). It then waits: SIGINT/SIGTERM disconnect the
+ * over netlink (cli/nbd/netlink.c). When the namespace is resized on the
+ * target, /dev/nbdN follows (NBD_CMD_RECONFIGURE; a ublk device keeps its
+ * size). It then waits: SIGINT/SIGTERM disconnect the
  * device (NBD_CMD_DISCONNECT; the kernel sends NBD_CMD_DISC on every socket
  * and the threads finish what is in flight), and so does `rblk detach` from
  * elsewhere. --daemon forks before anything touches RDMA (registered memory
@@ -24,6 +26,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -42,6 +45,8 @@
 #include "protocol/nvme.h"
 
 #define MAX_CONNECTIONS 64
+/* How often an NBD attach looks at the namespace's size (one wakeup a second, idle or not). */
+#define SIZE_CHECK_MS 1000
 
 struct conn_thread {
 	pthread_t tid;
@@ -291,26 +296,36 @@ static int parse_attach(int argc, char **argv, struct attach_args *a, struct cli
 	return 0;
 }
 
-/* Waits for a signal or for a serving thread to end; true when a signal asked to stop. */
-static bool wait_for_end(int sfd, int done_fd)
+enum wait_end {
+	END_SIGNAL,	/* a signal asked to stop */
+	END_THREAD,	/* a serving thread ended */
+	END_TIMEOUT,	/* neither within the timeout */
+};
+
+/* Waits for a signal or for a serving thread to end, at most @timeout_ms (-1: no limit). */
+static enum wait_end wait_for_end(int sfd, int done_fd, int timeout_ms)
 {
 	struct pollfd p[2] = { { .fd = sfd, .events = POLLIN }, { .fd = done_fd, .events = POLLIN } };
 
 	for (;;) {
-		if (poll(p, 2, -1) < 0) {
+		int n = poll(p, 2, timeout_ms);
+
+		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			return true;
+			return END_SIGNAL;
 		}
+		if (!n)
+			return END_TIMEOUT;
 		if (p[0].revents & POLLIN) {
 			struct signalfd_siginfo si;
 
 			if (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
 				fprintf(rblk_cli_errf, "%s: detaching\n", strsignal((int)si.ssi_signo));
-			return true;
+			return END_SIGNAL;
 		}
 		if (p[1].revents & POLLIN)
-			return false;
+			return END_THREAD;
 	}
 }
 
@@ -327,7 +342,8 @@ struct attach {
 	struct rblk_ctrl *ctrl;
 	struct rblk_ns *ns;
 	uint32_t nsid, lbs;
-	uint64_t size;
+	uint64_t size;			/* bytes, as the kernel's device was last told */
+	_Atomic uint64_t live_size;	/* bytes the serving threads accept (NBD) */
 	bool ro;
 	/* serving */
 	sigset_t oldmask;
@@ -425,9 +441,11 @@ static int start_threads(struct attach *s)
 		.block_size = s->lbs,
 		.tflags = rblk_nbd_tflags(s->ro, oncs & NVME_CTRL_ONCS_DSM, oncs & NVME_CTRL_ONCS_WRITE_ZEROES,
 					  s->a.connections > 1),
+		.live_size = &s->live_size,
 	};
 	int ret;
 
+	atomic_store(&s->live_size, s->size);
 	for (s->nconn = 0; s->nconn < (unsigned)s->a.connections; s->nconn++) {
 		struct conn_thread *t = &s->threads[s->nconn];
 		int sp[2];
@@ -542,12 +560,42 @@ static void announce(struct attach *s)
 	}
 }
 
-/* Serves until a signal (then disconnects the device) or until a serving thread ends. */
-static void serve_until_end(struct attach *s)
+/*
+ * The namespace's size as the library knows it now (the controller reads it
+ * again when the target reports a namespace change; a multipath head follows
+ * its paths): /dev/nbdN follows. Growing, the serving threads accept the new
+ * blocks before the kernel can ask for them; shrinking, they refuse the lost
+ * ones at once (the target would fail them anyway).
+ */
+static void follow_size(struct attach *s)
 {
+	uint64_t now = rblk_ns_num_blocks(s->ns) * s->lbs, was = s->size;
 	char err[256];
 
-	if (!wait_for_end(s->sfd, s->done_fd))
+	if (!now || now == was)
+		return;
+	atomic_store(&s->live_size, now);
+	s->size = now;	/* tried once: a failure is reported, not retried every tick */
+	if (rblk_nbd_nl_resize(s->index, now, s->lbs, err, sizeof(err)))
+		rblk_cli_err("%s: the namespace is now %" PRIu64 " bytes (was %" PRIu64 "), but resizing the "
+			     "device failed: %s", s->dev, now, was, err);
+	else
+		fprintf(rblk_cli_errf, "%s: resized with the namespace: %" PRIu64 " -> %" PRIu64 " bytes\n",
+			s->dev, was, now);
+}
+
+/*
+ * Serves until a signal (then disconnects the device) or until a serving
+ * thread ends, looking at the namespace's size once a second meanwhile.
+ */
+static void serve_until_end(struct attach *s)
+{
+	enum wait_end end;
+	char err[256];
+
+	while ((end = wait_for_end(s->sfd, s->done_fd, SIZE_CHECK_MS)) == END_TIMEOUT)
+		follow_size(s);
+	if (end == END_THREAD)
 		return;
 	/* ours to end: the kernel sends NBD_CMD_DISC on each socket and shuts them */
 	if (rblk_nbd_nl_disconnect(s->index, err, sizeof(err))) {
@@ -666,7 +714,8 @@ static void ublk_serve_until_end(struct attach *s)
 {
 	int ret;
 
-	wait_for_end(s->sfd, s->done_fd);
+	/* ublk on the kernels we run cannot change a started device's size (UPDATE_SIZE is newer) */
+	wait_for_end(s->sfd, s->done_fd, -1);
 	ret = rblk_ublk_dev_stop(s->ublk);
 	if (ret && ret != -ENODEV)
 		rblk_cli_err("ublk STOP_DEV of %s failed: %s", s->dev, strerror(-ret));

@@ -8,8 +8,9 @@
 #      controller's ANA change notice and path 0 inaccessible, and a verified fio then
 #      runs with its writes on path 1; optimized again: path 0 optimized again;
 #   2. the backing file grown and `revalidate_size` written: the namespace-changed notice
-#      makes the attach process re-read the namespace, and the multipath head takes the
-#      new size (the NBD device keeps the size it was attached with).
+#      makes the attach process re-read the namespace, the multipath head takes the new
+#      size, /dev/nbdN grows with it (NBD_CMD_RECONFIGURE), and a verified fio writes
+#      the new 32 MiB past the old end.
 # Without asynchronous events the head would see an ANA change only at its next poll
 # (30 s for a controller that says it sends notices) and a resize never.
 # vm-timeout: 420
@@ -85,6 +86,13 @@ log "resize 64M -> 96M seen: $line"
 [ $((from * 3)) = $((to * 2)) ] || fail "the new size is not 1.5x the old one ($line)"
 wait_for_line 10 "$LOG" "multipath: namespace 1 resized: $from -> $to blocks" "$BG_PID" ||
 	fail "the multipath head kept the old size"
+# the attach process looks at the size once a second
+wait_for_line 10 "$LOG" "${DEV#/dev/}: resized with the namespace: $((64 << 20)) -> $((96 << 20)) bytes" \
+	"$BG_PID" || fail "the attach process did not resize $DEV"
+wait_for 10 sh -c "[ \"\$(blockdev --getsize64 $DEV)\" = $((96 << 20)) ]" ||
+	fail "$DEV is $(blockdev --getsize64 "$DEV") bytes, not $((96 << 20))"
+log "$DEV grew to 96 MiB"
+fio_verify grown "$DEV" --bs=64k --iodepth=8 --offset=64M --size=32M
 
 "$RBLK" detach "$DEV" || fail "rblk detach $DEV failed"
 bg_wait attach 60 || fail "the attach process did not exit 0 after detach"
