@@ -354,6 +354,7 @@ struct attach {
 	int ours[MAX_CONNECTIONS], theirs[MAX_CONNECTIONS];
 	int index;			/* /dev/nbdN or /dev/ublkbN once the kernel has it, else -1 */
 	char dev[32];
+	char backend[512];		/* NBD: the backend identifier given at connect */
 	struct rblk_ublk_dev *ublk;	/* the ublk device, started */
 	struct rblk_ublk_queue_stats qstats[MAX_CONNECTIONS];
 };
@@ -470,10 +471,10 @@ static int start_threads(struct attach *s)
 static int nbd_connect(struct attach *s)
 {
 	struct rblk_nbd_nl_connect nc = { 0 };
-	char backend[512], err[256];
+	char err[256];
 	int ret;
 
-	snprintf(backend, sizeof(backend), "rblk:rdma:%s:%s:%s:ns%u", s->opts.traddr,
+	snprintf(s->backend, sizeof(s->backend), "rblk:rdma:%s:%s:%s:ns%u", s->opts.traddr,
 		 s->opts.trsvcid ? s->opts.trsvcid : "4420", s->opts.subnqn, s->nsid);
 	nc.server_flags = s->tflags;
 	nc.index = (int)s->a.index;
@@ -483,7 +484,7 @@ static int nbd_connect(struct attach *s)
 	nc.dead_conn_timeout = (uint64_t)s->a.dead_conn_timeout;
 	nc.fds = s->theirs;
 	nc.nfds = s->nconn;
-	nc.backend_id = backend;
+	nc.backend_id = s->backend;
 	ret = rblk_nbd_nl_connect(&nc, &s->index, err, sizeof(err));
 	for (unsigned i = 0; i < s->nconn; i++) {
 		close(s->theirs[i]);	/* the kernel holds its own reference now */
@@ -576,7 +577,7 @@ static void follow_size(struct attach *s)
 		return;
 	atomic_store(&s->live_size, now);
 	s->size = now;	/* tried once: a failure is reported, not retried every tick */
-	if (rblk_nbd_nl_resize(s->index, now, s->lbs, err, sizeof(err)))
+	if (rblk_nbd_nl_resize(s->index, now, s->lbs, s->backend, err, sizeof(err)))
 		rblk_cli_err("%s: the namespace is now %" PRIu64 " bytes (was %" PRIu64 "), but resizing the "
 			     "device failed: %s", s->dev, now, was, err);
 	else

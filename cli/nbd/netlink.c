@@ -82,7 +82,7 @@ int rblk_nbd_nl_build_disconnect(struct nl_msg **out, int family, int index)
 }
 
 int rblk_nbd_nl_build_resize(struct nl_msg **out, int family, int index, uint64_t size_bytes,
-			     uint64_t block_size)
+			     uint64_t block_size, const char *backend_id)
 {
 	struct nl_msg *m;
 
@@ -95,7 +95,8 @@ int rblk_nbd_nl_build_resize(struct nl_msg **out, int family, int index, uint64_
 	/* The kernel's reconfigure sets the size from these (nbd_genl_size_set()). */
 	if (put_header(m, family, NBD_CMD_RECONFIGURE) || nla_put_u32(m, NBD_ATTR_INDEX, (uint32_t)index) ||
 	    nla_put_u64(m, NBD_ATTR_SIZE_BYTES, size_bytes) ||
-	    nla_put_u64(m, NBD_ATTR_BLOCK_SIZE_BYTES, block_size)) {
+	    nla_put_u64(m, NBD_ATTR_BLOCK_SIZE_BYTES, block_size) ||
+	    (backend_id && nla_put_string(m, NBD_ATTR_BACKEND_IDENTIFIER, backend_id))) {
 		nlmsg_free(m);
 		return -ENOMEM;
 	}
@@ -208,7 +209,8 @@ out:
 }
 
 /* A request about one device that needs no reply: a disconnect, or a resize when @size_bytes. */
-static int send_device_cmd(int index, uint64_t size_bytes, uint64_t block_size, char *err, size_t errlen)
+static int send_device_cmd(int index, uint64_t size_bytes, uint64_t block_size, const char *backend_id,
+			   char *err, size_t errlen)
 {
 	struct nl_sock *sk;
 	struct nl_msg *m;
@@ -217,7 +219,7 @@ static int send_device_cmd(int index, uint64_t size_bytes, uint64_t block_size, 
 	ret = open_nbd(&sk, &family, err, errlen);
 	if (ret)
 		return ret;
-	ret = size_bytes ? rblk_nbd_nl_build_resize(&m, family, index, size_bytes, block_size)
+	ret = size_bytes ? rblk_nbd_nl_build_resize(&m, family, index, size_bytes, block_size, backend_id)
 			 : rblk_nbd_nl_build_disconnect(&m, family, index);
 	if (!ret)
 		ret = send_msg(sk, m, NULL, err, errlen);
@@ -229,16 +231,17 @@ static int send_device_cmd(int index, uint64_t size_bytes, uint64_t block_size, 
 
 int rblk_nbd_nl_disconnect(int index, char *err, size_t errlen)
 {
-	return send_device_cmd(index, 0, 0, err, errlen);
+	return send_device_cmd(index, 0, 0, NULL, err, errlen);
 }
 
-int rblk_nbd_nl_resize(int index, uint64_t size_bytes, uint64_t block_size, char *err, size_t errlen)
+int rblk_nbd_nl_resize(int index, uint64_t size_bytes, uint64_t block_size, const char *backend_id,
+		       char *err, size_t errlen)
 {
 	if (!size_bytes) {
 		snprintf(err, errlen, "a size of 0");
 		return -EINVAL;
 	}
-	return send_device_cmd(index, size_bytes, block_size, err, errlen);
+	return send_device_cmd(index, size_bytes, block_size, backend_id, err, errlen);
 }
 
 int rblk_nbd_parse_device(const char *s, int *index)

@@ -32,9 +32,13 @@ struct rblk_nbd_nl_connect {
 int rblk_nbd_nl_build_connect(struct nl_msg **out, int family, const struct rblk_nbd_nl_connect *c);
 /* NBD_CMD_DISCONNECT of /dev/nbd@index. */
 int rblk_nbd_nl_build_disconnect(struct nl_msg **out, int family, int index);
-/* NBD_CMD_RECONFIGURE of /dev/nbd@index to @size_bytes (and @block_size). */
+/*
+ * NBD_CMD_RECONFIGURE of /dev/nbd@index to @size_bytes (and @block_size).
+ * @backend_id: what the connect gave (the kernel refuses to reconfigure a
+ * device with a backend identifier without the same one); NULL = none.
+ */
 int rblk_nbd_nl_build_resize(struct nl_msg **out, int family, int index, uint64_t size_bytes,
-			     uint64_t block_size);
+			     uint64_t block_size, const char *backend_id);
 /* NBD_ATTR_INDEX from a reply message; 0, or -ENOENT when it has none. */
 int rblk_nbd_nl_reply_index(struct nl_msg *msg, int *index);
 
@@ -50,7 +54,8 @@ int rblk_nbd_nl_disconnect(int index, char *err, size_t errlen);
  * Tells the kernel /dev/nbd@index now has @size_bytes; it updates the
  * capacity and sends a change uevent. 0 or -errno with words in @err.
  */
-int rblk_nbd_nl_resize(int index, uint64_t size_bytes, uint64_t block_size, char *err, size_t errlen);
+int rblk_nbd_nl_resize(int index, uint64_t size_bytes, uint64_t block_size, const char *backend_id,
+		       char *err, size_t errlen);
 
 /* "/dev/nbd3", "nbd3" or "3" -> 3; -EINVAL otherwise. */
 int rblk_nbd_parse_device(const char *s, int *index);

@@ -108,13 +108,16 @@ static void test_resize_message(void)
 	struct nlattr *attrs[NBD_ATTR_MAX + 1];
 	struct nl_msg *m;
 
-	CU_ASSERT_EQUAL_FATAL(rblk_nbd_nl_build_resize(&m, FAMILY, 4, 96ULL << 20, 512), 0);
+	CU_ASSERT_EQUAL_FATAL(rblk_nbd_nl_build_resize(&m, FAMILY, 4, 96ULL << 20, 512, "rblk:x:ns1"), 0);
 	parse(m, attrs, NBD_CMD_RECONFIGURE);
 	CU_ASSERT_EQUAL(nla_get_u32(attrs[NBD_ATTR_INDEX]), 4);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(attrs[NBD_ATTR_SIZE_BYTES]);
 	CU_ASSERT_EQUAL(nla_get_u64(attrs[NBD_ATTR_SIZE_BYTES]), 96ULL << 20);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(attrs[NBD_ATTR_BLOCK_SIZE_BYTES]);
 	CU_ASSERT_EQUAL(nla_get_u64(attrs[NBD_ATTR_BLOCK_SIZE_BYTES]), 512);
+	/* the kernel refuses to reconfigure a device connected with a backend id without it */
+	CU_ASSERT_PTR_NOT_NULL_FATAL(attrs[NBD_ATTR_BACKEND_IDENTIFIER]);
+	CU_ASSERT_STRING_EQUAL(nla_get_string(attrs[NBD_ATTR_BACKEND_IDENTIFIER]), "rblk:x:ns1");
 	/* nothing else changes: no sockets, timeouts or flags */
 	CU_ASSERT_PTR_NULL(attrs[NBD_ATTR_SOCKETS]);
 	CU_ASSERT_PTR_NULL(attrs[NBD_ATTR_TIMEOUT]);
@@ -122,10 +125,10 @@ static void test_resize_message(void)
 	CU_ASSERT_PTR_NULL(attrs[NBD_ATTR_SERVER_FLAGS]);
 	nlmsg_free(m);
 	/* no device, no size or no block size is a caller bug */
-	CU_ASSERT_EQUAL(rblk_nbd_nl_build_resize(&m, FAMILY, -1, 1 << 20, 512), -EINVAL);
+	CU_ASSERT_EQUAL(rblk_nbd_nl_build_resize(&m, FAMILY, -1, 1 << 20, 512, NULL), -EINVAL);
 	CU_ASSERT_PTR_NULL(m);
-	CU_ASSERT_EQUAL(rblk_nbd_nl_build_resize(&m, FAMILY, 4, 0, 512), -EINVAL);
-	CU_ASSERT_EQUAL(rblk_nbd_nl_build_resize(&m, FAMILY, 4, 1 << 20, 0), -EINVAL);
+	CU_ASSERT_EQUAL(rblk_nbd_nl_build_resize(&m, FAMILY, 4, 0, 512, NULL), -EINVAL);
+	CU_ASSERT_EQUAL(rblk_nbd_nl_build_resize(&m, FAMILY, 4, 1 << 20, 0, NULL), -EINVAL);
 }
 
 static void test_reply_index(void)
