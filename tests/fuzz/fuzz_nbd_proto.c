@@ -8,6 +8,9 @@
  * RBLK_NBD_MAX_LEN, a known command the flags
  * offered, and not a write to a read-only export; replies round-trip.
  *
+ * With bit 7 of the block-shift byte set, the export follows a live size
+ * (a namespace resized while served): half the size given.
+ *
  * Input: [size u32 LE][block shift u8][tflags u16 LE][28-byte request].
  */
 #include "cli/nbd/proto.h"
@@ -18,9 +21,10 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	uint8_t req[RBLK_NBD_REQ_SIZE], again[RBLK_NBD_REQ_SIZE], rep[RBLK_NBD_REPLY_SIZE];
-	struct rblk_nbd_export e;
+	struct rblk_nbd_export e = { 0 };
 	struct rblk_nbd_request r;
-	uint64_t cookie;
+	_Atomic uint64_t live = 0;
+	uint64_t cookie, end;
 	uint32_t err;
 
 	if (size < HDR + RBLK_NBD_REQ_SIZE)
@@ -28,6 +32,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	e.size = (uint64_t)(data[0] | data[1] << 8 | data[2] << 16 | (uint32_t)data[3] << 24) << 9;
 	e.block_size = 1u << (9 + data[4] % 4);
 	e.tflags = (uint16_t)(data[5] | data[6] << 8);
+	if (data[4] & 0x80) {
+		live = e.size / 2;
+		e.live_size = &live;
+	}
+	end = e.live_size ? live : e.size;
 	memcpy(req, data + HDR, sizeof(req));
 
 	if (rblk_nbd_req_decode(req, &r))
@@ -45,7 +54,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			FUZZ_CHECK(r.length <= RBLK_NBD_MAX_LEN);
 		if (sized) {
 			FUZZ_CHECK(r.offset % e.block_size == 0 && r.length % e.block_size == 0);
-			FUZZ_CHECK(r.offset <= e.size && r.length <= e.size - r.offset);
+			FUZZ_CHECK(r.offset <= end && r.length <= end - r.offset);
 		}
 		if (r.type == RBLK_NBD_CMD_WRITE || r.type == RBLK_NBD_CMD_TRIM ||
 		    r.type == RBLK_NBD_CMD_WRITE_ZEROES)
