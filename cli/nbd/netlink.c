@@ -208,9 +208,9 @@ out:
 	return ret;
 }
 
-/* A request about one device that needs no reply: a disconnect, or a resize when @size_bytes. */
-static int send_device_cmd(int index, uint64_t size_bytes, uint64_t block_size, const char *backend_id,
-			   char *err, size_t errlen)
+/* A request about one device that needs no reply: NBD_CMD_DISCONNECT or NBD_CMD_RECONFIGURE (a resize). */
+static int send_device_cmd(uint8_t cmd, int index, uint64_t size_bytes, uint64_t block_size,
+			   const char *backend_id, char *err, size_t errlen)
 {
 	struct nl_sock *sk;
 	struct nl_msg *m;
@@ -219,8 +219,9 @@ static int send_device_cmd(int index, uint64_t size_bytes, uint64_t block_size, 
 	ret = open_nbd(&sk, &family, err, errlen);
 	if (ret)
 		return ret;
-	ret = size_bytes ? rblk_nbd_nl_build_resize(&m, family, index, size_bytes, block_size, backend_id)
-			 : rblk_nbd_nl_build_disconnect(&m, family, index);
+	ret = cmd == NBD_CMD_RECONFIGURE
+		      ? rblk_nbd_nl_build_resize(&m, family, index, size_bytes, block_size, backend_id)
+		      : rblk_nbd_nl_build_disconnect(&m, family, index);
 	if (!ret)
 		ret = send_msg(sk, m, NULL, err, errlen);
 	else
@@ -231,17 +232,13 @@ static int send_device_cmd(int index, uint64_t size_bytes, uint64_t block_size, 
 
 int rblk_nbd_nl_disconnect(int index, char *err, size_t errlen)
 {
-	return send_device_cmd(index, 0, 0, NULL, err, errlen);
+	return send_device_cmd(NBD_CMD_DISCONNECT, index, 0, 0, NULL, err, errlen);
 }
 
 int rblk_nbd_nl_resize(int index, uint64_t size_bytes, uint64_t block_size, const char *backend_id,
 		       char *err, size_t errlen)
 {
-	if (!size_bytes) {
-		snprintf(err, errlen, "a size of 0");
-		return -EINVAL;
-	}
-	return send_device_cmd(index, size_bytes, block_size, backend_id, err, errlen);
+	return send_device_cmd(NBD_CMD_RECONFIGURE, index, size_bytes, block_size, backend_id, err, errlen);
 }
 
 int rblk_nbd_parse_device(const char *s, int *index)
