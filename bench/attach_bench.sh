@@ -106,7 +106,7 @@ echo "attach_bench: $REPS reps x $RUNTIME s, $QUEUES queues, build $BUILD, resul
 export VM_OUT=$OUT VM_TIMEOUT=$((400 + REPS * 9 * (RUNTIME + 12)))
 export RBLK_VM_KERNEL=6.12 RBLK_BUILD=$BUILD RBLK_BENCH_REPS=$REPS RBLK_BENCH_RUNTIME=$RUNTIME
 export RBLK_BENCH_QUEUES=$QUEUES RBLK_BENCH_SRC=$SRC
-"$SRC/tests/vm/softroce-vm" "$OUT/vm-bench.sh" || die "the VM run failed (console: $OUT/console.log)"
+bench_vm_run "$OUT/vm-bench.sh" || die "the VM run failed (console: $OUT/console.log)"
 fi
 
 # ---- the host side: medians, ratios, table, summary.json

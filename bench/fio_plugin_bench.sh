@@ -170,7 +170,7 @@ echo "fio_plugin_bench: target $TARGET, $REPS reps x $RUNTIME s, build $BUILD, r
 export VM_OUT=$OUT VM_TIMEOUT=$((300 + REPS * 6 * (RUNTIME + 12) + 12 * (RUNTIME + 8) + 20))
 export RBLK_BENCH_SRC=$SRC RBLK_BUILD=$BUILD RBLK_BENCH_REPS=$REPS RBLK_BENCH_RUNTIME=$RUNTIME RBLK_BENCH_TARGET=$TARGET
 bench_host_load "$OUT/host-load.json"
-"$SRC/tests/vm/softroce-vm" "$OUT/vm-bench.sh" || die "the VM run failed (console: $OUT/console.log)"
+bench_vm_run "$OUT/vm-bench.sh" || die "the VM run failed (console: $OUT/console.log)"
 fi
 
 # ---- the host side: medians, ratios, table, summary.json

@@ -129,7 +129,7 @@ export VM_OUT=$OUT VM_TIMEOUT=$((240 + REPS * 20 * (RUNTIME + 12) + 8 * (RUNTIME
 export RBLK_BUILD=$BUILD RBLK_AB_A=$A RBLK_VM_LIB=$SRC/tests/vm/lib.sh RBLK_BENCH_SRC=$SRC
 export RBLK_BENCH_REPS=$REPS RBLK_BENCH_RUNTIME=$RUNTIME RBLK_AB_WLS=$WLS
 bench_host_load "$OUT/host-load.json"
-"$SRC/tests/vm/softroce-vm" "$OUT/vm-bench.sh" || die "the VM run failed (console: $OUT/console.log)"
+bench_vm_run "$OUT/vm-bench.sh" || die "the VM run failed (console: $OUT/console.log)"
 fi
 
 # ---- the host side: medians, ratios, table, summary.json

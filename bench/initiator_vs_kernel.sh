@@ -200,6 +200,6 @@ export VM_OUT=$OUT VM_TIMEOUT=$((240 + REPS * (2 * (RUNTIME + 25) + 8 * (RUNTIME
 export RBLK_BUILD=$BUILD RBLK_VM_LIB=$SRC/tests/vm/lib.sh RBLK_BENCH_SRC=$SRC
 export RBLK_BENCH_REPS=$REPS RBLK_BENCH_RUNTIME=$RUNTIME RBLK_BENCH_SWEEP_TIME=$SWEEP_TIME
 bench_host_load "$OUT/host-load.json"
-"$SRC/tests/vm/softroce-vm" "$OUT/vm-bench.sh" || die "the VM run failed (console: $OUT/console.log)"
+bench_vm_run "$OUT/vm-bench.sh" || die "the VM run failed (console: $OUT/console.log)"
 fi
 python3 "$HERE/initiator_vs_kernel_report.py" "$OUT"

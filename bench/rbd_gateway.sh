@@ -191,7 +191,7 @@ export RBLK_BUILD=$BUILD RBLK_BENCH_REPS=$REPS RBLK_BENCH_RUNTIME=$RUNTIME
 export RBLK_BENCH_WORKLOADS=$WORKLOADS RBLK_BENCH_SRC=$SRC RBLK_BENCH_TARGET_ARGS=$TARGET_ARGS
 export RBLK_BENCH_BASE=$BASE
 bench_host_load "$OUT/host-load.json"
-"$SRC/tests/vm/softroce-vm" "$OUT/vm-bench.sh" || die "the VM run failed (console: $OUT/console.log)"
+bench_vm_run "$OUT/vm-bench.sh" || die "the VM run failed (console: $OUT/console.log)"
 
 python3 - "$OUT" <<'PY'
 import glob, json, os, statistics, sys

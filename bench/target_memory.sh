@@ -94,7 +94,7 @@ echo "target_memory: srq depths $SRQS, max-io-size $SIZE, build $BUILD, results 
 bench_host_load "$OUT/host-load.json"
 export VM_OUT=$OUT VM_TIMEOUT=1800 VM_MEM=${VM_MEM:-4096} RBLK_BUILD=$BUILD
 export RBLK_BENCH_SRQS=$SRQS RBLK_BENCH_SIZE=$SIZE
-"$SRC/tests/vm/softroce-vm" "$OUT/vm-bench.sh" || die "the VM run failed (console: $OUT/console.log)"
+bench_vm_run "$OUT/vm-bench.sh" || die "the VM run failed (console: $OUT/console.log)"
 python3 - "$OUT" <<'PYEOF'
 import json, sys
 out = sys.argv[1]
