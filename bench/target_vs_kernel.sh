@@ -29,6 +29,10 @@
 #   work) on fio and on rblk-target for RUNTIME s -> syscalls and CPU us per I/O for
 #   each; then strace -c for the top calls. nvmet is in the kernel: fio's side only.
 #   Idle: rblk-target's syscalls/s and top calls with the host connected.
+# --profile (bench/profile.sh): one more run per workload and side, after the system
+#   call runs, with perf record sampling the whole VM for RUNTIME s; DIR/raw/prof.*.comm
+#   (share of the VM's CPU per command) and prof.*.sym (top symbols), and the report
+#   prints the commands side by side: where the VM's CPU went with each target.
 # Host load: the load average and other qemu-system processes before the VM starts;
 #   a warning in the output and DIR/host-load.json when the machine is not quiet.
 # --baseline OLD_BUILD: a third side, "base" = OLD_BUILD's rblk-target (port 4422,
@@ -47,7 +51,7 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 SRC=$(cd "$HERE/.." && pwd)
 . "$HERE/lib.sh"
 . "$HERE/workloads.sh"
-REPS=3 RUNTIME=5 STORES=ram,file OUT= BASE=
+REPS=3 RUNTIME=5 STORES=ram,file OUT= BASE= PROFILE=0
 WORKLOADS=randread-4k-qd1,randread-4k-qd32,randwrite-4k-qd32,read-128k-qd16,write-128k-qd16,read-1m-qd4,write-1m-qd4
 die() { echo "target_vs_kernel: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
@@ -57,6 +61,7 @@ while [ $# -gt 0 ]; do
 	--stores) bench_opt_value $1 $#; STORES=$2; shift 2 ;;
 	--workloads) bench_opt_value $1 $#; WORKLOADS=$2; shift 2 ;;
 	--out) bench_opt_value $1 $#; OUT=$2; shift 2 ;;
+	--profile) PROFILE=1; shift ;;
 	--baseline) [ $# -ge 2 ] || die "--baseline needs OLD_BUILD"; BASE=$(realpath "$2"); shift 2 ;;
 	-h|--help) sed -n '2,/^[^#]/{/^#/p}' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	-*) die "unknown option $1" ;;
@@ -87,7 +92,9 @@ log() { echo "[vm $(cut -d' ' -f1 /proc/uptime)s] $*" >&2; }
 die() { log "FAIL: $*"; [ -f /tmp/target.log ] && tail -20 /tmp/target.log >&2; exit 1; }
 . $RBLK_BENCH_SRC/bench/syscalls.sh
 . $RBLK_BENCH_SRC/bench/workloads.sh
+. $RBLK_BENCH_SRC/bench/profile.sh
 sc_probe
+[ "$RBLK_BENCH_PROFILE" = 1 ] && prof_probe
 modprobe -a nvme_rdma nvmet_rdma loop || die "modprobe"
 modprobe null_blk nr_devices=3 gb=1 memory_backed=1 || die "null_blk"
 # kernel target port (subsystems come and go per store)
@@ -161,7 +168,7 @@ setup_store() {	# STORE: kernel subsystem + rblk-target(s) on it; sets KDEV RDEV
 		BDEV=$(connect $BNQN 4422)
 		log "$store: base $BDEV (rblk-target of $RBLK_BENCH_BASE on $bpath)"
 	fi
-	KDESC="nvmet-rdma on $kpath" RDESC="rblk-target (backend $(grep -oE ': (uring|aio), ' /tmp/target.log | head -1 | tr -d ':, ')) on $rpath"
+	KDESC="nvmet-rdma on $kpath" RDESC="rblk-target (backend $(grep -oE 'engine (uring|aio)' /tmp/target.log | head -1 | cut -d' ' -f2)) on $rpath"
 	log "$store: kernel $KDEV ($KDESC), rblk $RDEV ($RDESC)"
 	cp /tmp/target.log $RAW/target-$store-start.log
 }
@@ -230,6 +237,18 @@ sc_run() {	# STORE SIDE WL
 	done
 	log "$store $wl $side syscall runs done"
 }
+# The profile run: like the syscall run's count pass, the whole VM sampled instead.
+prof_run() {	# STORE SIDE WL
+	local store=$1 side=$2 wl=$3 fpid
+	fio --name=$wl --filename=$(side_dev $side) --ioengine=io_uring --direct=1 --time_based=1 \
+		--eta=never --disk_util=0 --ramp_time=1 --runtime=$((RBLK_BENCH_RUNTIME + 2)) --size=256M \
+		--output-format=json $(fio_args $wl) --output=$RAW/prof.$store.$wl.$side.fio.json &
+	fpid=$!
+	sleep 1
+	prof_record $RBLK_BENCH_RUNTIME $RAW/prof.$store.$wl.$side
+	wait $fpid || die "fio $store $side $wl (profile run) failed"
+	log "$store $wl $side profile run done"
+}
 
 for store in ${RBLK_BENCH_STORES//,/ }; do
 	setup_store $store
@@ -252,6 +271,9 @@ for store in ${RBLK_BENCH_STORES//,/ }; do
 		done
 	done
 	for wl in $WLS; do for side in $SIDES; do sc_run $store $side $wl; done; done
+	if [ "$RBLK_BENCH_PROFILE" = 1 ] && [ "$PROF_OK" = 1 ]; then
+		for wl in $WLS; do for side in $SIDES; do prof_run $store $side $wl; done; done
+	fi
 	teardown_store $store
 done
 log "done"
@@ -261,11 +283,11 @@ echo "target_vs_kernel: stores $STORES, workloads $WORKLOADS, $REPS reps x $RUNT
 nst=$(echo "$STORES" | tr ',' '\n' | wc -l)
 nwl=$(echo "$WORKLOADS" | tr ',' '\n' | wc -l)
 nsides=$([ -n "$BASE" ] && echo 3 || echo 2)
-export VM_OUT=$OUT VM_TIMEOUT=$((300 + nst * (60 + REPS * nsides * nwl * (RUNTIME + 8) + nsides * nwl * 2 * (RUNTIME + 6))))
+export VM_OUT=$OUT VM_TIMEOUT=$((300 + nst * (60 + REPS * nsides * nwl * (RUNTIME + 8) + nsides * nwl * (2 + PROFILE) * (RUNTIME + 6))))
 export RBLK_BENCH_TARGET_ARGS=${RBLK_BENCH_TARGET_ARGS:-}
 [ -z "${RBLK_BENCH_BASE_ARGS+set}" ] || export RBLK_BENCH_BASE_ARGS
 export RBLK_BUILD=$BUILD RBLK_BENCH_REPS=$REPS RBLK_BENCH_RUNTIME=$RUNTIME RBLK_BENCH_STORES=$STORES
-export RBLK_BENCH_WORKLOADS=$WORKLOADS RBLK_BENCH_SRC=$SRC RBLK_BENCH_BASE=$BASE
+export RBLK_BENCH_WORKLOADS=$WORKLOADS RBLK_BENCH_SRC=$SRC RBLK_BENCH_BASE=$BASE RBLK_BENCH_PROFILE=$PROFILE
 bench_host_load "$OUT/host-load.json"
-"$SRC/tests/vm/softroce-vm" "$OUT/vm-bench.sh" || die "the VM run failed (console: $OUT/console.log)"
+bench_vm_run "$OUT/vm-bench.sh" || die "the VM run failed (console: $OUT/console.log)"
 python3 "$HERE/target_vs_kernel_report.py" "$OUT"

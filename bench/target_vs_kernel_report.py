@@ -89,6 +89,19 @@ def sc_side(raw, store, wl, side, tick_us):
     return res
 
 
+def prof_comms(raw, store, wl, side, n=8):
+    """The profile run's top commands: [[comm, percent of the VM's samples]], or None."""
+    path = os.path.join(raw, f"prof.{store}.{wl}.{side}.comm")
+    if not os.path.exists(path):
+        return None
+    rows = []
+    for line in open(path):
+        m = re.match(r"^\s*([0-9.]+)%\s+(.+?)\s*$", line)
+        if m:
+            rows.append([m.group(2), float(m.group(1))])
+    return rows[:n]
+
+
 def median(runs, key):
     vals = [r[key] for r in runs if r.get(key) is not None]
     return statistics.median(vals) if vals else None
@@ -191,6 +204,15 @@ def main():
                              f"{f(sc.get('fio_cpu_us_per_io')):>9} {f(sc.get('target_syscalls_per_io')):>9} "
                              f"{f(sc.get('target_cpu_us_per_io')):>9}  {top(sc.get('target_top_calls'))} | "
                              f"{top(sc.get('fio_top_calls'))}")
+        prof = [(wl, side, prof_comms(raw, store, wl, side)) for wl in WLS for side in SIDES]
+        prof = [p for p in prof if p[2]]
+        if prof:
+            st["profile"] = {f"{wl}.{side}": rows for wl, side, rows in prof}
+            lines.append("")
+            lines.append(f"where the VM's CPU went, store {store} (profile run, perf record -a cpu-clock; "
+                         f"% of all samples, swapper = idle; symbols in raw/prof.{store}.WORKLOAD.SIDE.sym)")
+            for wl, side, rows in prof:
+                lines.append(f"{wl:18} {side:6} " + " ".join(f"{c}:{p:.0f}%" for c, p in rows))
         if "rblk_idle" in st:
             i = st["rblk_idle"]
             sps = "-" if i["syscalls_per_s"] is None else f"{i['syscalls_per_s']:.0f}"
