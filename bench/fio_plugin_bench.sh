@@ -157,11 +157,13 @@ sc_side() {	# SIDE WL
 	done
 	log "$wl $side syscall runs done"
 }
+sc_hold
 for wl in randread-4k-qd32 randread-4k-qd1 seqread-128k-qd16; do sc_side plugin $wl; sc_side kernel $wl; done
 if [ -n "$TPID" ]; then	# rblk-target idle, the kernel host connected
 	sc_start $TPID $VM_OUT/raw/sc.idle.target; sleep 10; sc_stop $TPID $VM_OUT/raw/sc.idle.target
 	sc_breakdown $TPID 5 $VM_OUT/raw/sc.idle.target.strace
 fi
+sc_release
 nvme disconnect -n $NQN >&2
 log "done"
 VMEOF

@@ -109,6 +109,7 @@ for rep in $(seq $RBLK_BENCH_REPS); do
 done
 # System calls of the initiator process, apart from the timed runs: it runs RUNTIME+4 s,
 # the counter attaches after 3 s (connect) for RUNTIME s.
+sc_hold
 for wl in randread-4k-qd32 read-128k-qd16; do
 	for side in bench.A bench.B plugin.A plugin.B; do
 		base=$RAW/sc.$wl.$side
@@ -120,6 +121,7 @@ for wl in randread-4k-qd32 read-128k-qd16; do
 	done
 	log "syscalls $wl done"
 done
+sc_release
 nvme disconnect -n $NQN >&2
 log "done"
 VMEOF

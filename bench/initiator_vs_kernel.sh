@@ -189,7 +189,9 @@ sc_one() {	# SIDE WL
 	done
 	log "$wl $side syscall runs done"
 }
+sc_hold
 for wl in $WLS; do sc_one kernel $wl; sc_one rblk $wl; done
+sc_release
 nvme disconnect -n $NQN >&2
 dmesg > $RAW/dmesg.txt
 log "done"

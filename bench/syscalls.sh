@@ -16,6 +16,16 @@
 #                           /proc/PID/stat; run_ns: the scheduler's run time, all threads)
 #   sc_breakdown PID S FILE strace -c -f -p PID for S seconds into FILE (the top calls;
 #                           strace slows the process, so only the shares mean anything)
+#   sc_hold / sc_release    around a phase of counting runs (after the timed runs: the
+#                           hold makes every system call of the VM take the traced path).
+#                           Under TCG, switching the syscall tracepoint or perf's
+#                           context-switch hooks on or off patches kernel code the
+#                           other vCPU may be running, and now and then that oopses
+#                           ("int3" in __schedule or syscall_trace_enter: two 6.12
+#                           boots of four). The hold keeps one per-task counter open
+#                           on a sleeping process, so that the counters of the phase
+#                           only move reference counts: the code is patched twice per
+#                           phase instead of twice per counter.
 #
 # Needs log() from the caller. Files: FILE.raw (the tool's output), FILE.json.
 
@@ -65,6 +75,22 @@ sc_stop() {	# PID FILE
 	esac
 	[[ $n =~ ^[0-9]+$ ]] || n=null
 	echo "{\"tool\": \"$SC_TOOL\", \"syscalls\": $n, \"cpu_ticks\": $((c1 - ${SC_C0[$f]})), \"run_ns\": $((r1 - ${SC_R0[$f]})), \"seconds\": $(awk "BEGIN { print $t1 - ${SC_T0[$f]} }")}" > $f.json
+}
+
+sc_hold() {
+	[ "$SC_TOOL" = perf ] || return 0
+	sleep 1000000 &
+	SC_HOLD_SLEEP=$!
+	perf stat -e raw_syscalls:sys_enter -x, -o /dev/null -p $SC_HOLD_SLEEP &
+	SC_HOLD_PERF=$!
+	sleep 1	# perf attaches asynchronously
+}
+
+sc_release() {
+	[ -n "${SC_HOLD_PERF:-}" ] || return 0
+	kill -INT $SC_HOLD_PERF; wait $SC_HOLD_PERF 2>/dev/null || true
+	kill $SC_HOLD_SLEEP; wait $SC_HOLD_SLEEP 2>/dev/null || true
+	SC_HOLD_PERF= SC_HOLD_SLEEP=
 }
 
 sc_breakdown() {	# PID SECONDS FILE

@@ -252,6 +252,15 @@ prof_run() {	# STORE SIDE WL
 
 for store in ${RBLK_BENCH_STORES//,/ }; do
 	setup_store $store
+	echo "{\"kernel\": \"$KDESC\", \"rblk\": \"$RDESC\"}" > $RAW/$store.desc.json
+	for rep in $(seq $RBLK_BENCH_REPS); do
+		for wl in $WLS; do
+			order=$SIDES
+			[ $((rep % 2)) = 1 ] || order=$(echo $SIDES | tr ' ' '\n' | tac)
+			for side in $order; do run_one $store $side $wl $rep; done
+		done
+	done
+	sc_hold
 	# rblk-target idle, the host connected (keep-alives only)
 	sleep 2
 	p0=$(proc_cpu $TPID); s0=$(cut -d' ' -f1 /proc/uptime)
@@ -261,16 +270,9 @@ for store in ${RBLK_BENCH_STORES//,/ }; do
 	p1=$(proc_cpu $TPID); s1=$(cut -d' ' -f1 /proc/uptime)
 	sc_breakdown $TPID 5 $RAW/sc.$store.idle.target.strace
 	echo "{\"rblk_ticks\": $((p1 - p0)), \"seconds\": $(awk "BEGIN { print $s1 - $s0 }")}" > $RAW/$store.idle.json
-	echo "{\"kernel\": \"$KDESC\", \"rblk\": \"$RDESC\"}" > $RAW/$store.desc.json
 	log "$store: rblk-target idle: $((p1 - p0)) ticks in 10 s"
-	for rep in $(seq $RBLK_BENCH_REPS); do
-		for wl in $WLS; do
-			order=$SIDES
-			[ $((rep % 2)) = 1 ] || order=$(echo $SIDES | tr ' ' '\n' | tac)
-			for side in $order; do run_one $store $side $wl $rep; done
-		done
-	done
 	for wl in $WLS; do for side in $SIDES; do sc_run $store $side $wl; done; done
+	sc_release
 	if [ "$RBLK_BENCH_PROFILE" = 1 ] && [ "$PROF_OK" = 1 ]; then
 		for wl in $WLS; do for side in $SIDES; do prof_run $store $side $wl; done; done
 	fi
