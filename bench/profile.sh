@@ -10,7 +10,8 @@
 #                                graphs) for SECONDS into FILE.data, then write
 #                                FILE.comm (share of samples per command: which threads,
 #                                kworkers and softirq time took the CPU) and FILE.sym
-#                                (the top symbols, self time, with command and object).
+#                                (the top symbols, self time, with command and object);
+#                                FILE.data stays for other views.
 #
 # Needs log() from the caller.
 
@@ -32,5 +33,5 @@ prof_record() {	# SECONDS FILE
 		2>/dev/null | grep -v '^#' | grep -v '^$' > $f.comm
 	perf report -i $f.data --stdio --no-children -g none --sort comm,dso,sym \
 		--percent-limit 0.7 2>/dev/null | grep -v '^#' | grep -v '^$' > $f.sym
-	rm -f $f.data
+	# The data stays (perf report -i FILE.data --sort dso,sym --comm rblk-pg0 ...).
 }

@@ -94,12 +94,16 @@ def prof_comms(raw, store, wl, side, n=8):
     path = os.path.join(raw, f"prof.{store}.{wl}.{side}.comm")
     if not os.path.exists(path):
         return None
-    rows = []
+    shares = {}
     for line in open(path):
         m = re.match(r"^\s*([0-9.]+)%\s+(.+?)\s*$", line)
         if m:
-            rows.append([m.group(2), float(m.group(1))])
-    return rows[:n]
+            # One row per kind of thread: kworkers change names with the work they
+            # run (kworker/u8:7-rxe_wq), poll groups are numbered (rblk-pg0).
+            comm = re.sub(r"^kworker/.*", "kworker", m.group(2))
+            comm = re.sub(r"^rblk-pg[0-9]+$", "rblk-pg", comm)
+            shares[comm] = shares.get(comm, 0.0) + float(m.group(1))
+    return sorted(([c, p] for c, p in shares.items()), key=lambda r: -r[1])[:n]
 
 
 def median(runs, key):
@@ -210,7 +214,8 @@ def main():
             st["profile"] = {f"{wl}.{side}": rows for wl, side, rows in prof}
             lines.append("")
             lines.append(f"where the VM's CPU went, store {store} (profile run, perf record -a cpu-clock; "
-                         f"% of all samples, swapper = idle; symbols in raw/prof.{store}.WORKLOAD.SIDE.sym)")
+                         f"% of all samples, swapper = idle, kworker and rblk-pg summed over threads; "
+                         f"symbols in raw/prof.{store}.WORKLOAD.SIDE.sym)")
             for wl, side, rows in prof:
                 lines.append(f"{wl:18} {side:6} " + " ".join(f"{c}:{p:.0f}%" for c, p in rows))
         if "rblk_idle" in st:
