@@ -60,6 +60,12 @@ struct rblk_bdev_limits {
 	uint32_t physical_block_size;
 	uint32_t optimal_io_size;      /* 0: none given */
 	uint32_t discard_granularity;
+	/*
+	 * The largest read or write the device's queue takes whole (its
+	 * max_sectors_kb, and max_segments pages); 0: no limit known. The
+	 * uring engine splits larger transfers itself (backend/bio.c).
+	 */
+	uint32_t max_io_size;
 };
 
 /* How hard to try O_DIRECT (files and block devices). */
@@ -200,6 +206,8 @@ struct rblk_bio {
 		uint64_t done;             /* bytes transferred in this stage */
 		struct iovec tail;         /* remainder of a partly transferred iovec */
 		enum rblk_bio_stage stage;
+		uint16_t parts;            /* RW parts still in flight (0: not split) */
+		int parts_res;             /* the first part's error, else 0 */
 	} priv;
 };
 

@@ -59,6 +59,8 @@ bool rblk_bio_start(struct rblk_bio *bio)
 {
 	bio->res = 0;
 	bio->priv.done = 0;
+	bio->priv.parts = 0;
+	bio->priv.parts_res = 0;
 	switch (bio->op) {
 	case RBLK_BIO_READ:
 	case RBLK_BIO_WRITE:
@@ -177,6 +179,42 @@ int rblk_bio_rw_iov(struct rblk_bio *bio, const struct iovec **iov)
 	}
 	*iov = NULL;
 	return 0;
+}
+
+unsigned rblk_bio_split(const struct rblk_bio *bio, uint32_t *part_len)
+{
+	uint32_t max = bio->bdev->limits.max_io_size, bs = rblk_bdev_block_size(bio->bdev);
+	uint64_t n, per;
+
+	if (bio->priv.stage != RBLK_STAGE_RW || bio->priv.done || bio->iovcnt != 1 || !max ||
+	    bio->len <= max)
+		return 1;
+	n = (bio->len + max - 1) / max;
+	if (n > RBLK_BIO_MAX_PARTS)
+		return 1;
+	/* Even parts, whole pages (max is whole pages): 128 KiB under 127 is 2 x 64. */
+	per = (bio->len + n - 1) / n;
+	per = (per + 4095) & ~(uint64_t)4095;
+	if (per % bs)
+		return 1;
+	*part_len = (uint32_t)per;
+	return (unsigned)((bio->len + per - 1) / per);
+}
+
+bool rblk_bio_part_done(struct rblk_bio *bio, int res)
+{
+	if (res < 0) {
+		if (!bio->priv.parts_res)
+			bio->priv.parts_res = res;
+	} else {
+		bio->priv.done += (unsigned)res;
+	}
+	if (--bio->priv.parts)
+		return false;
+	/* A block device moves a part whole or fails it: short is an error. */
+	bio->res = bio->priv.parts_res ? bio->priv.parts_res :
+		   bio->priv.done == bio->len ? 0 : -EIO;
+	return true;
 }
 
 uint64_t rblk_bio_zero_chunk(const struct rblk_bio *bio)

@@ -112,6 +112,28 @@ static bool file_can_punch(int fd, uint64_t size, uint32_t bs)
 	return fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, past, bs) == 0;
 }
 
+/*
+ * The largest read or write the queue takes without splitting it: its
+ * max_sectors_kb, and no more pages than max_segments less one (a buffer that
+ * starts inside a page spans one more), in whole pages; 0 when unknown. null_blk
+ * says 127 KiB, many SSDs 128 or 512 KiB.
+ */
+static uint32_t max_io_size(dev_t rdev)
+{
+	uint64_t max = 0, segs;
+	char buf[64];
+
+	if (sysfs_queue_attr(rdev, "max_sectors_kb", buf, sizeof(buf)) == 0)
+		max = strtoull(buf, NULL, 10) * 1024;
+	if (max && sysfs_queue_attr(rdev, "max_segments", buf, sizeof(buf)) == 0) {
+		segs = strtoull(buf, NULL, 10);
+		if (segs > 1 && (segs - 1) * 4096 < max)
+			max = (segs - 1) * 4096;
+	}
+	max &= ~(uint64_t)4095;
+	return max > UINT32_MAX ? 0 : (uint32_t)max;
+}
+
 static void blockdev_caps(struct rblk_bdev *bdev, dev_t rdev)
 {
 	char buf[64];
@@ -129,6 +151,7 @@ static void blockdev_caps(struct rblk_bdev *bdev, dev_t rdev)
 		bdev->limits.optimal_io_size = (uint32_t)strtoul(buf, NULL, 10);
 	if (sysfs_queue_attr(rdev, "discard_granularity", buf, sizeof(buf)) == 0)
 		bdev->limits.discard_granularity = (uint32_t)strtoul(buf, NULL, 10);
+	bdev->limits.max_io_size = max_io_size(rdev);
 }
 
 static int pick_block_size(struct rblk_bdev *bdev, const struct rblk_bdev_opts *opts,

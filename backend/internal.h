@@ -136,6 +136,21 @@ bool rblk_bio_start(struct rblk_bio *bio);
 bool rblk_bio_step(struct rblk_bio *bio, int res);
 /* The iovec(s) for the rest of a RW stage: returns the count, sets *iov. */
 int rblk_bio_rw_iov(struct rblk_bio *bio, const struct iovec **iov);
+/*
+ * Splitting a read or write the device would split. The block layer may not
+ * split a non-blocking request, so io_uring hands it to a worker thread that
+ * issues it blocking: one more thread and context switch per I/O. Issued as
+ * parts of at most limits.max_io_size, in parallel, it stays on the fast path.
+ * rblk_bio_split() says into how many parts of *part_len bytes (the last may
+ * be shorter) a fresh RW bio goes, or 1 (not split: no limit known, under it,
+ * several iovecs, more than RBLK_BIO_MAX_PARTS parts). The engine then issues
+ * them all, sets priv.parts, and feeds each part's result to
+ * rblk_bio_part_done(), which is true once the last is back (bio->res set:
+ * the first error, -EIO if the parts moved fewer bytes than asked, else 0).
+ */
+#define RBLK_BIO_MAX_PARTS 16
+unsigned rblk_bio_split(const struct rblk_bio *bio, uint32_t *part_len);
+bool rblk_bio_part_done(struct rblk_bio *bio, int res);
 /* The next write of the ZERO_WRITE stage: length (<= RBLK_ZERO_BUF_SIZE). */
 uint64_t rblk_bio_zero_chunk(const struct rblk_bio *bio);
 

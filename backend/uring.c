@@ -19,8 +19,10 @@
  * through the local list.
  *
  * Depth accounting: the common layer admits at most q->depth bios, each with
- * at most one SQE outstanding, and the rings are at least that large, so
- * io_uring_get_sqe() cannot run dry and the CQ cannot overflow.
+ * one SQE outstanding, or up to RBLK_BIO_MAX_PARTS when a read or write is
+ * split at the device's limit (rblk_bio_split()). The SQ ring holds q->depth
+ * entries (a split that finds it full submits what it has and goes on); the
+ * CQ ring holds q->depth * RBLK_BIO_MAX_PARTS, so it cannot overflow.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -118,12 +120,15 @@ static int uring_queue_init(struct rblk_bqueue *q, const struct rblk_bqueue_opts
 	 * in epoll_wait is still woken. Both need 5.19; older kernels: plain.
 	 */
 	memset(&p, 0, sizeof(p));
-	p.flags = IORING_SETUP_COOP_TASKRUN | IORING_SETUP_TASKRUN_FLAG;
+	p.flags = IORING_SETUP_COOP_TASKRUN | IORING_SETUP_TASKRUN_FLAG | IORING_SETUP_CQSIZE;
+	p.cq_entries = q->depth * RBLK_BIO_MAX_PARTS;
 	if (q->flags & RBLK_BQUEUE_SINGLE_ISSUER)
 		p.flags |= IORING_SETUP_SINGLE_ISSUER;
 	r = io_uring_queue_init_params(q->depth, &u->ring, &p);
 	if (r == -EINVAL) {
 		memset(&p, 0, sizeof(p));
+		p.flags = IORING_SETUP_CQSIZE;
+		p.cq_entries = q->depth * RBLK_BIO_MAX_PARTS;
 		r = io_uring_queue_init_params(q->depth, &u->ring, &p);
 	}
 	if (r < 0) {
@@ -221,9 +226,50 @@ static void prep_blk_discard(struct io_uring_sqe *sqe, const struct rblk_bio *bi
 }
 
 /*
- * Issues the bio's current stage: queues one SQE, or runs the synchronous
- * fallback and moves on (finishing through the local list). 0, or -errno if
- * no SQE could be had (then nothing was issued).
+ * A read or write the device would split, as n parts of part_len bytes (the
+ * last may be shorter), all in flight at once; each CQE carries the bio and
+ * goes to rblk_bio_part_done(). 0, or -EBUSY if not even the first part got
+ * an SQE; should a later one find none, the parts issued carry an error back.
+ */
+static int issue_parts(struct uring_queue *u, struct rblk_bio *bio, unsigned n, uint32_t part_len)
+{
+	bool wr = bio->op == RBLK_BIO_WRITE;
+	bool fixed = u->fixed_bufs && bio->buf_index >= 0;
+
+	bio->priv.parts = 0;
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t at = (uint64_t)i * part_len;
+		uint32_t len = bio->len - at < part_len ? (uint32_t)(bio->len - at) : part_len;
+		char *buf = (char *)bio->iov[0].iov_base + at;
+		struct io_uring_sqe *sqe = get_sqe(u);
+
+		if (!sqe) {
+			if (!i)
+				return -EBUSY;
+			bio->priv.parts_res = -EAGAIN;
+			break;
+		}
+		if (fixed && wr)
+			io_uring_prep_write_fixed(sqe, -1, buf, len, bio->offset + at, bio->buf_index);
+		else if (fixed)
+			io_uring_prep_read_fixed(sqe, -1, buf, len, bio->offset + at, bio->buf_index);
+		else if (wr)
+			io_uring_prep_write(sqe, -1, buf, len, bio->offset + at);
+		else
+			io_uring_prep_read(sqe, -1, buf, len, bio->offset + at);
+		if (wr && (bio->flags & RBLK_BIO_FUA))
+			sqe->rw_flags = RWF_DSYNC;
+		set_file(u, sqe, bio->bdev);
+		io_uring_sqe_set_data(sqe, bio);
+		bio->priv.parts++;
+	}
+	return 0;
+}
+
+/*
+ * Issues the bio's current stage: queues one SQE (or its parts), or runs the
+ * synchronous fallback and moves on (finishing through the local list). 0, or
+ * -errno if no SQE could be had (then nothing was issued).
  */
 static int issue(struct rblk_bqueue *q, struct rblk_bio *bio)
 {
@@ -262,6 +308,15 @@ static int issue(struct rblk_bqueue *q, struct rblk_bio *bio)
 	}
 
 async:
+	/* Unfixed parts need plain READ/WRITE: READV would need an iovec each. */
+	if (bio->priv.stage == RBLK_STAGE_RW &&
+	    (u->has_rw || (u->fixed_bufs && bio->buf_index >= 0))) {
+		uint32_t part_len;
+		unsigned n = rblk_bio_split(bio, &part_len);
+
+		if (n > 1)
+			return issue_parts(u, bio, n, part_len);
+	}
 	sqe = get_sqe(u);
 	if (!sqe)
 		return -EBUSY;
@@ -340,6 +395,13 @@ static void handle(struct rblk_bqueue *q, struct rblk_bio *bio, int res, unsigne
 	struct uring_queue *u = q->priv;
 	int r;
 
+	if (bio->priv.parts) {
+		if (rblk_bio_part_done(bio, res)) {
+			rblk_bio_complete(q, bio);
+			(*done)++;
+		}
+		return;
+	}
 	/*
 	 * The block discard command is missing (before 6.12) or refused: retry
 	 * with the ioctl, and if that works, use it from now on. A device

@@ -258,6 +258,93 @@ static void test_write_zeroes_failures_are_reported(void)
 	CU_ASSERT_EQUAL(bio.res, -EIO);
 }
 
+/* One buffer of len bytes under a device limit of max. */
+static unsigned split(uint64_t len, uint32_t max, uint32_t *part_len)
+{
+	setup(RBLK_BIO_READ, len, true);
+	bio.iovcnt = 1;
+	iov[0].iov_len = len;
+	bdev.limits.max_io_size = max;
+	CU_ASSERT_TRUE(rblk_bio_start(&bio));
+	*part_len = 0;
+	return rblk_bio_split(&bio, part_len);
+}
+
+static void test_split_at_the_device_limit(void)
+{
+	uint32_t per;
+
+	/* null_blk's 127 KiB: 128 KiB goes as two halves, not 127 + 1. */
+	CU_ASSERT_EQUAL(split(131072, 130048, &per), 2);
+	CU_ASSERT_EQUAL(per, 65536);
+	/* 1 MiB under 127 KiB: nine parts of whole pages, each under the limit. */
+	CU_ASSERT_EQUAL(split(1 << 20, 130048, &per), 9);
+	CU_ASSERT_EQUAL(per, 118784);
+	CU_ASSERT_TRUE(8ull * per < (1 << 20) && 9ull * per >= (1 << 20));
+	/* 1 MiB under 512 KiB: two. */
+	CU_ASSERT_EQUAL(split(1 << 20, 524288, &per), 2);
+	CU_ASSERT_EQUAL(per, 524288);
+
+	/* Not split: at or under the limit, no limit, too many parts. */
+	CU_ASSERT_EQUAL(split(131072, 131072, &per), 1);
+	CU_ASSERT_EQUAL(split(4096, 130048, &per), 1);
+	CU_ASSERT_EQUAL(split(1 << 20, 0, &per), 1);
+	CU_ASSERT_EQUAL(split(1 << 20, 4096, &per), 1);
+	CU_ASSERT_EQUAL(per, 0);
+	/* Not split: several iovecs, a stage already under way, not a transfer. */
+	split(131072, 8192, &per);
+	bio.iovcnt = 2;
+	CU_ASSERT_EQUAL(rblk_bio_split(&bio, &per), 1);
+	bio.iovcnt = 1;
+	bio.priv.done = 4096;
+	CU_ASSERT_EQUAL(rblk_bio_split(&bio, &per), 1);
+	bio.priv.done = 0;
+	CU_ASSERT_EQUAL(rblk_bio_split(&bio, &per), 16);
+	bio.op = RBLK_BIO_FLUSH;
+	CU_ASSERT_TRUE(rblk_bio_start(&bio));
+	CU_ASSERT_EQUAL(rblk_bio_split(&bio, &per), 1);
+	/* Parts must be whole blocks of a coarse-block namespace. */
+	split(1 << 20, 524288, &per);
+	bdev.lba_shift = 13;
+	CU_ASSERT_EQUAL(rblk_bio_split(&bio, &per), 2);
+	/* 48 KiB under 32 KiB: two of 24 KiB, unless blocks are 16 KiB. */
+	CU_ASSERT_EQUAL(split(3 * 16384, 32768, &per), 2);
+	CU_ASSERT_EQUAL(per, 24576);
+	bdev.lba_shift = 14;
+	CU_ASSERT_EQUAL(rblk_bio_split(&bio, &per), 1);
+}
+
+static void test_parts_complete_together(void)
+{
+	uint32_t per;
+
+	/* All whole: done with 0 when the last is back, in any order. */
+	CU_ASSERT_EQUAL(split(3 * 65536, 65536 + 4096, &per), 3);
+	bio.priv.parts = 3;
+	bio.res = 1;
+	CU_ASSERT_FALSE(rblk_bio_part_done(&bio, 65536));
+	CU_ASSERT_FALSE(rblk_bio_part_done(&bio, 65536));
+	CU_ASSERT_EQUAL(bio.res, 1);
+	CU_ASSERT_TRUE(rblk_bio_part_done(&bio, 65536));
+	CU_ASSERT_EQUAL(bio.res, 0);
+	CU_ASSERT_EQUAL(bio.priv.parts, 0);
+
+	/* The first error wins, and only once every part is back. */
+	split(3 * 65536, 65536 + 4096, &per);
+	bio.priv.parts = 3;
+	CU_ASSERT_FALSE(rblk_bio_part_done(&bio, -EIO));
+	CU_ASSERT_FALSE(rblk_bio_part_done(&bio, -ENOSPC));
+	CU_ASSERT_TRUE(rblk_bio_part_done(&bio, 65536));
+	CU_ASSERT_EQUAL(bio.res, -EIO);
+
+	/* A short part is an error, not a continuation. */
+	split(2 * 65536, 65536 + 4096, &per);
+	bio.priv.parts = 2;
+	CU_ASSERT_FALSE(rblk_bio_part_done(&bio, 65536));
+	CU_ASSERT_TRUE(rblk_bio_part_done(&bio, 61440));
+	CU_ASSERT_EQUAL(bio.res, -EIO);
+}
+
 static void test_op_names(void)
 {
 	CU_ASSERT_STRING_EQUAL(rblk_bio_op_str(RBLK_BIO_READ), "read");
@@ -289,6 +376,8 @@ static const struct ut_case cases[] = {
 	UT_CASE(test_discard_unsupported_without_zeroes_is_a_noop),
 	UT_CASE(test_discard_unsupported_with_zeroes_writes_them),
 	UT_CASE(test_write_zeroes_failures_are_reported),
+	UT_CASE(test_split_at_the_device_limit),
+	UT_CASE(test_parts_complete_together),
 	UT_CASE(test_op_names),
 	UT_CASE(test_zero_buffer_is_zero_and_aligned),
 	UT_END,

@@ -64,6 +64,59 @@ static void test_fixed_buffers(void)
 	free(pool);
 }
 
+/*
+ * A device limit under the transfer: the engine issues it in parts, all at
+ * once (seen in priv.parts before the first poll), and the bytes land where
+ * one request would have put them, fixed buffer or not, FUA or not.
+ */
+static void test_split_transfers(void)
+{
+	enum { SZ = 262144, LEN = 196608 };
+	char *pool = ut_alloc(SZ), *check = ut_alloc(LEN);
+	struct iovec reg = { pool, SZ }, iov = { pool + 4096, LEN };
+	struct ut_req req;
+
+	CU_ASSERT_EQUAL_FATAL(rblk_bqueue_register_buffers(q, &reg, 1), 0);
+	bdev->limits.max_io_size = 65536;
+	ut_fill(iov.iov_base, LEN, 57);
+	ut_bio_init(&req.bio, RBLK_BIO_WRITE, bdev, 20 << 20, LEN, &iov, 1);
+	req.bio.buf_index = 0;
+	req.bio.flags = RBLK_BIO_FUA;
+	req.calls = 0;
+	CU_ASSERT_EQUAL_FATAL(rblk_bqueue_submit(q, &req.bio), 0);
+	CU_ASSERT_EQUAL(req.bio.priv.parts, 3);
+	CU_ASSERT_EQUAL(ut_wait_all(q, &req, 1), 0);
+	CU_ASSERT_EQUAL(req.calls, 1);
+	CU_ASSERT_EQUAL(req.bio.res, 0);
+	CU_ASSERT_EQUAL(req.bio.priv.parts, 0);
+
+	/* Read back unfixed (plain READ parts), then as one request. */
+	memset(iov.iov_base, 0, LEN);
+	ut_bio_init(&req.bio, RBLK_BIO_READ, bdev, 20 << 20, LEN, &iov, 1);
+	req.calls = 0;
+	CU_ASSERT_EQUAL_FATAL(rblk_bqueue_submit(q, &req.bio), 0);
+	CU_ASSERT_EQUAL(req.bio.priv.parts, 3);
+	CU_ASSERT_EQUAL(ut_wait_all(q, &req, 1), 0);
+	CU_ASSERT_EQUAL(req.bio.res, 0);
+	CU_ASSERT_EQUAL(ut_check(iov.iov_base, LEN, 57), 0);
+	bdev->limits.max_io_size = 0;
+	CU_ASSERT_EQUAL(ut_rw(q, bdev, RBLK_BIO_READ, check, 20 << 20, LEN, 0), 0);
+	CU_ASSERT_EQUAL(ut_check(check, LEN, 57), 0);
+
+	/*
+	 * A part the file cannot fill fails the whole read: the file ends 64 KiB
+	 * into it (bdev->size told otherwise, as after a shrink behind our back).
+	 */
+	bdev->limits.max_io_size = 65536;
+	bdev->size += LEN;
+	ut_bio_init(&req.bio, RBLK_BIO_READ, bdev, bdev->size - 2 * LEN + 65536, LEN, &iov, 1);
+	req.calls = 0;
+	CU_ASSERT_EQUAL(ut_bio_run(q, &req), -EIO);
+	bdev->size -= LEN;
+	bdev->limits.max_io_size = 0;
+	free(check);
+}
+
 static void test_fixed_file_slots(void)
 {
 	char *buf = ut_alloc(65536);
@@ -140,6 +193,7 @@ out:
 static const struct ut_case cases[] = {
 	ENGINE_CASES,
 	UT_CASE(test_fixed_buffers),
+	UT_CASE(test_split_transfers),
 	UT_CASE(test_fixed_file_slots),
 	UT_CASE(test_eventfd_toggle),
 	UT_END,
