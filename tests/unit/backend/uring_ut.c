@@ -114,7 +114,9 @@ static void test_split_transfers(void)
 	CU_ASSERT_EQUAL(ut_bio_run(q, &req), -EIO);
 	bdev->size -= LEN;
 	bdev->limits.max_io_size = 0;
+	CU_ASSERT_EQUAL(rblk_bqueue_register_buffers(q, NULL, 0), 0);
 	free(check);
+	free(pool);
 }
 
 static void test_fixed_file_slots(void)
