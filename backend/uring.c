@@ -183,6 +183,27 @@ static void set_file(struct uring_queue *u, struct io_uring_sqe *sqe, struct rbl
 	}
 }
 
+/*
+ * One contiguous span of the bio's memory: READ/WRITE_FIXED when @fixed (it lies
+ * in registered buffer bio->buf_index), else plain READ/WRITE (5.6).
+ */
+static void prep_span(struct io_uring_sqe *sqe, const struct rblk_bio *bio, bool fixed, void *buf,
+		      unsigned len, uint64_t off)
+{
+	bool wr = bio->op == RBLK_BIO_WRITE;
+
+	if (fixed && wr)
+		io_uring_prep_write_fixed(sqe, -1, buf, len, off, bio->buf_index);
+	else if (fixed)
+		io_uring_prep_read_fixed(sqe, -1, buf, len, off, bio->buf_index);
+	else if (wr)
+		io_uring_prep_write(sqe, -1, buf, len, off);
+	else
+		io_uring_prep_read(sqe, -1, buf, len, off);
+	if (wr && (bio->flags & RBLK_BIO_FUA))
+		sqe->rw_flags = RWF_DSYNC;
+}
+
 static void prep_rw(struct rblk_bqueue *q, struct uring_queue *u, struct io_uring_sqe *sqe,
 		    struct rblk_bio *bio)
 {
@@ -192,26 +213,19 @@ static void prep_rw(struct rblk_bqueue *q, struct uring_queue *u, struct io_urin
 	int cnt;
 
 	if (u->fixed_bufs && bio->buf_index >= 0 && bio->iovcnt == 1) {
-		char *buf = (char *)bio->iov[0].iov_base + bio->priv.done;
-		unsigned len = bio->len - bio->priv.done;
-
-		if (wr)
-			io_uring_prep_write_fixed(sqe, -1, buf, len, off, bio->buf_index);
-		else
-			io_uring_prep_read_fixed(sqe, -1, buf, len, off, bio->buf_index);
-	} else {
-		cnt = rblk_bio_rw_iov(bio, &iov);
-		if (cnt == 1 && u->has_rw) {
-			if (wr)
-				io_uring_prep_write(sqe, -1, iov->iov_base, iov->iov_len, off);
-			else
-				io_uring_prep_read(sqe, -1, iov->iov_base, iov->iov_len, off);
-		} else if (wr) {
-			io_uring_prep_writev(sqe, -1, iov, cnt, off);
-		} else {
-			io_uring_prep_readv(sqe, -1, iov, cnt, off);
-		}
+		prep_span(sqe, bio, true, (char *)bio->iov[0].iov_base + bio->priv.done,
+			  bio->len - bio->priv.done, off);
+		return;
 	}
+	cnt = rblk_bio_rw_iov(bio, &iov);
+	if (cnt == 1 && u->has_rw) {
+		prep_span(sqe, bio, false, iov->iov_base, iov->iov_len, off);
+		return;
+	}
+	if (wr)
+		io_uring_prep_writev(sqe, -1, iov, cnt, off);
+	else
+		io_uring_prep_readv(sqe, -1, iov, cnt, off);
 	if (wr && (bio->flags & RBLK_BIO_FUA))
 		sqe->rw_flags = RWF_DSYNC;
 }
@@ -233,7 +247,6 @@ static void prep_blk_discard(struct io_uring_sqe *sqe, const struct rblk_bio *bi
  */
 static int issue_parts(struct uring_queue *u, struct rblk_bio *bio, unsigned n, uint32_t part_len)
 {
-	bool wr = bio->op == RBLK_BIO_WRITE;
 	bool fixed = u->fixed_bufs && bio->buf_index >= 0;
 
 	bio->priv.parts = 0;
@@ -249,16 +262,7 @@ static int issue_parts(struct uring_queue *u, struct rblk_bio *bio, unsigned n, 
 			bio->priv.parts_res = -EAGAIN;
 			break;
 		}
-		if (fixed && wr)
-			io_uring_prep_write_fixed(sqe, -1, buf, len, bio->offset + at, bio->buf_index);
-		else if (fixed)
-			io_uring_prep_read_fixed(sqe, -1, buf, len, bio->offset + at, bio->buf_index);
-		else if (wr)
-			io_uring_prep_write(sqe, -1, buf, len, bio->offset + at);
-		else
-			io_uring_prep_read(sqe, -1, buf, len, bio->offset + at);
-		if (wr && (bio->flags & RBLK_BIO_FUA))
-			sqe->rw_flags = RWF_DSYNC;
+		prep_span(sqe, bio, fixed, buf, len, bio->offset + at);
 		set_file(u, sqe, bio->bdev);
 		io_uring_sqe_set_data(sqe, bio);
 		bio->priv.parts++;
