@@ -205,6 +205,14 @@ run_one() {	# STORE SIDE WL REP
 	echo "{\"rblk_ticks\": $((p1 - p0)), \"vm_busy_ticks\": $((b1 - b0)), \"vm_total_ticks\": $((t1 - t0))}" > $base.cpu.json
 	log "$store $wl $side rep $rep done"
 }
+# fio for a counted or sampled window in the background (pid in FIO_PID): it ramps 1 s
+# and runs RUNTIME+2 s, so the caller sleeps 1 s and looks for RUNTIME s.
+fio_window() {	# DEV WL OUTPUT
+	fio --name=$2 --filename=$1 --ioengine=io_uring --direct=1 --time_based=1 --thread \
+		--eta=never --disk_util=0 --ramp_time=1 --runtime=$((RBLK_BENCH_RUNTIME + 2)) --size=256M \
+		--output-format=json $(fio_args $2) --output=$3 &
+	FIO_PID=$!
+}
 # The syscall run, apart from the timed ones: fio (--thread, so one process holds the
 # job) ramps 1 s and runs RUNTIME+2 s; after the ramp the counters attach to fio and,
 # on the rblk side, to rblk-target for RUNTIME s. I/Os in the window = fio's IOPS x the
@@ -216,10 +224,8 @@ sc_run() {	# STORE SIDE WL
 	dev=$(side_dev $side) tpid=$(side_pid $side)
 	for pass in count breakdown; do
 		base=$RAW/sc.$store.$wl.$side
-		fio --name=$wl --filename=$dev --ioengine=io_uring --direct=1 --time_based=1 --thread \
-			--eta=never --disk_util=0 --ramp_time=1 --runtime=$((RBLK_BENCH_RUNTIME + 2)) --size=256M --output-format=json $(fio_args $wl) \
-			--output=$base.$pass.fio.json &
-		fpid=$!
+		fio_window $dev $wl $base.$pass.fio.json
+		fpid=$FIO_PID
 		sleep 1
 		if [ $pass = count ]; then
 			sc_start $fpid $base.fio
@@ -240,10 +246,8 @@ sc_run() {	# STORE SIDE WL
 # The profile run: like the syscall run's count pass, the whole VM sampled instead.
 prof_run() {	# STORE SIDE WL
 	local store=$1 side=$2 wl=$3 fpid
-	fio --name=$wl --filename=$(side_dev $side) --ioengine=io_uring --direct=1 --time_based=1 \
-		--eta=never --disk_util=0 --ramp_time=1 --runtime=$((RBLK_BENCH_RUNTIME + 2)) --size=256M \
-		--output-format=json $(fio_args $wl) --output=$RAW/prof.$store.$wl.$side.fio.json &
-	fpid=$!
+	fio_window $(side_dev $side) $wl $RAW/prof.$store.$wl.$side.fio.json
+	fpid=$FIO_PID
 	sleep 1
 	prof_record $RBLK_BENCH_RUNTIME $RAW/prof.$store.$wl.$side
 	wait $fpid || die "fio $store $side $wl (profile run) failed"
