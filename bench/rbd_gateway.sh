@@ -6,13 +6,17 @@
 # A benchmark, not a test: it prints figures and writes JSON, and never judges them.
 #
 #   bench/rbd_gateway.sh [--reps N] [--runtime S] [--workloads LIST] [--target-args ARGS]
-#                        [--baseline OLD_BUILD] [--out DIR] [BUILD_DIR]
+#                        [--ceph-args ARGS] [--baseline OLD_BUILD] [--out DIR] [BUILD_DIR]
 #
 # --target-args: extra rblk-target flags, e.g. "--poll-mode event --poll-groups 1"
 #   (the VM has 2 vCPUs shared with the OSD, the monitor, fio and Soft-RoCE: a
 #   target that spins takes CPU the cluster needs).
+# --ceph-args: CEPH_ARGS for the gateway's rblk-target alone (not fio's rbd engine, not
+#   the base side's target), e.g. "--rbd_non_blocking_aio=false": with --baseline BUILD
+#   itself, the A/B of one librbd setting in the gateway.
 # Image: rbd/bench, 256 MiB, feature layering only, filled once with 1 MiB writes so
-#   reads hit real objects. librbd's settings are Ceph's defaults on both sides.
+#   reads hit real objects. librbd's settings are Ceph's defaults on both sides
+#   (but --ceph-args).
 # Workloads (one fio job each): randread-4k-qd32, randwrite-4k-qd32 (IOPS),
 #   read-128k-qd16, write-128k-qd16 (MB/s). Gateway side: fio io_uring --direct=1 on
 #   the namespace's block device; direct side: fio --ioengine=rbd. Runs alternate
@@ -35,7 +39,7 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 SRC=$(cd "$HERE/.." && pwd)
 . "$HERE/lib.sh"
 . "$HERE/workloads.sh"
-REPS=3 RUNTIME=5 OUT= TARGET_ARGS= BASE=
+REPS=3 RUNTIME=5 OUT= TARGET_ARGS= BASE= CEPH_ARGS_GW=
 WORKLOADS=randread-4k-qd32,randwrite-4k-qd32,read-128k-qd16,write-128k-qd16
 die() { echo "rbd_gateway: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
@@ -45,6 +49,7 @@ while [ $# -gt 0 ]; do
 	--workloads) bench_opt_value $1 $#; WORKLOADS=$2; shift 2 ;;
 	--out) bench_opt_value $1 $#; OUT=$2; shift 2 ;;
 	--target-args) bench_opt_value $1 $#; TARGET_ARGS=$2; shift 2 ;;
+	--ceph-args) bench_opt_value $1 $#; CEPH_ARGS_GW=$2; shift 2 ;;
 	--baseline) [ $# -ge 2 ] || die "--baseline needs OLD_BUILD"; BASE=$(realpath "$2"); shift 2 ;;
 	-h|--help) sed -n '2,/^[^#]/{/^#/p}' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	-*) die "unknown option $1" ;;
@@ -90,9 +95,9 @@ log "ceph up in $(awk "BEGIN { print $t1 - $t0 }") s"
 rbd create --size 256M --image-feature layering rbd/bench || die "rbd create"
 fio --name=fill --ioengine=rbd --clientname=admin --pool=rbd --rbdname=bench --rw=write \
 	--bs=1M --iodepth=8 --size=256M --output=$RAW/fill.txt || die "filling the image"
-echo "{\"kernel\": \"$(uname -r)\", \"cpus\": $(nproc), \"clk_tck\": $(getconf CLK_TCK), \"ceph_start_s\": $(awk "BEGIN { print $t1 - $t0 }"), \"fio\": \"$(fio --version)\", \"workloads\": \"$RBLK_BENCH_WORKLOADS\", \"target_args\": \"$RBLK_BENCH_TARGET_ARGS\", \"baseline\": \"$RBLK_BENCH_BASE\"}" > $RAW/env.json
+echo "{\"kernel\": \"$(uname -r)\", \"cpus\": $(nproc), \"clk_tck\": $(getconf CLK_TCK), \"ceph_start_s\": $(awk "BEGIN { print $t1 - $t0 }"), \"fio\": \"$(fio --version)\", \"workloads\": \"$RBLK_BENCH_WORKLOADS\", \"target_args\": \"$RBLK_BENCH_TARGET_ARGS\", \"ceph_args\": \"$RBLK_BENCH_CEPH_ARGS\", \"baseline\": \"$RBLK_BENCH_BASE\"}" > $RAW/env.json
 
-$TGT --listen 10.99.0.1:4420 --subsystem $NQN --ns rbd:rbd/bench --allow-any-host \
+CEPH_ARGS="${CEPH_ARGS:+$CEPH_ARGS }$RBLK_BENCH_CEPH_ARGS" $TGT --listen 10.99.0.1:4420 --subsystem $NQN --ns rbd:rbd/bench --allow-any-host \
 	--subsystem $NQN0 --ns null:256M --allow-any-host \
 	$RBLK_BENCH_TARGET_ARGS > /tmp/target.log 2>&1 &
 TPID=$!
@@ -189,6 +194,7 @@ nsides=$([ -n "$BASE" ] && echo 4 || echo 3)
 export VM_OUT=$OUT VM_TIMEOUT=$((600 + REPS * nsides * nwl * (RUNTIME + 10)))
 export RBLK_BUILD=$BUILD RBLK_BENCH_REPS=$REPS RBLK_BENCH_RUNTIME=$RUNTIME
 export RBLK_BENCH_WORKLOADS=$WORKLOADS RBLK_BENCH_SRC=$SRC RBLK_BENCH_TARGET_ARGS=$TARGET_ARGS
+export RBLK_BENCH_CEPH_ARGS=$CEPH_ARGS_GW
 export RBLK_BENCH_BASE=$BASE
 bench_host_load "$OUT/host-load.json"
 bench_vm_run "$OUT/vm-bench.sh" || die "the VM run failed (console: $OUT/console.log)"
@@ -250,7 +256,7 @@ for wl in env["workloads"].split(","):
                  res["gateway"].get("target_cpu_us_per_io", 0), res["bound_free_target"]))
 json.dump(summary, open(os.path.join(out, "summary.json"), "w"), indent=1)
 print(f"kernel {env['kernel']}, {env['fio']}, ceph start {env['ceph_start_s']} s, "
-      f"target args '{env.get('target_args', '')}'; host busy "
+      f"target args '{env.get('target_args', '')}', its CEPH_ARGS '{env.get('ceph_args', '')}'; host busy "
       f"{load['busy_pct']}% (load {load['loadavg']}){', WARNING: ' + load['warning'] if load['warning'] else ''}")
 print(f"{'':32}{'throughput':^30} {'':14} {'VM CPU us per I/O':^26}")
 print(f"{'workload':18} {'unit':5} {'gateway':>9} {'fio rbd':>9} {'null hop':>9} {'ratio':>6} "
