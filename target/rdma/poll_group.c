@@ -409,9 +409,13 @@ static unsigned poll_cqs(struct rblk_poll_group *pg)
 
 	/* Sends first: the requests they free serve the capsules just received. */
 	for (unsigned d = 0; d < pg->ndevs; d++) {
+		unsigned recvs;
+
 		for (unsigned i = 0; i < pg->devs[d]->nscq; i++)
 			total += poll_cq(pg, &pg->devs[d]->scq[i]);
-		total += poll_cq(pg, &pg->devs[d]->rcq);
+		recvs = poll_cq(pg, &pg->devs[d]->rcq);
+		pg->awaited += recvs;
+		total += recvs;
 	}
 	if (total)
 		atomic_fetch_add_explicit(&pg->stats.wcs, total, memory_order_relaxed);
@@ -474,7 +478,7 @@ static uint64_t tick(struct rblk_poll_group *pg, uint64_t now)
 unsigned rblk_poll_group_poll(struct rblk_poll_group *pg)
 {
 	struct rblk_rdma_queue *q, *next;
-	unsigned n = 0;
+	unsigned n = 0, done = 0;
 	uint64_t now;
 	int r;
 
@@ -486,11 +490,14 @@ unsigned rblk_poll_group_poll(struct rblk_poll_group *pg)
 		rblk_bqueue_eventfd_enable(pg->bq, false);
 		pg->bq_fd_on = false;
 	}
-	n += poll_cqs(pg);
+	pg->awaited = 0;
+	n += poll_cqs(pg); /* counts its receives in awaited */
 	if (atomic_load_explicit(&pg->mbox_pending, memory_order_acquire))
-		n += run_mailbox(pg);
-	n += poll_backend(pg);
-	n += run_completions(pg);
+		done += run_mailbox(pg);
+	done += poll_backend(pg);
+	done += run_completions(pg);
+	pg->awaited += done;
+	n += done;
 
 	/* Requests waiting for units, read depth or send slots. */
 	for (unsigned d = 0; d < pg->ndevs; d++) {
@@ -717,14 +724,14 @@ static void loop(struct rblk_poll_group *pg)
 
 	while (!atomic_load_explicit(&pg->stop, memory_order_acquire)) {
 		if (rblk_poll_group_poll(pg)) {
-			rblk_pg_spin_work(&spin);
+			rblk_pg_spin_work(&spin, pg->awaited > 0);
 			continue;
 		}
 		if (rblk_pg_spin_empty(&spin, mode, mode == RBLK_POLL_ADAPTIVE && work_due(pg),
 				       &pg->clock) == RBLK_PG_NEXT_POLL)
 			continue;
 		if (prepare_sleep(pg, false)) {
-			rblk_pg_spin_work(&spin);
+			rblk_pg_spin_work(&spin, false);
 			continue;
 		}
 		sleep_wait(pg);

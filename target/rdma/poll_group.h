@@ -142,6 +142,11 @@ struct rblk_poll_group {
 	bool bq_fd_on;                    /* ... and it is on now */
 	struct rblk_clock_cache clock;    /* "now" of this iteration (the spin window) */
 	struct rblk_clock_cache svc_clock; /* coarse "now" of this iteration (sq->clock) */
+	/*
+	 * This iteration's work that a spin waits for: capsules received,
+	 * backend and remote completions, mailbox items; not send completions.
+	 */
+	unsigned awaited;
 	struct rblk_io_waitq waitq;
 
 	/*

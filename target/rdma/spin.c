@@ -41,9 +41,14 @@ enum rblk_pg_next rblk_pg_spin_empty(struct rblk_pg_spin *s, enum rblk_poll_mode
 		return RBLK_PG_NEXT_SLEEP;
 	window = (due ? RBLK_PG_SPIN_DUE_US : RBLK_PG_SPIN_IDLE_US) * 1000ull;
 	if (++s->empty == 1) {
+		/* Spinning has not paid lately: sleep now, but probe now and then. */
+		if (s->misses >= RBLK_PG_SPIN_MISSES && ++s->skipped < RBLK_PG_SPIN_PROBE)
+			return RBLK_PG_NEXT_SLEEP;
+		s->skipped = 0;
 		s->due = due;
 		s->next_read = spin_gap(s, window);
 	}
+	s->spinning = true;
 	/* A change of due changes the window: decide now, not at the old guess. */
 	if (s->empty < s->next_read && due == s->due)
 		return RBLK_PG_NEXT_POLL;
@@ -70,8 +75,13 @@ enum rblk_pg_next rblk_pg_spin_empty(struct rblk_pg_spin *s, enum rblk_poll_mode
 	s->mark_ns = now;
 	s->mark_empty = s->empty;
 	elapsed = now - s->since_ns;
-	if (elapsed >= window)
+	if (elapsed >= window) {
+		/* Work the arming finds from here on came too late for the spin. */
+		s->spinning = false;
+		if (s->misses < RBLK_PG_SPIN_MISSES)
+			s->misses++;
 		return RBLK_PG_NEXT_SLEEP;
+	}
 	s->next_read = s->empty + spin_gap(s, window - elapsed);
 	return RBLK_PG_NEXT_POLL;
 }

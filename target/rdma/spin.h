@@ -37,6 +37,20 @@
 #define RBLK_PG_SPIN_DUE_US 400
 #define RBLK_PG_SPIN_CHECK 4
 #define RBLK_PG_SPIN_MAX_GAP 256
+/*
+ * A spin pays only when work shows up within its window. When
+ * RBLK_PG_SPIN_MISSES windows in a row ran out without finding any, the
+ * group stops spinning and sleeps as soon as it runs out of work; every
+ * RBLK_PG_SPIN_PROBE-th window still spins, to notice when the traffic
+ * comes close enough again, and any window that finds work restores the
+ * spin. This matters most where the spin delays the work it waits for:
+ * Soft-RoCE on 6.12 sends a userspace QP's packets from a kernel worker,
+ * which needs a CPU just when the group spins on one, so on a small machine
+ * the spin holds back the response whose answer (the host's next command,
+ * at queue depth 1) it waits for. Each window that misses costs its length.
+ */
+#define RBLK_PG_SPIN_MISSES 4
+#define RBLK_PG_SPIN_PROBE 16
 /* What the loop does after an iteration that found no work. */
 enum rblk_pg_next {
 	RBLK_PG_NEXT_POLL = 0, /* iterate again at once */
@@ -51,13 +65,28 @@ struct rblk_pg_spin {
 	uint64_t mark_ns;    /* clock at the last read */
 	uint64_t since_ns;   /* the window's start, 0: no read in this window yet */
 	uint64_t iter_ns;    /* an empty iteration's cost, 0: unknown (kept across windows) */
+	unsigned misses;     /* windows in a row that ran out without work (saturates) */
+	unsigned skipped;    /* windows not spun since the last probe */
 	bool due;            /* completions were due at the last decision */
+	bool spinning;       /* the last decision was to poll again */
 	bool slept;          /* nothing found since the last wakeup */
 };
 
-/* The iteration did work: the next empty one starts a new spin window. */
-static inline void rblk_pg_spin_work(struct rblk_pg_spin *s)
+/*
+ * The iteration did work: the next empty one starts a new spin window.
+ * awaited: the work included what a spin waits for (a capsule, a backend
+ * completion; not just a send's completion, which only frees a slot). Such
+ * work found while the spin said poll again is a window that paid, and so
+ * is any work in a window spun for due completions (an RDMA READ's
+ * completion comes in on the send CQ).
+ */
+static inline void rblk_pg_spin_work(struct rblk_pg_spin *s, bool awaited)
 {
+	if (s->spinning && (awaited || s->due)) {
+		s->misses = 0;
+		s->skipped = 0;
+	}
+	s->spinning = false;
 	s->empty = 0;
 	s->since_ns = 0;
 	s->slept = false;
@@ -69,7 +98,7 @@ static inline void rblk_pg_spin_work(struct rblk_pg_spin *s)
  */
 static inline void rblk_pg_spin_slept(struct rblk_pg_spin *s)
 {
-	rblk_pg_spin_work(s);
+	rblk_pg_spin_work(s, false);
 	s->slept = true;
 }
 

@@ -2,8 +2,9 @@
 /*
  * Tests for target/rdma/spin.c: the adaptive spin's decisions, one empty
  * iteration at a time, against a clock the test moves: the window's length
- * (idle, due, slow iterations), how rarely it reads the clock, and what it
- * does after a sleep and in the busy and event modes.
+ * (idle, due, slow iterations), how rarely it reads the clock, what it
+ * does after a sleep and in the busy and event modes, and how it stops
+ * spinning when windows keep running out and starts again when one pays.
  */
 #include <string.h>
 
@@ -42,16 +43,16 @@ static void test_spin_adaptive_window(void)
 	CU_ASSERT(n >= RBLK_PG_SPIN_IDLE_US + RBLK_PG_SPIN_CHECK - 1);
 	CU_ASSERT(n <= RBLK_PG_SPIN_IDLE_US + 2 * RBLK_PG_SPIN_CHECK);
 	/* Cost known: dated back to the first empty iteration, so exactly the window. */
-	rblk_pg_spin_work(&s);
+	rblk_pg_spin_work(&s, true);
 	n = spins(&s, true, &clk, 1);
 	CU_ASSERT(n >= RBLK_PG_SPIN_DUE_US - 1);
 	CU_ASSERT(n <= RBLK_PG_SPIN_DUE_US + 1);
-	rblk_pg_spin_work(&s);
+	rblk_pg_spin_work(&s, true);
 	n = spins(&s, false, &clk, 1);
 	CU_ASSERT(n >= RBLK_PG_SPIN_IDLE_US - 1);
 	CU_ASSERT(n <= RBLK_PG_SPIN_IDLE_US + 1);
 	/* Work found: a new window. */
-	rblk_pg_spin_work(&s);
+	rblk_pg_spin_work(&s, true);
 	CU_ASSERT_EQUAL(rblk_pg_spin_empty(&s, RBLK_POLL_ADAPTIVE, false, &clk), RBLK_PG_NEXT_POLL);
 }
 
@@ -68,11 +69,11 @@ static void test_spin_slow_iterations(void)
 	 * A stale estimate (1 us learnt, now 30 us): one gap of the idle window's
 	 * worth of iterations overshoots, then the cost is learnt again.
 	 */
-	rblk_pg_spin_work(&s);
+	rblk_pg_spin_work(&s, true);
 	s.iter_ns = 1000;
 	n = spins(&s, false, &clk, 30);
 	CU_ASSERT(n <= RBLK_PG_SPIN_IDLE_US + 1);
-	rblk_pg_spin_work(&s);
+	rblk_pg_spin_work(&s, true);
 	n = spins(&s, false, &clk, 30);
 	CU_ASSERT(n <= 10);
 }
@@ -87,7 +88,7 @@ static unsigned window_reads(struct rblk_pg_spin *s, bool due, uint64_t *ns, uns
 {
 	unsigned reads = 0;
 
-	rblk_pg_spin_work(s);
+	rblk_pg_spin_work(s, true);
 	for (unsigned i = 0; i < stop_after; i++) {
 		struct rblk_clock_cache clk = fake_clock(*ns);
 		uint64_t mark = s->mark_ns;
@@ -178,8 +179,114 @@ static void test_spin_after_sleep_sleeps_again(void)
 	CU_ASSERT_EQUAL(rblk_pg_spin_empty(&s, RBLK_POLL_ADAPTIVE, true, &clk), RBLK_PG_NEXT_SLEEP);
 	/* ... unless the wakeup brought work. */
 	rblk_pg_spin_slept(&s);
-	rblk_pg_spin_work(&s);
+	rblk_pg_spin_work(&s, true);
 	CU_ASSERT_EQUAL(rblk_pg_spin_empty(&s, RBLK_POLL_ADAPTIVE, true, &clk), RBLK_PG_NEXT_POLL);
+}
+
+/*
+ * One window that runs out, as the loop lives it: spin to the end, sleep,
+ * wake with work. The polls it made.
+ */
+static unsigned missed_window(struct rblk_pg_spin *s, struct rblk_clock_cache *clk)
+{
+	unsigned n = spins(s, false, clk, 1);
+
+	rblk_pg_spin_slept(s);
+	rblk_pg_spin_work(s, true);
+	return n;
+}
+
+/* Windows that keep running out stop being spun, but for a probe now and then. */
+static void test_spin_stops_when_it_does_not_pay(void)
+{
+	struct rblk_clock_cache clk = fake_clock(1000000000ull);
+	struct rblk_pg_spin s = { .iter_ns = 1000 };
+
+	for (unsigned i = 0; i < RBLK_PG_SPIN_MISSES; i++)
+		CU_ASSERT(missed_window(&s, &clk) >= RBLK_PG_SPIN_IDLE_US - 1);
+	/* Now: straight to sleep, without a clock read, due or not. */
+	clk.valid = false;
+	for (unsigned i = 1; i < RBLK_PG_SPIN_PROBE; i++) {
+		CU_ASSERT_EQUAL(rblk_pg_spin_empty(&s, RBLK_POLL_ADAPTIVE, i & 1, &clk),
+				RBLK_PG_NEXT_SLEEP);
+		rblk_pg_spin_slept(&s);
+		rblk_pg_spin_work(&s, true);
+	}
+	CU_ASSERT_FALSE(clk.valid);
+	/* The probe spins a whole window; missing again, the skipping goes on. */
+	clk.valid = true;
+	CU_ASSERT(missed_window(&s, &clk) >= RBLK_PG_SPIN_IDLE_US - 1);
+	CU_ASSERT_EQUAL(missed_window(&s, &clk), 0);
+}
+
+/* A probe that finds work brings the whole window back. */
+static void test_spin_resumes_when_a_window_pays(void)
+{
+	struct rblk_clock_cache clk = fake_clock(1000000000ull);
+	struct rblk_pg_spin s = { .iter_ns = 1000 };
+
+	for (unsigned i = 0; i < RBLK_PG_SPIN_MISSES; i++)
+		missed_window(&s, &clk);
+	for (unsigned i = 1; i < RBLK_PG_SPIN_PROBE; i++)
+		CU_ASSERT_EQUAL(missed_window(&s, &clk), 0);
+	/* The probe: work after 10 us of spinning. */
+	for (unsigned i = 0; i < 10; i++) {
+		CU_ASSERT_EQUAL_FATAL(rblk_pg_spin_empty(&s, RBLK_POLL_ADAPTIVE, false, &clk),
+				      RBLK_PG_NEXT_POLL);
+		clk.ns += 1000;
+	}
+	rblk_pg_spin_work(&s, true);
+	CU_ASSERT_EQUAL(s.misses, 0);
+	CU_ASSERT(missed_window(&s, &clk) >= RBLK_PG_SPIN_IDLE_US - 1);
+}
+
+/*
+ * Work the arming finds just after a window ran out (the loop's last look
+ * before epoll_wait) came too late for the spin: still a miss. Work found
+ * right after the previous work, with no spin in between, neither.
+ */
+static void test_spin_late_work_is_a_miss(void)
+{
+	struct rblk_clock_cache clk = fake_clock(1000000000ull);
+	struct rblk_pg_spin s = { .iter_ns = 1000 };
+
+	for (unsigned i = 0; i < RBLK_PG_SPIN_MISSES; i++) {
+		CU_ASSERT(spins(&s, false, &clk, 1) >= RBLK_PG_SPIN_IDLE_US - 1);
+		rblk_pg_spin_work(&s, true); /* prepare_sleep found work */
+	}
+	CU_ASSERT_EQUAL(s.misses, RBLK_PG_SPIN_MISSES);
+	CU_ASSERT_EQUAL(rblk_pg_spin_empty(&s, RBLK_POLL_ADAPTIVE, false, &clk), RBLK_PG_NEXT_SLEEP);
+	rblk_pg_spin_work(&s, true);
+	CU_ASSERT_EQUAL(rblk_pg_spin_empty(&s, RBLK_POLL_ADAPTIVE, false, &clk), RBLK_PG_NEXT_SLEEP);
+	CU_ASSERT_EQUAL(s.misses, RBLK_PG_SPIN_MISSES);
+}
+
+/*
+ * Only a send's completion found while spinning (it frees a slot, nobody
+ * waits for it): the window did not pay. The same in a window spun for due
+ * completions (an RDMA READ's comes on the send CQ): it did.
+ */
+static void test_spin_send_completions_do_not_pay(void)
+{
+	struct rblk_clock_cache clk = fake_clock(1000000000ull);
+	struct rblk_pg_spin s = { .iter_ns = 1000 };
+
+	for (unsigned i = 0; i < RBLK_PG_SPIN_MISSES - 1; i++)
+		missed_window(&s, &clk);
+	for (unsigned i = 0; i < 10; i++) {
+		CU_ASSERT_EQUAL(rblk_pg_spin_empty(&s, RBLK_POLL_ADAPTIVE, false, &clk),
+				RBLK_PG_NEXT_POLL);
+		clk.ns += 1000;
+	}
+	rblk_pg_spin_work(&s, false);
+	CU_ASSERT_EQUAL(s.misses, RBLK_PG_SPIN_MISSES - 1);
+	for (unsigned i = 0; i < 10; i++) {
+		CU_ASSERT_EQUAL(rblk_pg_spin_empty(&s, RBLK_POLL_ADAPTIVE, true, &clk),
+				RBLK_PG_NEXT_POLL);
+		clk.ns += 1000;
+	}
+	rblk_pg_spin_work(&s, false);
+	CU_ASSERT_EQUAL(s.misses, 0);
 }
 
 static void test_spin_busy_and_event_modes(void)
@@ -194,7 +301,7 @@ static void test_spin_busy_and_event_modes(void)
 	}
 	rblk_pg_spin_slept(&s);
 	CU_ASSERT_EQUAL(rblk_pg_spin_empty(&s, RBLK_POLL_BUSY, false, &clk), RBLK_PG_NEXT_POLL);
-	rblk_pg_spin_work(&s);
+	rblk_pg_spin_work(&s, true);
 	CU_ASSERT_EQUAL(rblk_pg_spin_empty(&s, RBLK_POLL_EVENT, true, &clk), RBLK_PG_NEXT_SLEEP);
 }
 
@@ -205,6 +312,10 @@ static const struct ut_case cases[] = {
 	UT_CASE(test_spin_forgets_a_preempted_measurement),
 	UT_CASE(test_spin_due_change_reads_now),
 	UT_CASE(test_spin_after_sleep_sleeps_again),
+	UT_CASE(test_spin_stops_when_it_does_not_pay),
+	UT_CASE(test_spin_resumes_when_a_window_pays),
+	UT_CASE(test_spin_late_work_is_a_miss),
+	UT_CASE(test_spin_send_completions_do_not_pay),
 	UT_CASE(test_spin_busy_and_event_modes),
 	UT_END,
 };
