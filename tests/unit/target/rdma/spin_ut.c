@@ -196,6 +196,16 @@ static unsigned missed_window(struct rblk_pg_spin *s, struct rblk_clock_cache *c
 	return n;
 }
 
+/* n empty iterations of 1 us that must each say poll again (a window still open). */
+static void polls(struct rblk_pg_spin *s, bool due, struct rblk_clock_cache *clk, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		CU_ASSERT_EQUAL(rblk_pg_spin_empty(s, RBLK_POLL_ADAPTIVE, due, clk),
+				RBLK_PG_NEXT_POLL);
+		clk->ns += 1000;
+	}
+}
+
 /* Windows that keep running out stop being spun, but for a probe now and then. */
 static void test_spin_stops_when_it_does_not_pay(void)
 {
@@ -230,11 +240,7 @@ static void test_spin_resumes_when_a_window_pays(void)
 	for (unsigned i = 1; i < RBLK_PG_SPIN_PROBE; i++)
 		CU_ASSERT_EQUAL(missed_window(&s, &clk), 0);
 	/* The probe: work after 10 us of spinning. */
-	for (unsigned i = 0; i < 10; i++) {
-		CU_ASSERT_EQUAL_FATAL(rblk_pg_spin_empty(&s, RBLK_POLL_ADAPTIVE, false, &clk),
-				      RBLK_PG_NEXT_POLL);
-		clk.ns += 1000;
-	}
+	polls(&s, false, &clk, 10);
 	rblk_pg_spin_work(&s, true);
 	CU_ASSERT_EQUAL(s.misses, 0);
 	CU_ASSERT(missed_window(&s, &clk) >= RBLK_PG_SPIN_IDLE_US - 1);
@@ -273,18 +279,10 @@ static void test_spin_send_completions_do_not_pay(void)
 
 	for (unsigned i = 0; i < RBLK_PG_SPIN_MISSES - 1; i++)
 		missed_window(&s, &clk);
-	for (unsigned i = 0; i < 10; i++) {
-		CU_ASSERT_EQUAL(rblk_pg_spin_empty(&s, RBLK_POLL_ADAPTIVE, false, &clk),
-				RBLK_PG_NEXT_POLL);
-		clk.ns += 1000;
-	}
+	polls(&s, false, &clk, 10);
 	rblk_pg_spin_work(&s, false);
 	CU_ASSERT_EQUAL(s.misses, RBLK_PG_SPIN_MISSES - 1);
-	for (unsigned i = 0; i < 10; i++) {
-		CU_ASSERT_EQUAL(rblk_pg_spin_empty(&s, RBLK_POLL_ADAPTIVE, true, &clk),
-				RBLK_PG_NEXT_POLL);
-		clk.ns += 1000;
-	}
+	polls(&s, true, &clk, 10);
 	rblk_pg_spin_work(&s, false);
 	CU_ASSERT_EQUAL(s.misses, 0);
 }
