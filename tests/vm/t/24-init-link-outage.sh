@@ -11,9 +11,12 @@ NQN=nqn.2024-01.io.rblk:init-outage
 A="-a $VM_ADDR0 -w $VM_ADDR1 -n $NQN"
 
 blk=$(null_blk_create 1 memory_backed=1)
-nvmet_setup_rdma_port 1 $VM_ADDR0 4420
-nvmet_add_subsystem $NQN "$blk"
-nvmet_expose $NQN 1
+target_up() {
+	nvmet_setup_rdma_port 1 $VM_ADDR0 4420
+	nvmet_add_subsystem $NQN "$blk"
+	nvmet_expose $NQN 1
+}
+target_up
 # The outage drops every packet on both veth ends (netem loss 100%) while the links and
 # the rxe ports stay up, as when a switch between two hosts fails. Setting veth1 down
 # instead also breaks rxe itself in this kernel: after a flap under traffic its GSI QP
@@ -37,23 +40,44 @@ link_up() {
 }
 trap link_up EXIT
 
-bg_start outage "$IO" $A -m loop -t 45 -b 16384 -B 65536 -d 8 -k 5 -c 2 -l 120 -S 3000 -T 150
-wait_for_line 60 "$T_WORK/outage.log" '^loop 0: ' "$BG_PID" || { bg_log outage; die "no I/O"; }
-pin_neigh || die "cannot pin the neighbour entries"
-log "network down"
-tc qdisc add dev veth1 root netem loss 100% && tc qdisc add dev veth0 root netem loss 100% ||
-	die "tc netem failed"
-sleep 15
-log "network up"
-link_up
-bg_wait outage 240; rc=$?
-bg_log outage
-if [ $rc != 0 ] && ! rdma_cm_ok; then
-	# The fabric itself is down (rping fails too): nothing here can judge the library.
+# outage_once: one outage under the running loop; 0 when the loop came through, 1 when
+# it failed on a working fabric, 2 when the fabric itself stayed down afterwards.
+outage_once() {
+	local rc
+	bg_start outage "$IO" $A -m loop -t 45 -b 16384 -B 65536 -d 8 -k 5 -c 2 -l 120 -S 3000 -T 150
+	wait_for_line 60 "$T_WORK/outage.log" '^loop 0: ' "$BG_PID" || { bg_log outage; die "no I/O"; }
+	pin_neigh || die "cannot pin the neighbour entries"
+	log "network down"
+	tc qdisc add dev veth1 root netem loss 100% && tc qdisc add dev veth0 root netem loss 100% ||
+		die "tc netem failed"
+	sleep 15
+	log "network up"
+	link_up
+	bg_wait outage 240; rc=$?
+	bg_log outage
+	[ $rc = 0 ] && return 0
+	rdma_cm_ok && return 1
+	# rping cannot connect either: rxe itself is broken, nothing here judges the library.
+	# Its counters say where (a send error on the CM's QP is the usual end).
+	rdma statistic show 2>/dev/null | sed 's/^/  /'
+	return 2
+}
+
+# Soft-RoCE under the emulator rarely comes out of the outage broken (once in a dozen
+# 6.12 CI boots, even with the neighbours pinned): then the fabric is repaired and the
+# scenario runs once more, and only a second broken fabric fails the test.
+outage_once; rc=$?
+if [ $rc = 2 ]; then
+	log "the fabric stayed down after the outage (rping from $VM_ADDR1 to $VM_ADDR0 fails too): repairing it, running again"
 	vm_repair_rdma
-	die "the fabric stayed down after the outage (rping from $VM_ADDR1 to $VM_ADDR0 fails too)"
+	rdma_cm_ok || die "the fabric could not be repaired"
+	# nvmet's listener went with the old rxe device: set the target up afresh.
+	nvmet_cleanup
+	target_up
+	outage_once; rc=$?
+	[ $rc = 2 ] && { vm_repair_rdma; die "the fabric stayed down after a second outage"; }
 fi
-[ $rc = 0 ] || die "the loop failed (exit $rc)"
+[ $rc = 0 ] || die "the loop failed"
 grep -qE 'connection lost|Keep Alive unanswered' "$T_WORK/outage.log" || die "the outage was not noticed"
 grep -q 'reconnected' "$T_WORK/outage.log" || die "no reconnect"
 last=$(sed -n 's/^loop done: .*last seed \(0x[0-9a-f]*\)$/\1/p' "$T_WORK/outage.log")
