@@ -720,22 +720,24 @@ static void sleep_wait(struct rblk_poll_group *pg)
 static void loop(struct rblk_poll_group *pg)
 {
 	enum rblk_poll_mode mode = pg->opts.mode;
-	struct rblk_pg_spin spin = { 0 };
+	struct rblk_spin spin = { 0 };
 
 	while (!atomic_load_explicit(&pg->stop, memory_order_acquire)) {
 		if (rblk_poll_group_poll(pg)) {
-			rblk_pg_spin_work(&spin, pg->awaited > 0);
+			rblk_spin_work(&spin, pg->awaited > 0);
 			continue;
 		}
-		if (rblk_pg_spin_empty(&spin, mode, mode == RBLK_POLL_ADAPTIVE && work_due(pg),
-				       &pg->clock) == RBLK_PG_NEXT_POLL)
+		if (mode == RBLK_POLL_BUSY)
+			continue;
+		if (mode == RBLK_POLL_ADAPTIVE &&
+		    rblk_spin_empty(&spin, work_due(pg), &pg->clock) == RBLK_SPIN_POLL)
 			continue;
 		if (prepare_sleep(pg, false)) {
-			rblk_pg_spin_work(&spin, false);
+			rblk_spin_work(&spin, false);
 			continue;
 		}
 		sleep_wait(pg);
-		rblk_pg_spin_slept(&spin);
+		rblk_spin_slept(&spin);
 	}
 }
 

@@ -31,7 +31,7 @@
 
 #include "common/clock.h"
 #include "target/core.h"
-#include "target/rdma/spin.h"
+#include "common/spin.h"
 #include "transport/rdma.h"
 
 #define RBLK_PG_MAX_DEVS 8

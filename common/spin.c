@@ -1,49 +1,44 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The adaptive spin (spin.h): how long a poll group keeps polling after its
- * last work, with as few precise clock reads as the window allows; with an
+ * The spin (spin.h): how long a polling loop keeps polling after its last
+ * work, with as few precise clock reads as the window allows; with an
  * hpet clocksource each one is a system call.
  */
-#include "target/rdma/spin.h"
+#include "common/spin.h"
+
+static uint64_t idle_ns(const struct rblk_spin *s)
+{
+	return (s->idle_us ? s->idle_us : RBLK_SPIN_IDLE_US) * 1000ull;
+}
 
 /*
  * Empty iterations until the clock should be read again to cover span_ns:
- * RBLK_PG_SPIN_CHECK while an iteration's cost is unknown, else the
+ * RBLK_SPIN_CHECK while an iteration's cost is unknown, else the
  * iterations span_ns (at most the idle window) is predicted to take.
  */
-static unsigned spin_gap(const struct rblk_pg_spin *s, uint64_t span_ns)
+static unsigned spin_gap(const struct rblk_spin *s, uint64_t span_ns)
 {
 	uint64_t n;
 
 	if (!s->iter_ns)
-		return RBLK_PG_SPIN_CHECK;
-	if (span_ns > RBLK_PG_SPIN_IDLE_US * 1000ull)
-		span_ns = RBLK_PG_SPIN_IDLE_US * 1000ull;
+		return RBLK_SPIN_CHECK;
+	if (span_ns > idle_ns(s))
+		span_ns = idle_ns(s);
 	n = span_ns / s->iter_ns;
-	return n < 1 ? 1 : n > RBLK_PG_SPIN_MAX_GAP ? RBLK_PG_SPIN_MAX_GAP : (unsigned)n;
+	return n < 1 ? 1 : n > RBLK_SPIN_MAX_GAP ? RBLK_SPIN_MAX_GAP : (unsigned)n;
 }
 
-enum rblk_pg_next rblk_pg_spin_empty(struct rblk_pg_spin *s, enum rblk_poll_mode mode,
-				     bool due, struct rblk_clock_cache *clk)
+enum rblk_spin_next rblk_spin_empty(struct rblk_spin *s, bool due, struct rblk_clock_cache *clk)
 {
 	uint64_t now, window, elapsed, back;
 
-	switch (mode) {
-	case RBLK_POLL_BUSY:
-		return RBLK_PG_NEXT_POLL;
-	case RBLK_POLL_EVENT:
-		return RBLK_PG_NEXT_SLEEP;
-	case RBLK_POLL_ADAPTIVE:
-	default:
-		break;
-	}
 	if (s->slept)
-		return RBLK_PG_NEXT_SLEEP;
-	window = (due ? RBLK_PG_SPIN_DUE_US : RBLK_PG_SPIN_IDLE_US) * 1000ull;
+		return RBLK_SPIN_SLEEP;
+	window = due ? RBLK_SPIN_DUE_US * 1000ull : idle_ns(s);
 	if (++s->empty == 1) {
 		/* Spinning has not paid lately: sleep now, but probe now and then. */
-		if (s->misses >= RBLK_PG_SPIN_MISSES && ++s->skipped < RBLK_PG_SPIN_PROBE)
-			return RBLK_PG_NEXT_SLEEP;
+		if (s->misses >= RBLK_SPIN_MISSES && ++s->skipped < RBLK_SPIN_PROBE)
+			return RBLK_SPIN_SLEEP;
 		s->skipped = 0;
 		s->due = due;
 		s->next_read = spin_gap(s, window);
@@ -51,7 +46,7 @@ enum rblk_pg_next rblk_pg_spin_empty(struct rblk_pg_spin *s, enum rblk_poll_mode
 	s->spinning = true;
 	/* A change of due changes the window: decide now, not at the old guess. */
 	if (s->empty < s->next_read && due == s->due)
-		return RBLK_PG_NEXT_POLL;
+		return RBLK_SPIN_POLL;
 	s->due = due;
 	now = rblk_clock_cache_ns(clk);
 	if (!s->since_ns) {
@@ -78,10 +73,10 @@ enum rblk_pg_next rblk_pg_spin_empty(struct rblk_pg_spin *s, enum rblk_poll_mode
 	if (elapsed >= window) {
 		/* Work the arming finds from here on came too late for the spin. */
 		s->spinning = false;
-		if (s->misses < RBLK_PG_SPIN_MISSES)
+		if (s->misses < RBLK_SPIN_MISSES)
 			s->misses++;
-		return RBLK_PG_NEXT_SLEEP;
+		return RBLK_SPIN_SLEEP;
 	}
 	s->next_read = s->empty + spin_gap(s, window - elapsed);
-	return RBLK_PG_NEXT_POLL;
+	return RBLK_SPIN_POLL;
 }
