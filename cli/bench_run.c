@@ -18,10 +18,9 @@
 #include "cli/cli.h"
 #include "cli/bench_run.h"
 #include "cli/progress.h"
+#include "common/spin.h"
 
 #define WINDOW_S 0.1		/* throughput sampling window for the peak */
-#define SPIN_NS 100000ull	/* idle spin before sleeping (see job_loop) */
-#define SPIN_CLOCK_PASSES 32
 
 static volatile sig_atomic_t interrupted;
 
@@ -267,10 +266,10 @@ static int submit_one(struct job *j)
 static void job_loop(struct job *j)
 {
 	const unsigned qd = j->p->qd;
-	uint64_t spin_start = 0;
-	unsigned spins = 0;
+	struct rblk_spin spin = { 0 };
 
 	for (;;) {
+		struct pollfd pfd;
 		int n;
 
 		while (j->nfree && !j->pass_done && !stopping())
@@ -286,29 +285,30 @@ static void job_loop(struct job *j)
 			/* the library failed the queue: nothing more will complete */
 			break;
 		}
-		if (n > 0 || j->p->busy_poll) {
-			spins = 0;
+		if (n > 0) {
+			rblk_spin_work(&spin, true);
 			continue;
 		}
 		/*
-		 * Adaptive: spin for SPIN_NS after the last completion, then
-		 * sleep on the qpair's fd. A longer spin (1 ms, enough for a QD1
-		 * round trip in the VM) doubled the CPU per 128 KiB I/O in an
-		 * A/B boot and slowed it, for 3% of QD1 latency: in a TCG VM
-		 * the initiator shares two CPUs with the target and Soft-RoCE,
-		 * and spinning takes theirs. An empty pass makes no system call
-		 * (the qpair is lazy: it is armed only before we sleep); the
-		 * clock is read every SPIN_CLOCK_PASSES of them.
+		 * Spin a little after the last completion, then sleep on the
+		 * qpair's fd (common/spin.h: the window, its rare clock reads,
+		 * and no spin at all while windows keep running out empty). A
+		 * longer spin (1 ms, enough for a QD1 round trip in the VM)
+		 * doubled the CPU per 128 KiB I/O in an A/B boot and slowed it:
+		 * in a TCG VM the initiator shares two CPUs with the target and
+		 * Soft-RoCE, and spinning takes theirs. An empty pass makes no
+		 * system call (the qpair is lazy: it is armed only before we
+		 * sleep).
 		 */
-		if (++spins == 1) {
-			spin_start = now_ns();
-		} else if (!(spins % SPIN_CLOCK_PASSES) && now_ns() - spin_start >= SPIN_NS) {
-			struct pollfd pfd = { .fd = rblk_qpair_fd(j->qp), .events = POLLIN };
-
-			if (rblk_qpair_prepare_sleep(j->qp) == 0)
-				poll(&pfd, 1, 1);
-			spins = 0;
+		if (j->p->busy_poll || rblk_spin_empty(&spin, false, NULL) == RBLK_SPIN_POLL)
+			continue;
+		if (rblk_qpair_prepare_sleep(j->qp) != 0) {
+			rblk_spin_work(&spin, false);
+			continue;
 		}
+		pfd = (struct pollfd){ .fd = rblk_qpair_fd(j->qp), .events = POLLIN };
+		poll(&pfd, 1, 1);
+		rblk_spin_slept(&spin);
 	}
 	__atomic_store_n(&j->t_end, now_ns(), __ATOMIC_RELAXED);
 }
