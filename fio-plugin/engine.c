@@ -315,6 +315,7 @@ static int rblk_fio_init(struct thread_data *td)
 	d->fua = o->fua;
 	d->busy_poll = o->busy_poll;
 	d->spin_us = o->spin_us;
+	d->spin.idle_us = o->spin_us;
 
 	rblk_fio_opts_defaults(o, &defaults, &p);
 	if (!td->o.use_thread && !p.nr_io_queues)

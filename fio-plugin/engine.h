@@ -17,6 +17,7 @@
 
 #include <rblk/initiator.h>
 
+#include "common/spin.h"
 #include "fio-plugin/ctrl_cache.h"
 #include "fio-plugin/trid.h"
 
@@ -91,7 +92,8 @@ struct rblk_fio_td {
 	void *buf;                      /* fio's I/O buffers (iomem_alloc) */
 	size_t buf_len;
 	bool fua, busy_poll;
-	unsigned spin_us;
+	unsigned spin_us;               /* 0: sleep as soon as a pass finds nothing */
+	struct rblk_spin spin;          /* the spin after the last completion (idle_us = spin_us) */
 };
 
 /* An io_u's command (io_u->engine_data). */

@@ -7,9 +7,10 @@
  *   commit    posts everything staged with one doorbell per qpair
  *             (rblk_qpair_flush) and stamps the issue times;
  *   getevents polls the qpairs (rblk_poll runs our callback per completion)
- *             until @min completions or the timeout: spins for spin_us, then
- *             sleeps on the qpairs' completion channels (or never sleeps with
- *             busy_poll);
+ *             until @min completions or the timeout: spins for spin_us after
+ *             the last completion (common/spin.h: few clock reads, and no
+ *             spin while windows keep running out empty), then sleeps on the
+ *             qpairs' completion channels (or never sleeps with busy_poll);
  *   event     hands them to fio one by one.
  * Errors: an NVMe status becomes EIO (errdetails names the status), a
  * transport failure its errno. No allocation here: requests live in the io_u.
@@ -196,7 +197,8 @@ int rblk_fio_getevents(struct thread_data *td, unsigned int min, unsigned int ma
 		       const struct timespec *t)
 {
 	struct rblk_fio_td *d = td->io_ops_data;
-	uint64_t deadline = UINT64_MAX, spin_end = 0;
+	uint64_t deadline = UINT64_MAX;
+	unsigned found;
 	int ret;
 
 	/* What the last call did not return (it found more than its max) comes first. */
@@ -205,8 +207,9 @@ int rblk_fio_getevents(struct thread_data *td, unsigned int min, unsigned int ma
 		d->nev -= d->nret;
 		d->nret = 0;
 	}
+	found = d->nev;
 	for (unsigned pass = 1;; pass++) {
-		uint64_t now;
+		uint64_t now = 0;
 		int timeout_ms;
 
 		ret = poll_once(d);
@@ -215,36 +218,50 @@ int rblk_fio_getevents(struct thread_data *td, unsigned int min, unsigned int ma
 			log_err("rblk: %s: %s\n", td->o.name, strerror(-ret));
 			return ret;
 		}
+		if (d->nev > found) {
+			/* Completions: the next empty pass starts a spin window. */
+			rblk_spin_work(&d->spin, true);
+			found = d->nev;
+			if (d->nev >= min)
+				break;
+			continue;
+		}
 		if (d->nev >= min)
 			break;
 		/*
-		 * The clock only every SPIN_CLOCK_PASSES empty passes, and not
-		 * at all in a call that finds its events at once: with an HPET
-		 * clocksource each read is a system call, and an empty pass
-		 * makes none (lazy qpairs: nothing is armed until we sleep). The
-		 * spin window and the timeout start at the first read, a few
-		 * passes late.
+		 * The timeout (fio rarely gives one) is checked on the passes
+		 * that read the clock anyway: where the spin's window ends and
+		 * before each sleep. With an hpet clocksource each read is a
+		 * system call, and an empty pass makes none (lazy qpairs:
+		 * nothing is armed until we sleep).
 		 */
-		if (pass % SPIN_CLOCK_PASSES)
+		if (d->busy_poll) {
+			if (!t || pass % SPIN_CLOCK_PASSES)
+				continue;
+		} else if (d->spin_us &&
+			   rblk_spin_empty(&d->spin, false, NULL) == RBLK_SPIN_POLL) {
 			continue;
-		now = now_ns();
-		if (!spin_end) {
-			spin_end = now + (uint64_t)d->spin_us * 1000ull;
-			if (t)
-				deadline = now + (uint64_t)t->tv_sec * 1000000000ull + (uint64_t)t->tv_nsec;
 		}
-		if (now >= deadline)
-			break;
-		if (d->busy_poll || now < spin_end)
-			continue;
+		if (t) {
+			now = now_ns();
+			if (deadline == UINT64_MAX)
+				deadline = now + (uint64_t)t->tv_sec * 1000000000ull +
+					   (uint64_t)t->tv_nsec;
+			if (now >= deadline)
+				break;
+			if (d->busy_poll)
+				continue;
+		}
 		/*
 		 * Sleep until a completion channel fires. The qpairs are lazy
 		 * (rblk_poll() does not arm while we spin): arm them now, and
 		 * poll instead when something beat the arm. The 100 ms cap only
 		 * bounds how stale a lost-connection check gets.
 		 */
-		if (!prepare_sleep(d))
+		if (!prepare_sleep(d)) {
+			rblk_spin_work(&d->spin, false);
 			continue;
+		}
 		timeout_ms = 100;
 		if (deadline != UINT64_MAX && (deadline - now) / 1000000ull < 100)
 			timeout_ms = (int)((deadline - now + 999999ull) / 1000000ull);
@@ -253,6 +270,8 @@ int rblk_fio_getevents(struct thread_data *td, unsigned int min, unsigned int ma
 			log_err("rblk: %s: poll: %s\n", td->o.name, strerror(errno));
 			return ret;
 		}
+		/* A wakeup that brings nothing (the 100 ms check) sleeps again at once. */
+		rblk_spin_slept(&d->spin);
 	}
 	d->nret = d->nev < max ? d->nev : max;
 	return (int)d->nret;
