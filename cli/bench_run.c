@@ -74,14 +74,6 @@ bool rblk_cli_bench_rw_writes(enum bench_rw rw, unsigned rwmixread)
 	}
 }
 
-static inline uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 /* xorshift64*: offsets and the read/write mix. */
 static inline uint64_t rnd(uint64_t *s)
 {
@@ -151,7 +143,7 @@ static struct run *cur_run;
 static inline uint64_t pass_now(struct job *j)
 {
 	if (!j->now_valid) {
-		j->now = now_ns();
+		j->now = rblk_clock_ns();
 		j->now_valid = true;
 	}
 	return j->now;
@@ -310,7 +302,7 @@ static void job_loop(struct job *j)
 		poll(&pfd, 1, 1);
 		rblk_spin_slept(&spin);
 	}
-	__atomic_store_n(&j->t_end, now_ns(), __ATOMIC_RELAXED);
+	__atomic_store_n(&j->t_end, rblk_clock_ns(), __ATOMIC_RELAXED);
 }
 
 static void *job_main(void *arg)
@@ -333,7 +325,7 @@ static void *job_main(void *arg)
 	if (!ret && !stopping())
 		job_loop(j);
 	else
-		__atomic_store_n(&j->t_end, now_ns(), __ATOMIC_RELAXED);
+		__atomic_store_n(&j->t_end, rblk_clock_ns(), __ATOMIC_RELAXED);
 	return NULL;
 }
 
@@ -433,14 +425,14 @@ static void sample_loop(struct run *run, uint64_t t0, struct bench_result *r)
 	rblk_cli_progress_init(&prog, p->progress, 0);
 	for (;;) {
 		struct timespec ts = { 0, (long)(window * 1e9 / 4) };
-		uint64_t t = now_ns(), b;
+		uint64_t t = rblk_clock_ns(), b;
 
 		if (!p->one_pass && (double)(t - t0) / 1e9 >= p->time)
 			break;
 		if (all_done(run) || stopping())
 			break;
 		nanosleep(&ts, NULL);
-		t = now_ns();
+		t = rblk_clock_ns();
 		if ((double)(t - last_t) / 1e9 < window)
 			continue;
 		b = live_bytes(run);
@@ -499,7 +491,7 @@ int rblk_cli_bench_run(struct rblk_ctrl *ctrl, struct rblk_ns *ns, const struct 
 		ret = run.jobs[i].setup_err;
 	if (ret)
 		run.stop = true;
-	t0 = now_ns();
+	t0 = rblk_clock_ns();
 	run.go = true;
 	pthread_cond_broadcast(&run.cond);
 	pthread_mutex_unlock(&run.lock);

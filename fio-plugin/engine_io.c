@@ -24,14 +24,6 @@
 
 #define SPIN_CLOCK_PASSES 8
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static void io_done(struct rblk_io *io, uint16_t status, int err, void *arg)
 {
 	struct rblk_fio_req *r = arg;
@@ -243,7 +235,7 @@ int rblk_fio_getevents(struct thread_data *td, unsigned int min, unsigned int ma
 			continue;
 		}
 		if (t) {
-			now = now_ns();
+			now = rblk_clock_ns();
 			if (deadline == UINT64_MAX)
 				deadline = now + (uint64_t)t->tv_sec * 1000000000ull +
 					   (uint64_t)t->tv_nsec;
