@@ -136,8 +136,10 @@ sc_side() {	# SIDE WL
 			fio --name=$wl --ioengine=external:$SO --thread=1 --filename="$TRID" $COMMON \
 				$(fio_args $wl) --runtime=$((RBLK_BENCH_RUNTIME + 4)) --output=$base.$pass.fio.json &
 		else
+			# --thread as the plugin side: a forked job process would escape
+			# perf stat -p and strace -p, which count the threads of one process
 			fio --name=$wl --ioengine=io_uring --filename=$dev $COMMON $(fio_args $wl) \
-				--runtime=$((RBLK_BENCH_RUNTIME + 4)) --output=$base.$pass.fio.json &
+				--thread=1 --runtime=$((RBLK_BENCH_RUNTIME + 4)) --output=$base.$pass.fio.json &
 		fi
 		fpid=$!
 		sleep 3

@@ -171,9 +171,11 @@ sc_one() {	# SIDE WL
 	local side=$1 wl=$2 base=$RAW/sc.$2.$1 ipid pass t=$((RUNTIME + 4))
 	for pass in count breakdown; do
 		if [ $side = kernel ]; then
+			# --thread: the job is a thread of the process counted (a forked
+			# job process would escape perf stat -p and strace -p)
 			fio --name=$wl --filename=$KDEV --ioengine=io_uring --direct=1 --time_based=1 \
 				--runtime=$t --size=$REGION --eta=never --output-format=json $(fio_args $wl) \
-				--output=$base.$pass.out.json > $base.$pass.err 2>&1 &
+				--thread=1 --output=$base.$pass.out.json > $base.$pass.err 2>&1 &
 		else
 			$RBLK bench $RC $(rblk_args $wl) --time $t -o json > $base.$pass.out.json \
 				2> $base.$pass.err &
