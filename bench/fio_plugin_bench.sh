@@ -205,6 +205,8 @@ for wl in wls:
             txt = open(f).read()
             j = json.loads(txt[txt.index("{"):])  # fio may print notes before the JSON
             job = j["jobs"][0]
+            # what the runs had, not the command line (it has defaults under --parse-only)
+            runtime = int(job.get("job options", {}).get("runtime", runtime))
             r = job["read"]
             runs.append({m: fn(r) for m, (_, fn, _) in metrics.items()} |
                         {"cpu_usr": job["usr_cpu"], "cpu_sys": job["sys_cpu"], "errors": job["error"]})
@@ -214,6 +216,8 @@ for wl in wls:
         ratio = p / k if p is not None and k else None
         w.setdefault("ratio_plugin_over_kernel", {})[m] = ratio
         rows.append((wl, m, metrics[m][0], p, k, ratio, metrics[m][2]))
+reps = max(len(w[side]["runs"]) for w in res["workloads"].values() for side in w if side in ("plugin", "kernel")) or reps
+res["reps"], res["runtime_s"] = reps, runtime
 json.dump(res, open(os.path.join(out, "summary.json"), "w"), indent=2)
 print()
 print(f"fio: rblk plugin vs kernel nvme-rdma host + io_uring; target: {env['target']}; "
