@@ -30,7 +30,7 @@
 struct bench_args {
 	enum bench_rw rw;
 	bool have_rw;
-	long rwmixread, qd, numjobs;
+	long rwmixread, qd, numjobs, qpairs;
 	uint64_t bs, offset, size, sweep_min, sweep_max;
 	double time, sweep_time, threshold;
 	bool sweep, verify, force, busy_poll, no_counters, no_progress, require_rdma;
@@ -40,7 +40,7 @@ struct bench_args {
 static void usage(FILE *f)
 {
 	fprintf(f, "Usage: rblk bench -t rdma -a ADDR [-s PORT] -n SUBNQN [-N NSID] [--rw=MODE] [--bs=SIZE]\n"
-		   "                  [--qd=N] [--numjobs=N] [--time=SEC] [--verify] [-o json]\n"
+		   "                  [--qd=N] [--numjobs=N] [--qpairs=N] [--time=SEC] [--verify] [-o json]\n"
 		   "       rblk bench ... --sweep [--sweep-min=SIZE] [--sweep-max=SIZE] [--sweep-time=SEC]\n\n"
 		   "Measures a remote namespace, fio-style (IOPS, bandwidth, latency percentiles and\n"
 		   "histogram) or perftest-style with --sweep (BW peak and average for every size\n"
@@ -54,7 +54,8 @@ static void usage(FILE *f)
 		   "      --rwmixread=PCT           reads in rw/randrw (default 50)\n"
 		   "      --bs=SIZE                 I/O size (default 4k)\n"
 		   "      --qd=N, --iodepth=N       I/Os in flight per job (default 32)\n"
-		   "      --numjobs=N               threads, one I/O queue each (default 1)\n"
+		   "      --numjobs=N               threads (default 1)\n"
+		   "      --qpairs=N                I/O queues per job, --qd spread over them (default 1)\n"
 		   "      --time=SEC, --runtime=SEC how long (default 10)\n"
 		   "      --offset=BYTES --size=BYTES  the region used (default: the whole namespace)\n"
 		   "      --verify                  write a pattern over the region first, then check\n"
@@ -197,6 +198,7 @@ static const struct option bench_longopts[] = {
 	{ "no-progress", no_argument, NULL, 20 },
 	{ "require-rdma", no_argument, NULL, 21 },
 	{ "sysfs-root", required_argument, NULL, 22 },	/* tests: a fake /sys */
+	{ "qpairs", required_argument, NULL, 23 },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -270,6 +272,10 @@ static int parse_args(int argc, char **argv, struct bench_args *a, struct cli_co
 		case 20: a->no_progress = true; break;
 		case 21: a->require_rdma = true; break;
 		case 22: a->sysfs_root = o; break;
+		case 23:
+			if (rblk_cli_parse_long(o, 1, BENCH_QPAIRS_MAX, &a->qpairs))
+				return rblk_cli_usage_err("invalid --qpairs '%s' (1..%d)", o, BENCH_QPAIRS_MAX);
+			break;
 		default:
 			ret = rblk_cli_conn_opt(c, opt, o);
 			if (!ret)
@@ -314,6 +320,7 @@ static struct json_object *params_json(const struct bench_args *a, const struct 
 		json_object_object_add(j, "bs", json_object_new_int64(p->bs));
 	json_object_object_add(j, "qd", json_object_new_int((int)p->qd));
 	json_object_object_add(j, "numjobs", json_object_new_int((int)p->numjobs));
+	json_object_object_add(j, "qpairs", json_object_new_int((int)p->qpairs));
 	json_object_object_add(j, "time", json_object_new_double(a->sweep ? a->sweep_time : a->time));
 	json_object_object_add(j, "offset", json_object_new_uint64(p->start));
 	json_object_object_add(j, "size", json_object_new_uint64(p->size));
@@ -408,8 +415,8 @@ static int run_io(struct bench_ctx *b, struct rblk_ctrl *ctrl, struct rblk_ns *n
 	} else {
 		FILE *f = rblk_cli_out;
 
-		fprintf(f, "%s bs=%u qd=%u numjobs=%u: %.0f IOPS, %.1f MB/s (peak %.1f MB/s)\n",
-			rblk_cli_bench_rw_str(b->p.rw), b->p.bs, b->p.qd, b->p.numjobs,
+		fprintf(f, "%s bs=%u qd=%u numjobs=%u qpairs=%u: %.0f IOPS, %.1f MB/s (peak %.1f MB/s)\n",
+			rblk_cli_bench_rw_str(b->p.rw), b->p.bs, b->p.qd, b->p.numjobs, b->p.qpairs,
 			(double)(r->ios[0] + r->ios[1]) / r->seconds,
 			mbps(r->bytes[0] + r->bytes[1], r->seconds), r->peak_bps / 1e6);
 		for (int d = 0; d < 2; d++)
@@ -440,8 +447,8 @@ static int run_sweep(struct bench_ctx *b, struct rblk_ctrl *ctrl, struct rblk_ns
 	if (lo < lbs)
 		lo = lbs;
 	if (b->fmt == CLI_FMT_NORMAL)
-		fprintf(rblk_cli_out, "%s sweep, qd=%u numjobs=%u, %.1f s per size\n",
-			rblk_cli_bench_rw_str(b->p.rw), b->p.qd, b->p.numjobs, b->a.sweep_time);
+		fprintf(rblk_cli_out, "%s sweep, qd=%u numjobs=%u qpairs=%u, %.1f s per size\n",
+			rblk_cli_bench_rw_str(b->p.rw), b->p.qd, b->p.numjobs, b->p.qpairs, b->a.sweep_time);
 	if (b->fmt == CLI_FMT_NORMAL)
 		fprintf(rblk_cli_out, " %-10s %-14s %-18s %-20s %-15s %s\n", "#bytes", "#iterations",
 			"BW peak[MB/sec]", "BW average[MB/sec]", "MsgRate[Mpps]", "lat avg[usec]");
@@ -619,23 +626,32 @@ static int check_region(struct bench_ctx *b, struct rblk_ns *ns, uint32_t nsid)
 	return 0;
 }
 
-/* b->p from the options, within what the controller gave: one I/O queue per job, its depth. */
+/*
+ * b->p from the options, within what the controller gave: every job owns
+ * --qpairs I/O queues, and each queue holds at most its depth.
+ */
 static void set_params(struct bench_ctx *b, struct rblk_ctrl *ctrl)
 {
+	unsigned nq = rblk_ctrl_num_io_queues(ctrl), qsize = rblk_ctrl_io_queue_size(ctrl);
+
 	b->p = (struct bench_params){
 		.rw = b->a.rw, .rwmixread = (unsigned)b->a.rwmixread, .bs = (uint32_t)b->a.bs,
-		.qd = (unsigned)b->a.qd, .numjobs = (unsigned)b->a.numjobs, .start = b->a.offset,
-		.size = b->a.size, .verify = b->a.verify, .seed = VERIFY_SEED, .busy_poll = b->a.busy_poll,
-		.progress = rblk_cli_progress_wanted(b->a.no_progress),
+		.qd = (unsigned)b->a.qd, .numjobs = (unsigned)b->a.numjobs, .qpairs = (unsigned)b->a.qpairs,
+		.start = b->a.offset, .size = b->a.size, .verify = b->a.verify, .seed = VERIFY_SEED,
+		.busy_poll = b->a.busy_poll, .progress = rblk_cli_progress_wanted(b->a.no_progress),
 	};
-	if (rblk_ctrl_num_io_queues(ctrl) && b->p.numjobs > rblk_ctrl_num_io_queues(ctrl)) {
-		/* each job owns one I/O queue */
-		b->p.numjobs = rblk_ctrl_num_io_queues(ctrl);
-		rblk_cli_err("note: the controller gave %u I/O queues: running %u jobs (ask for more with -i)",
-			     b->p.numjobs, b->p.numjobs);
+	if (nq && b->p.numjobs * b->p.qpairs > nq) {
+		if (b->p.numjobs > nq)
+			b->p.numjobs = nq;
+		b->p.qpairs = nq / b->p.numjobs;
+		rblk_cli_err("note: the controller gave %u I/O queues: running %u job%s with %u queue%s "
+			     "each (ask for more with -i)", nq, b->p.numjobs, b->p.numjobs == 1 ? "" : "s",
+			     b->p.qpairs, b->p.qpairs == 1 ? "" : "s");
 	}
-	if (b->p.qd > rblk_ctrl_io_queue_size(ctrl) - 1 && rblk_ctrl_io_queue_size(ctrl) > 1)
-		b->p.qd = rblk_ctrl_io_queue_size(ctrl) - 1;
+	if (b->p.qpairs > b->p.qd)
+		b->p.qpairs = b->p.qd;	/* a queue with no slot would sit idle */
+	if (qsize > 1 && b->p.qd > b->p.qpairs * (qsize - 1))
+		b->p.qd = b->p.qpairs * (qsize - 1);
 }
 
 /*
@@ -678,7 +694,7 @@ static int measure(struct bench_ctx *b, struct rblk_ctrl *ctrl, struct rblk_ns *
 int rblk_cli_bench(int argc, char **argv)
 {
 	struct bench_ctx b = {
-		.a = { .rw = BENCH_RANDREAD, .rwmixread = 50, .qd = 32, .numjobs = 1, .bs = 4096,
+		.a = { .rw = BENCH_RANDREAD, .rwmixread = 50, .qd = 32, .numjobs = 1, .qpairs = 1, .bs = 4096,
 		       .time = 10, .sweep_time = 2, .threshold = 10 },
 		.fmt = CLI_FMT_NORMAL,
 	};

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The `rblk bench` engine (see cli/bench_run.h). Each job thread owns a
- * queue pair, a free list of --qd slots with registered buffers, and its own
- * histograms, so the I/O path takes no lock and allocates nothing; the only
- * shared state is a stop flag and per-thread byte counters read with relaxed
- * atomics by the sampling thread.
+ * The `rblk bench` engine (see cli/bench_run.h). Each job thread owns
+ * --qpairs queue pairs, a free list of --qd slots with registered buffers,
+ * and its own histograms, so the I/O path takes no lock and allocates
+ * nothing; the only shared state is a stop flag and per-thread byte counters
+ * read with relaxed atomics by the sampling thread.
  */
 #include <errno.h>
 #include <poll.h>
@@ -91,6 +91,7 @@ struct job;
 struct slot {
 	struct rblk_io io;
 	struct job *job;
+	struct rblk_qpair *qp;		/* the job's qpair this slot always uses */
 	void *buf;
 	bool heap;
 	uint64_t t0, off;
@@ -104,7 +105,9 @@ struct job {
 	const struct bench_params *p;
 	struct rblk_ctrl *ctrl;
 	struct rblk_ns *ns;
-	struct rblk_qpair *qp;
+	struct rblk_qpair *qp[BENCH_QPAIRS_MAX];
+	unsigned nqp;
+	struct pollfd pfd[BENCH_QPAIRS_MAX];
 	unsigned idx;
 	struct slot *slots;
 	unsigned *free, nfree;
@@ -244,7 +247,7 @@ static int submit_one(struct job *j)
 	s->io.nlb = j->p->bs / j->lbs;
 	s->io.buf = s->buf;
 	s->t0 = pass_now(j);
-	ret = rblk_submit(j->qp, &s->io, io_done, s);
+	ret = rblk_submit(s->qp, &s->io, io_done, s);
 	if (ret == -EAGAIN)
 		return 0;	/* queue full: poll first */
 	if (ret) {
@@ -255,13 +258,50 @@ static int submit_one(struct job *j)
 	return 1;
 }
 
+/* One pass over the job's qpairs (rblk_poll also posts what was queued on each); count or -errno. */
+static int poll_qpairs(struct job *j, unsigned max)
+{
+	int found = 0;
+
+	for (unsigned i = 0; i < j->nqp; i++) {
+		int n = rblk_poll(j->qp[i], max);
+
+		if (n < 0)
+			return n;
+		found += n;
+	}
+	return found;
+}
+
+/*
+ * Arms the qpairs with I/O in flight and sleeps on their fds for up to 1 ms.
+ * 0 after the sleep; 1 when a completion arrived while arming, or -errno
+ * (poll again at once: the poll reports the error).
+ */
+static int sleep_qpairs(struct job *j)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < j->nqp; i++) {
+		int ret;
+
+		if (!rblk_qpair_inflight(j->qp[i]))
+			continue;
+		ret = rblk_qpair_prepare_sleep(j->qp[i]);
+		if (ret)
+			return ret;
+		j->pfd[n++] = (struct pollfd){ .fd = rblk_qpair_fd(j->qp[i]), .events = POLLIN };
+	}
+	poll(j->pfd, n, 1);
+	return 0;
+}
+
 static void job_loop(struct job *j)
 {
 	const unsigned qd = j->p->qd;
 	struct rblk_spin spin = { 0 };
 
 	for (;;) {
-		struct pollfd pfd;
 		int n;
 
 		while (j->nfree && !j->pass_done && !stopping())
@@ -271,7 +311,7 @@ static void job_loop(struct job *j)
 			break;
 		/* completions are stamped after they are reaped, new I/Os with that time */
 		j->now_valid = false;
-		n = rblk_poll(j->qp, qd);
+		n = poll_qpairs(j, qd);
 		if (n < 0) {
 			fail(j, n, 0, 0, "poll");
 			/* the library failed the queue: nothing more will complete */
@@ -283,24 +323,21 @@ static void job_loop(struct job *j)
 		}
 		/*
 		 * Spin a little after the last completion, then sleep on the
-		 * qpair's fd (common/spin.h: the window, its rare clock reads,
+		 * qpairs' fds (common/spin.h: the window, its rare clock reads,
 		 * and no spin at all while windows keep running out empty). A
 		 * longer spin (1 ms, enough for a QD1 round trip in the VM)
 		 * doubled the CPU per 128 KiB I/O in an A/B boot and slowed it:
 		 * in a TCG VM the initiator shares two CPUs with the target and
 		 * Soft-RoCE, and spinning takes theirs. An empty pass makes no
-		 * system call (the qpair is lazy: it is armed only before we
-		 * sleep).
+		 * system call (the qpairs are lazy: they are armed only before
+		 * we sleep).
 		 */
 		if (j->p->busy_poll || rblk_spin_empty(&spin, false, NULL) == RBLK_SPIN_POLL)
 			continue;
-		if (rblk_qpair_prepare_sleep(j->qp) != 0) {
+		if (sleep_qpairs(j) != 0)
 			rblk_spin_work(&spin, false);
-			continue;
-		}
-		pfd = (struct pollfd){ .fd = rblk_qpair_fd(j->qp), .events = POLLIN };
-		poll(&pfd, 1, 1);
-		rblk_spin_slept(&spin);
+		else
+			rblk_spin_slept(&spin);
 	}
 	__atomic_store_n(&j->t_end, rblk_clock_ns(), __ATOMIC_RELAXED);
 }
@@ -309,11 +346,16 @@ static void *job_main(void *arg)
 {
 	struct job *j = arg;
 	struct run *run = cur_run;
-	int ret;
+	int ret = 0;
 
-	ret = rblk_qpair_alloc(j->ctrl, &j->qp);
-	if (!ret)
-		rblk_qpair_set_lazy_arm(j->qp, true);	/* job_loop arms before it sleeps */
+	while (!ret && j->nqp < j->p->qpairs) {
+		ret = rblk_qpair_alloc(j->ctrl, &j->qp[j->nqp]);
+		if (!ret)
+			rblk_qpair_set_lazy_arm(j->qp[j->nqp++], true);	/* sleep_qpairs arms */
+	}
+	/* slots take the qpairs in turn, so each holds at most qd / nqp, rounded up */
+	for (unsigned i = 0; !ret && i < j->p->qd; i++)
+		j->slots[i].qp = j->qp[i % j->nqp];
 	pthread_mutex_lock(&run->lock);
 	j->setup_err = ret;
 	j->ready = true;
@@ -339,8 +381,8 @@ static void job_free(struct job *j)
 	}
 	free(j->slots);
 	free(j->free);
-	if (j->qp)
-		rblk_qpair_free(j->qp);
+	for (unsigned i = 0; i < j->nqp; i++)
+		rblk_qpair_free(j->qp[i]);
 }
 
 static int job_setup(struct job *j, const struct bench_params *p, struct rblk_ctrl *ctrl,
@@ -468,7 +510,7 @@ int rblk_cli_bench_run(struct rblk_ctrl *ctrl, struct rblk_ns *ns, const struct 
 	memset(r, 0, sizeof(*r));
 	rblk_cli_hist_init(&r->lat[0]);
 	rblk_cli_hist_init(&r->lat[1]);
-	if (!p->numjobs || !p->qd || !p->bs || p->size < p->bs)
+	if (!p->numjobs || !p->qd || !p->bs || p->size < p->bs || !p->qpairs || p->qpairs > BENCH_QPAIRS_MAX)
 		return -EINVAL;
 	run.jobs = calloc(p->numjobs, sizeof(*run.jobs));
 	if (!run.jobs)

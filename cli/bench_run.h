@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The `rblk bench` I/O engine: --numjobs threads, each with its own queue
- * pair and --qd I/Os in flight, timing every I/O into a histogram, while the
+ * The `rblk bench` I/O engine: --numjobs threads, each with its own
+ * --qpairs queue pairs and --qd I/Os in flight spread over them, timing every I/O into a histogram, while the
  * calling thread samples throughput in short windows (for the peak) and
  * draws the progress line.
  */
@@ -29,11 +29,14 @@ const char *rblk_cli_bench_rw_str(enum bench_rw rw);
 int rblk_cli_bench_rw_parse(const char *s, enum bench_rw *out);
 bool rblk_cli_bench_rw_writes(enum bench_rw rw, unsigned rwmixread);
 
+#define BENCH_QPAIRS_MAX 16	/* queue pairs per job */
+
 struct bench_params {
 	enum bench_rw rw;
 	unsigned rwmixread;	/* % reads for rw/randrw */
 	uint32_t bs;
 	unsigned qd, numjobs;
+	unsigned qpairs;	/* per job, 1..BENCH_QPAIRS_MAX; slots use them in turn */
 	double time;		/* seconds; ignored by a one-pass run */
 	bool one_pass;		/* write the region once, sequentially (the --verify fill) */
 	uint64_t start, size;	/* byte region */

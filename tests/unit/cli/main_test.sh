@@ -159,7 +159,10 @@ expect 2 "read -o json to stdout" read $T -N 1 -o json
 # one I/O queue: the copy holds it, so its closing Flush must go through it too
 RBLK_FAKE_IO_QUEUES=1 expect 0 "write with one I/O queue" write $T -N 1 -d zero.bin
 RBLK_FAKE_IO_QUEUES=1 expect 0 "bench, more jobs than queues" bench $T -N 1 --numjobs 4 --time 0.2 --no-counters &&
-	has err.txt 'gave 1 I/O queues: running 1 jobs' "jobs clamped"
+	has err.txt 'gave 1 I/O queues: running 1 job with 1 queue each' "jobs clamped"
+RBLK_FAKE_IO_QUEUES=3 expect 0 "bench, more queues than the controller has" bench $T -N 1 --numjobs 2 --qpairs 2 \
+	--time 0.2 --no-counters -o json && has err.txt 'gave 3 I/O queues: running 2 jobs with 1 queue each' \
+	"queues clamped" && jqtest '.params.numjobs == 2 and .params.qpairs == 1' "clamped params JSON"
 RBLK_FAKE_FAIL_LBA=100 expect 3 "target read error" read $T -N 1 -d x.bin &&
 	has err.txt 'NVMe status: Unrecovered Read Error' "read error status"
 expect 2 "--fua on read" read $T -N 1 --fua -d x.bin
@@ -171,6 +174,12 @@ expect 0 "bench -o json" bench $T -N 1 --time 0.3 --qd 4 -o json &&
 expect 2 "bench write without --force" bench $T -N 1 --rw randwrite --time 0.1 && has err.txt 'add --force' "force message"
 expect 0 "bench randrw verify" bench $T -N 1 --rw randrw --verify --force --time 0.3 --no-counters -o json &&
 	jqtest '.results.verify.mismatches == 0 and .results.verify.reads_checked > 0' "bench verify JSON"
+expect 0 "bench verify over 2 queues" bench $T -N 1 --rw randrw --qpairs 2 --qd 5 --verify --force --time 0.3 \
+	--no-counters -o json &&
+	jqtest '.params.qpairs == 2 and .results.verify.mismatches == 0 and .results.verify.reads_checked > 0' \
+	"2-queue verify JSON"
+expect 2 "bench --qpairs 0" bench $T -N 1 --qpairs 0 && has err.txt "invalid --qpairs '0' \\(1\\.\\.16\\)" "qpairs message"
+expect 2 "bench --qpairs 17" bench $T -N 1 --qpairs 17
 expect 0 "bench sweep" bench $T -N 1 --sweep --sweep-min 512 --sweep-max 4k --sweep-time 0.1 --no-counters &&
 	has out.txt '^ #bytes +#iterations +BW peak\[MB/sec\] +BW average\[MB/sec\]' "sweep header" &&
 	has out.txt '^ 4096 ' "sweep 4096 row"

@@ -1,6 +1,7 @@
 #!/bin/bash
 # 27-cli-bench: short `rblk bench` runs against rblk-target from 10.99.0.2: random reads
-# (IOPS, latency percentiles, histogram), random writes with --verify, a perftest-style
+# (IOPS, latency percentiles, histogram), random writes with --verify, one job over two
+# queue pairs (--qpairs 2, verified), a perftest-style
 # size sweep, and the port-counter check: over rxe1 it must say OK, and the counters must
 # really have grown by the bytes moved. Then a baseline is saved and compared (a wide
 # threshold passes; a doctored baseline 1000x faster fails with exit 6). The figures are
@@ -56,6 +57,11 @@ rblk bench $C --rw randread --bs 16k --qd 8 --time 2 --force --verify -o json > 
 jq -e '.results.verify.mismatches == 0 and .results.verify.reads_checked > 0' rv.json >/dev/null ||
 	fail "verify counts"
 log "randwrite/randread with --verify: $(jq -r '.results.verify.reads_checked' rv.json) reads checked, no mismatch"
+# one job over two queue pairs (the controller has two I/O queues: 2 CPUs)
+rblk bench $C --rw randrw --bs 16k --qd 8 --qpairs 2 --time 2 --force --verify -o json > rq.json ||
+	{ cat rq.json; fail "randrw --qpairs 2 --verify failed (or found a mismatch)"; }
+jq -e '.params.qpairs == 2 and .results.verify.mismatches == 0 and .results.verify.reads_checked > 0 and
+	.results.write.ios > 0' rq.json >/dev/null || fail "--qpairs 2 JSON"
 
 rblk bench $C --sweep --sweep-min 512 --sweep-max 128k --sweep-time 1 > sweep.txt || fail "sweep failed"
 cat sweep.txt
