@@ -194,9 +194,27 @@ int rblk_fio_ctrl_get(const struct rblk_fio_trid *t, const struct rblk_fio_conn_
 	return ret;
 }
 
-int rblk_fio_ctrl_get_qpair(const struct rblk_fio_trid *t, const struct rblk_fio_conn_params *p,
-			    struct rblk_fio_ctrl **out, struct rblk_qpair **qp,
-			    char *why, size_t whylen)
+/* With the lock held: @n qpairs of @rc, all or none; 0, -EBUSY or another -errno. */
+static int take_qpairs(struct rblk_fio_ctrl *rc, unsigned n, struct rblk_qpair **qps)
+{
+	unsigned got = 0;
+	int ret = 0;
+
+	while (!ret && got < n) {
+		ret = rc->mpath ? rblk_mpath_qpair_alloc(rc->mpath, &qps[got])
+				: rblk_qpair_alloc(rc->ctrl, &qps[got]);
+		if (!ret)
+			got++;
+	}
+	if (ret)
+		while (got)
+			rblk_qpair_free(qps[--got]);
+	return ret;
+}
+
+int rblk_fio_ctrl_get_qpairs(const struct rblk_fio_trid *t, const struct rblk_fio_conn_params *p,
+			     unsigned n, struct rblk_fio_ctrl **out, struct rblk_qpair **qps,
+			     char *why, size_t whylen)
 {
 	struct rblk_fio_ctrl *rc;
 	int ret = -EBUSY;
@@ -206,22 +224,26 @@ int rblk_fio_ctrl_get_qpair(const struct rblk_fio_trid *t, const struct rblk_fio
 	for (rc = cache_head; rc; rc = rc->next) {
 		if (!matches(rc, t, p))
 			continue;
-		ret = rc->mpath ? rblk_mpath_qpair_alloc(rc->mpath, qp) : rblk_qpair_alloc(rc->ctrl, qp);
+		ret = take_qpairs(rc, n, qps);
 		if (ret != -EBUSY)
 			break;
 	}
 	if (!rc && ret == -EBUSY) {
-		/* Every shared controller's I/O queues are taken (or none exists yet). */
+		/* No shared controller has @n free I/O queues (or none exists yet). */
 		ret = connect_new(t, p, &rc, why, whylen);
 		if (!ret)
-			ret = rc->mpath ? rblk_mpath_qpair_alloc(rc->mpath, qp)
-					: rblk_qpair_alloc(rc->ctrl, qp);
+			ret = take_qpairs(rc, n, qps);
 	}
-	if (ret && rc && !*why)
+	if (ret == -EBUSY && rc && !*why)
+		snprintf(why, whylen, "the controller of %s has %u I/O queue%s; a job takes %u of them "
+			 "(qpairs=): raise nr_io_queues= or lower qpairs=", rc->trid.subnqn,
+			 rblk_ctrl_num_io_queues(rc->ctrl),
+			 rblk_ctrl_num_io_queues(rc->ctrl) == 1 ? "" : "s", n);
+	else if (ret && rc && !*why)
 		snprintf(why, whylen, "no I/O queue on the controller of %s: %s", rc->trid.subnqn,
 			 strerror(-ret));
 	if (!ret) {
-		rc->refs++;
+		rc->refs += n;
 		*out = rc;
 	} else if (rc && !rc->refs) {
 		/* A controller connected for us alone that we cannot use. */

@@ -44,13 +44,14 @@ int rblk_fio_ctrl_get(const struct rblk_fio_trid *t, const struct rblk_fio_conn_
 		      struct rblk_fio_ctrl **out, char *why, size_t whylen);
 
 /*
- * A reference to a controller for @t with one of its I/O queue pairs for the
- * caller's thread; connects another controller when the shared ones have no
- * free queue. Give the qpair back with rblk_fio_ctrl_put_qpair().
+ * A reference to a controller for @t with @n of its I/O queue pairs (all from
+ * that one controller) for the caller's thread; connects another controller
+ * when no shared one has @n free queues. One reference per qpair: give each
+ * back with rblk_fio_ctrl_put_qpair().
  */
-int rblk_fio_ctrl_get_qpair(const struct rblk_fio_trid *t, const struct rblk_fio_conn_params *p,
-			    struct rblk_fio_ctrl **out, struct rblk_qpair **qp,
-			    char *why, size_t whylen);
+int rblk_fio_ctrl_get_qpairs(const struct rblk_fio_trid *t, const struct rblk_fio_conn_params *p,
+			     unsigned n, struct rblk_fio_ctrl **out, struct rblk_qpair **qps,
+			     char *why, size_t whylen);
 void rblk_fio_ctrl_put_qpair(struct rblk_fio_ctrl *rc, struct rblk_qpair *qp);
 
 /* The namespace @nsid of the controller, opened once and kept with it. */

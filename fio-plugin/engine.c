@@ -255,40 +255,45 @@ static void td_free(struct rblk_fio_td *d)
 	free(d);
 }
 
-/* The job's qpair for @rf's controller, allocating one the first time. */
+/* The job's qpairs for @rf's controller, allocating them the first time. */
 static int bind_file(struct thread_data *td, struct rblk_fio_td *d, struct fio_file *f,
-		     const struct rblk_fio_conn_params *p)
+		     const struct rblk_fio_conn_params *p, unsigned nqp)
 {
 	struct rblk_fio_file *rf = FILE_ENG_DATA(f);
+	struct rblk_qpair *qps[RBLK_FIO_QPAIRS_MAX];
 	struct rblk_fio_qp *q = NULL;
+	struct rblk_fio_ctrl *rc;
 	char why[WHY_LEN] = "";
 	int ret;
 
 	if (!rf)
 		return fail(td, f, EINVAL, "rblk init", "the file was not set up");
-	for (unsigned i = 0; i < d->nqp && !q; i++)
+	for (unsigned i = 0; i < d->nqp && !q; i += nqp)
 		if (rblk_fio_trid_same_ctrl(&d->qps[i].trid, &rf->trid))
 			q = &d->qps[i];
 	if (!q) {
-		q = &d->qps[d->nqp];
-		ret = rblk_fio_ctrl_get_qpair(&rf->trid, p, &q->rc, &q->qp, why, sizeof(why));
+		ret = rblk_fio_ctrl_get_qpairs(&rf->trid, p, nqp, &rc, qps, why, sizeof(why));
 		if (ret)
 			return fail(td, f, -ret, "rblk qpair", why);
-		q->trid = rf->trid;
-		/* getevents arms only before it sleeps (rblk_qpair_prepare_sleep) */
-		rblk_qpair_set_lazy_arm(q->qp, true);
-		d->pfds[d->nqp].fd = rblk_qpair_fd(q->qp);
-		d->pfds[d->nqp].events = POLLIN;
-		d->nqp++;
-		if (td->o.iodepth > rblk_qpair_depth(q->qp))
-			log_info("rblk: %s: iodepth=%u is more than the I/O queue's %u entries: "
-				 "the rest waits (raise queue_size=)\n", td->o.name, td->o.iodepth,
-				 rblk_qpair_depth(q->qp));
+		q = &d->qps[d->nqp];
+		for (unsigned i = 0; i < nqp; i++, d->nqp++) {
+			d->qps[d->nqp] = (struct rblk_fio_qp){ .rc = rc, .qp = qps[i], .trid = rf->trid };
+			/* getevents arms only before it sleeps (rblk_qpair_prepare_sleep) */
+			rblk_qpair_set_lazy_arm(qps[i], true);
+			d->pfds[d->nqp].fd = rblk_qpair_fd(qps[i]);
+			d->pfds[d->nqp].events = POLLIN;
+		}
+		if (td->o.iodepth > nqp * rblk_qpair_depth(q->qp))
+			log_info("rblk: %s: iodepth=%u is more than the %u entries of the job's I/O "
+				 "queue%s: the rest waits (raise queue_size= or qpairs=)\n", td->o.name,
+				 td->o.iodepth, nqp * rblk_qpair_depth(q->qp), nqp == 1 ? "" : "s");
 	}
 	ret = rblk_fio_ctrl_ns(q->rc, rf->trid.nsid, &rf->ns, why, sizeof(why));
 	if (ret)
 		return fail(td, f, -ret, "rblk namespace", why);
 	rf->qp = q;
+	rf->nqp = nqp;
+	rf->next = 0;
 	return 0;
 }
 
@@ -299,15 +304,16 @@ static int rblk_fio_init(struct thread_data *td)
 	struct rblk_fio_trid defaults;
 	struct rblk_fio_td *d;
 	struct fio_file *f;
-	unsigned int i;
+	unsigned int i, nqp;
 
 	d = calloc(1, sizeof(*d));
 	if (!d)
 		return fail(td, NULL, ENOMEM, "rblk init", "out of memory");
 	td->io_ops_data = d;
 	d->cap = td->o.iodepth ? td->o.iodepth : 1;
-	d->qps = calloc(td->o.nr_files ? td->o.nr_files : 1, sizeof(*d->qps));
-	d->pfds = calloc(td->o.nr_files ? td->o.nr_files : 1, sizeof(*d->pfds));
+	nqp = (td->o.nr_files ? td->o.nr_files : 1) * o->qpairs;
+	d->qps = calloc(nqp, sizeof(*d->qps));
+	d->pfds = calloc(nqp, sizeof(*d->pfds));
 	d->events = calloc(d->cap, sizeof(*d->events));
 	d->staged = calloc(d->cap, sizeof(*d->staged));
 	if (!d->qps || !d->pfds || !d->events || !d->staged)
@@ -319,9 +325,9 @@ static int rblk_fio_init(struct thread_data *td)
 
 	rblk_fio_opts_defaults(o, &defaults, &p);
 	if (!td->o.use_thread && !p.nr_io_queues)
-		p.nr_io_queues = 1;	/* a process holds one job: one I/O queue per target */
+		p.nr_io_queues = o->qpairs;	/* a process holds one job: its queues per target */
 	for_each_file(td, f, i)
-		if (bind_file(td, d, f, &p))
+		if (bind_file(td, d, f, &p, o->qpairs))
 			return 1;
 	return 0;
 }
@@ -370,6 +376,23 @@ static int rblk_fio_invalidate(struct thread_data *td, struct fio_file *f)
 
 /* ---- buffers: registered with every controller the job uses */
 
+/* Whether a qpair before @i belongs to qpair @i's controller (qpairs= gives several). */
+static bool ctrl_seen(const struct rblk_fio_td *d, unsigned i)
+{
+	for (unsigned j = 0; j < i; j++)
+		if (d->qps[j].rc == d->qps[i].rc)
+			return true;
+	return false;
+}
+
+/* Unregisters the buffers from the controllers of qpairs 1..@n-1 (qpair 0's allocated them). */
+static void iomem_unregister(struct rblk_fio_td *d, unsigned n)
+{
+	for (unsigned i = 1; i < n; i++)
+		if (!ctrl_seen(d, i))
+			rblk_mem_unregister(rblk_fio_ctrl_handle(d->qps[i].rc), d->buf);
+}
+
 static int rblk_fio_iomem_alloc(struct thread_data *td, size_t total)
 {
 	struct rblk_fio_td *d = td->io_ops_data;
@@ -386,12 +409,13 @@ static int rblk_fio_iomem_alloc(struct thread_data *td, size_t total)
 	}
 	d->buf_len = total;
 	for (i = 1; i < d->nqp; i++) {
+		if (ctrl_seen(d, i))
+			continue;
 		ret = rblk_mem_register(rblk_fio_ctrl_handle(d->qps[i].rc), d->buf, total);
 		if (ret) {
 			log_err("rblk: %s: registering the I/O buffers with a second controller: "
 				"%s\n", td->o.name, strerror(-ret));
-			while (--i > 0)
-				rblk_mem_unregister(rblk_fio_ctrl_handle(d->qps[i].rc), d->buf);
+			iomem_unregister(d, i);
 			rblk_buf_free(rblk_fio_ctrl_handle(d->qps[0].rc), d->buf);
 			d->buf = NULL;
 			return 1;
@@ -407,8 +431,7 @@ static void rblk_fio_iomem_free(struct thread_data *td)
 
 	if (!d || !d->buf)
 		return;
-	for (unsigned i = 1; i < d->nqp; i++)
-		rblk_mem_unregister(rblk_fio_ctrl_handle(d->qps[i].rc), d->buf);
+	iomem_unregister(d, d->nqp);
 	rblk_buf_free(rblk_fio_ctrl_handle(d->qps[0].rc), d->buf);
 	d->buf = NULL;
 	td->orig_buffer = NULL;

@@ -37,6 +37,7 @@ struct rblk_fio_opts {
 	unsigned int queue_size;
 	unsigned int keep_alive_tmo;
 	unsigned int nr_io_queues;
+	unsigned int qpairs;            /* per job and controller */
 	unsigned int connect_timeout;   /* ms */
 	unsigned int reconnect_delay;
 	int ctrl_loss_tmo;
@@ -62,7 +63,12 @@ int rblk_fio_opts_check(const struct rblk_fio_opts *o, char *why, size_t whylen)
 void rblk_fio_opts_defaults(const struct rblk_fio_opts *o, struct rblk_fio_trid *defaults,
 			    struct rblk_fio_conn_params *params);
 
-/* One I/O queue pair of a job: one per distinct controller its files use. */
+#define RBLK_FIO_QPAIRS_MAX 16
+
+/*
+ * One I/O queue pair of a job. A job holds `qpairs=` of them per distinct
+ * controller its files use, next to each other in rblk_fio_td.qps.
+ */
 struct rblk_fio_qp {
 	struct rblk_fio_ctrl *rc;
 	struct rblk_qpair *qp;
@@ -75,7 +81,8 @@ struct rblk_fio_file {
 	struct rblk_fio_trid trid;
 	struct rblk_fio_ctrl *setup_rc; /* the controller that sized it (a reference) */
 	struct rblk_ns *ns;             /* the namespace on qp's controller (after init) */
-	struct rblk_fio_qp *qp;
+	struct rblk_fio_qp *qp;         /* the first of its controller's nqp ... */
+	unsigned nqp, next;             /* ... which its I/Os take in turn */
 	uint32_t lba_shift;
 	uint64_t size;
 };

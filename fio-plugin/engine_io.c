@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * fio-plugin/engine_io: the data path, in the shape of fio's io_uring engine.
- *   queue     builds the command into the job's qpair (rblk_submit stages it;
+ *   queue     builds the command into one of the job's qpairs, taken in turn
+ *             when qpairs= is above 1 (rblk_submit stages it;
  *             nothing is posted) and returns FIO_Q_QUEUED, or FIO_Q_BUSY when
  *             the qpair has no free slot: fio then commits and reaps;
  *   commit    posts everything staged with one doorbell per qpair
@@ -63,6 +64,7 @@ enum fio_q_status rblk_fio_queue(struct thread_data *td, struct io_u *io_u)
 	struct rblk_fio_file *rf = FILE_ENG_DATA(io_u->file);
 	struct rblk_fio_req *r = io_u->engine_data;
 	struct rblk_io *io = &r->io;
+	struct rblk_fio_qp *q;
 	uint64_t mask = (1ull << rf->lba_shift) - 1;
 	int ret;
 
@@ -102,12 +104,16 @@ enum fio_q_status rblk_fio_queue(struct thread_data *td, struct io_u *io_u)
 		return complete_now(io_u, EINVAL);
 	}
 
-	ret = rblk_submit(rf->qp->qp, io, io_done, r);
+	/* I/Os take the qpairs in turn (qpairs=); a retry after FIO_Q_BUSY tries the next */
+	q = &rf->qp[rf->next];
+	if (++rf->next == rf->nqp)
+		rf->next = 0;
+	ret = rblk_submit(q->qp, io, io_done, r);
 	if (ret == -EAGAIN)
 		return FIO_Q_BUSY;
 	if (ret)
 		return complete_now(io_u, -ret);
-	rf->qp->staged = true;
+	q->staged = true;
 	if (d->nstaged < d->cap)
 		d->staged[d->nstaged++] = io_u;
 	return FIO_Q_QUEUED;

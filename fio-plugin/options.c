@@ -49,6 +49,14 @@ struct fio_option rblk_fio_options[] = {
 	OPT_INT("nr_io_queues", nr_io_queues, "rblk I/O queues per controller", "0",
 		"I/O queues to ask for per controller (0: online CPUs); jobs beyond them get "
 		"another controller"),
+	{
+		.name = "qpairs", .lname = "rblk I/O queue pairs per job",
+		.type = FIO_OPT_INT, .off1 = offsetof(struct rblk_fio_opts, qpairs),
+		.def = "1", .minval = 1, .maxval = RBLK_FIO_QPAIRS_MAX,
+		.help = "I/O queue pairs a job takes on each controller; its I/Os use them in turn "
+			"(the kernel host spreads one job over its per-CPU queues)",
+		.category = FIO_OPT_C_ENGINE, .group = FIO_OPT_G_INVALID,
+	},
 	OPT_INT("connect_timeout", connect_timeout, "rblk connect timeout", "0",
 		"Address resolution and connect timeout in ms (0: 3000)"),
 	OPT_INT("reconnect_delay", reconnect_delay, "rblk reconnect delay", "0",

@@ -3,7 +3,8 @@
 # host) against rblk-target on 10.99.0.1, from 10.99.0.2 (rxe1 -> rxe0). Every write
 # job verifies its data (crc32c): 4 KiB random writes at QD32, QD1 and QD128; mixed
 # sizes 512 B..1 MiB (bssplit); 4 jobs (threads sharing controllers, one qpair each);
-# 2 jobs as processes (thread=0);
+# 2 jobs as processes (thread=0); jobs striping their I/O over 2 queue pairs
+# (qpairs=2: as threads, the second job gets a controller of its own; as processes);
 # two namespaces as two files of one job; private controllers per job; the key:value
 # filename form; the target named by engine options; trims. Packet counters check the bytes
 # crossed rxe1. The target keeps running throughout and stops cleanly.
@@ -16,7 +17,7 @@ set -u
 
 TGT=$(rblk_bin daemon/rblk-target) || exit 1
 NQN=nqn.2024-01.io.rblk:fio-plugin
-truncate -s 256M "$T_WORK/disk1.img"
+truncate -s 320M "$T_WORK/disk1.img"
 truncate -s 64M "$T_WORK/disk2.img"
 bg_start target "$TGT" --listen $VM_ADDR0 --subsystem $NQN --ns "$T_WORK/disk1.img" \
 	--ns "$T_WORK/disk2.img" --allow-any-host --log-level info
@@ -47,6 +48,13 @@ rfio_verify private --filename="$F1" --rw=randwrite --bs=8k --iodepth=8 --size=8
 # fio's default, processes: each job process connects its own controller
 rfio_verify processes --thread=0 --filename="$F1" --rw=randwrite --bs=4k --iodepth=16 \
 	--size=8m --offset=240m --offset_increment=8m --numjobs=2
+# each job's I/Os take 2 queue pairs in turn; the controllers have 2 I/O queues (2 CPUs),
+# so the second thread's pair comes from a controller of its own
+rfio_verify qpairs --filename="$F1" --rw=randwrite --bsrange=4k-128k --iodepth=16 \
+	--size=16m --offset=256m --offset_increment=16m --numjobs=2 --qpairs=2 --nr_io_queues=2
+grep -q 'rblk:.*error' "$T_WORK/fio-qpairs.txt" && die "qpairs logged rblk errors"
+rfio_verify qpairs-processes --thread=0 --filename="$F1" --rw=randwrite --bs=4k --iodepth=8 \
+	--size=8m --offset=288m --offset_increment=8m --numjobs=2 --qpairs=2
 # two namespaces, two files of one job
 rfio_verify twofiles --filename="$F1:$F2" --rw=randwrite --bs=16k --iodepth=16 --size=32m
 # SPDK's key:value form (every ':' escaped for fio), reading what twofiles wrote

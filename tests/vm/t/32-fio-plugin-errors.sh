@@ -3,7 +3,8 @@
 # sentence that says why — never a crash or a hang — when the filename is no transport
 # ID, the NQN's ':' is not escaped, nothing listens on the port, the address does not
 # answer (bounded by connect_timeout), the subsystem or namespace does not exist, the
-# job runs past the namespace's end, or writes go to a write-protected namespace (also
+# job runs past the namespace's end, a job asks for more queue pairs (qpairs=) than the
+# controller has, or writes go to a write-protected namespace (also
 # from processes: thread=0). And an NVMe error on the I/O path reaches fio as
 # EIO with the status name (errdetails): the kernel target's namespace shrinks under a
 # running job, so its reads fail (nvmet: Capacity Exceeded).
@@ -41,6 +42,10 @@ rfio_fail past-the-end "is beyond the namespace's 67108864 bytes" \
 	--filename="$(trid $VM_ADDR0 $NQN 1)" --rw=read --bs=4k --size=128m
 rfio_fail read-only-ns "the namespace is write-protected" \
 	--filename="$(trid $VM_ADDR0 $NQN 2)" --rw=write --bs=4k --size=1m
+# more queue pairs per job than the controller has I/O queues
+rfio_fail too-many-qpairs "has 2 I/O queues; a job takes 3 of them \\(qpairs=\\)" \
+	--filename="$(trid $VM_ADDR0 $NQN 1)" --nr_io_queues=2 --qpairs=3 "${R[@]}"
+rfio_fail qpairs-range "qpairs: max value out of range: 17" --filename="$(trid $VM_ADDR0 $NQN 1)" --qpairs=17 "${R[@]}"
 # processes: the namespace is sized by a helper child, whose failure fio reports too
 rfio_fail processes "namespace 9 of $NQN: no such active namespace" --thread=0 \
 	--filename="$(trid $VM_ADDR0 $NQN 9)" "${R[@]}"
