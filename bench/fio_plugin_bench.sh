@@ -12,7 +12,9 @@
 #   seqread-128k-qd16  MB/s
 # Sides: "plugin" (fio --ioengine=external:librblk_fio.so --thread=1) and "kernel" (fio
 # --ioengine=io_uring --direct=1 on the kernel nvme-rdma host's block device, connected
-# from the same address to the same subsystem). Each rep runs every workload on both
+# from the same address to the same subsystem). One job each over the same number of I/O
+# queues: the kernel host spreads its job over its queues (one per vCPU), the plugin gets
+# qpairs= with that number (read from the block device's mq/ directory). Each rep runs every workload on both
 # sides, alternating which goes first (A B, B A, ...); --reps (default 4) x --runtime
 # (default 6 s, after 1 s ramp). The host parses fio's JSON (python3), prints medians and
 # plugin/kernel ratios, and writes DIR/summary.json (DIR default BUILD_DIR/bench-out/
@@ -100,15 +102,17 @@ for i in $(seq 100); do
 	sleep 0.2
 done
 [ -n "$dev" ] || die "no block device for $NQN"
+# as many queue pairs for the plugin's one job as the kernel host spreads its job over
+KQ=$(ls -d /sys/block/${dev#/dev/}/mq/*/ | wc -l)
 TRID="trtype=RDMA adrfam=IPv4 traddr=10.99.0.1 trsvcid=4420 subnqn=${NQN//:/\\:} hostaddr=10.99.0.2 ns=1"
-echo "{\"target\": \"$TDESC\", \"kernel_dev\": \"$dev\", \"kernel\": \"$(uname -r)\", \"cpus\": $(nproc), \"clk_tck\": $(getconf CLK_TCK), \"syscall_tool\": \"$SC_TOOL\"}" > $VM_OUT/raw/env.json
-log "target: $TDESC; kernel host device $dev"
+echo "{\"target\": \"$TDESC\", \"kernel_dev\": \"$dev\", \"kernel\": \"$(uname -r)\", \"cpus\": $(nproc), \"kernel_io_queues\": $KQ, \"clk_tck\": $(getconf CLK_TCK), \"syscall_tool\": \"$SC_TOOL\"}" > $VM_OUT/raw/env.json
+log "target: $TDESC; kernel host device $dev ($KQ I/O queues; plugin qpairs=$KQ)"
 
 COMMON="--eta=never --disk_util=0 --lat_percentiles=1 --direct=1 --time_based=1 --ramp_time=1 --runtime=$RBLK_BENCH_RUNTIME --size=1g --output-format=json"
 run_side() {
 	local side=$1 wl=$2 rep=$3 out=$VM_OUT/raw/$2.$1.$3.json
 	if [ $side = plugin ]; then
-		fio --name=$wl --ioengine=external:$SO --thread=1 --filename="$TRID" $COMMON \
+		fio --name=$wl --ioengine=external:$SO --thread=1 --qpairs=$KQ --filename="$TRID" $COMMON \
 			$(fio_args $wl) --output=$out
 	else
 		fio --name=$wl --ioengine=io_uring --filename=$dev $COMMON $(fio_args $wl) --output=$out
@@ -133,7 +137,7 @@ sc_side() {	# SIDE WL
 	local side=$1 wl=$2 base=$VM_OUT/raw/sc.$2.$1 fpid bpid pass
 	for pass in count breakdown; do
 		if [ $side = plugin ]; then
-			fio --name=$wl --ioengine=external:$SO --thread=1 --filename="$TRID" $COMMON \
+			fio --name=$wl --ioengine=external:$SO --thread=1 --qpairs=$KQ --filename="$TRID" $COMMON \
 				$(fio_args $wl) --runtime=$((RBLK_BENCH_RUNTIME + 4)) --output=$base.$pass.fio.json &
 		else
 			# --thread as the plugin side: a forked job process would escape

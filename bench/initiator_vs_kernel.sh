@@ -20,8 +20,9 @@
 #   read and write (512 B..1 MiB, QD32, --sweep-time per size, default 2 s); the report
 #   gives its bandwidth per size and its 128 KiB read/write bandwidth over ib_write_bw/
 #   ib_read_bw.
-# Initiators, one job each (the kernel host has one I/O queue per vCPU and fio may use
-#   them all; rblk bench one), same region: randread-4k-qd32 (IOPS),
+# Initiators, one job each over the same number of I/O queues: the kernel host spreads
+#   its fio job over its queues (one per vCPU), rblk bench gets --qpairs with that number
+#   (read from the block device's mq/ directory); same region: randread-4k-qd32 (IOPS),
 #   randread-4k-qd1 (latency avg and p99), read-128k-qd16 and write-128k-qd16 (MB/s).
 #   "kernel" = fio --ioengine=io_uring --direct=1 --lat_percentiles=1 on the kernel
 #   host's block device; "rblk" = rblk bench -o json with the same --rw/--bs/--qd/--time.
@@ -93,15 +94,18 @@ nvmet_setup_rdma_port 1 $VM_ADDR0 4420
 nvmet_add_subsystem $NQN $blk
 nvmet_expose $NQN 1
 KDEV=$(nvme_connect_rdma $NQN) || exit 1
+# as many queue pairs for rblk bench's one job as the kernel host spreads its job over
+KQ=$(ls -d /sys/block/${KDEV#/dev/}/mq/*/ | wc -l)
+RC="$RC --qpairs $KQ"
 mtu=$(ibv_devinfo -d rxe0 | awk '/active_mtu/{print $2; exit}')
 cat > $RAW/env.json <<EOF
 {"kernel": "$(uname -r)", "cpus": $(nproc), "mtu": ${mtu:-0}, "kernel_dev": "$KDEV",
  "target": "kernel nvmet-rdma, null_blk memory_backed=1 (1 GiB, 256 MiB used)",
  "rblk_version": "$($RBLK --version 2>&1 | head -1)", "fio_version": "$(fio --version)",
- "runtime_s": $RUNTIME, "reps": $RBLK_BENCH_REPS, "sweep_time_s": $RBLK_BENCH_SWEEP_TIME,
+ "kernel_io_queues": $KQ, "runtime_s": $RUNTIME, "reps": $RBLK_BENCH_REPS, "sweep_time_s": $RBLK_BENCH_SWEEP_TIME,
  "clk_tck": $(getconf CLK_TCK), "syscall_tool": "$SC_TOOL"}
 EOF
-log "kernel host: $KDEV; rxe MTU $mtu"
+log "kernel host: $KDEV ($KQ I/O queues; rblk bench --qpairs $KQ); rxe MTU $mtu"
 
 # perftest KIND REP: ib_KIND_bw, client on rxe0 (the target's side), server on rxe1
 perftest() {
