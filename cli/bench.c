@@ -17,6 +17,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/args.h"
@@ -627,6 +628,19 @@ static int check_region(struct bench_ctx *b, struct rblk_ns *ns, uint32_t nsid)
 }
 
 /*
+ * Every job owns --qpairs I/O queues: without -i, ask for all of them when
+ * that is more than the library's default (one per online CPU).
+ */
+static void ask_io_queues(const struct bench_args *a, struct rblk_connect_opts *opts)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	long want = a->numjobs * a->qpairs;
+
+	if (!opts->nr_io_queues && want > cpus)
+		opts->nr_io_queues = (uint32_t)want;
+}
+
+/*
  * b->p from the options, within what the controller gave: every job owns
  * --qpairs I/O queues, and each queue holds at most its depth.
  */
@@ -720,6 +734,7 @@ int rblk_cli_bench(int argc, char **argv)
 	ret = rblk_cli_conn_finish(&c, NULL, &opts);
 	if (ret)
 		goto out;
+	ask_io_queues(&b.a, &opts);
 	ret = rblk_cli_connect(&opts, &ctrl);
 	if (ret)
 		goto out;

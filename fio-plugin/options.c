@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fio-plugin/engine.h"
 
@@ -146,6 +147,9 @@ void rblk_fio_opts_defaults(const struct rblk_fio_opts *o, struct rblk_fio_trid 
 	p->queue_size = o->queue_size;
 	p->keep_alive_tmo = o->keep_alive_tmo;
 	p->nr_io_queues = o->nr_io_queues;
+	/* a job's qpairs all come from one controller: ask for that many if the default is less */
+	if (!p->nr_io_queues && o->qpairs > sysconf(_SC_NPROCESSORS_ONLN))
+		p->nr_io_queues = o->qpairs;
 	p->connect_timeout_ms = o->connect_timeout;
 	p->reconnect_delay = (int32_t)o->reconnect_delay;
 	p->ctrl_loss_tmo = o->ctrl_loss_tmo;

@@ -18,9 +18,10 @@
  *
  * Namespace data lives in memory, or in $RBLK_FAKE_DIR/nsN.img when that is
  * set (so `rblk-fake write` then `rblk-fake read` round-trip between
- * processes). There are $RBLK_FAKE_IO_QUEUES I/O queues (default 2): as in
- * the library, rblk_qpair_alloc() owns one and fails with -EBUSY when none
- * is left, and the synchronous calls need a free one too. Asynchronous I/O completes at the next rblk_poll(); an eventfd
+ * processes). A controller has the I/O queues asked for (the library's
+ * default: one per online CPU), at most $RBLK_FAKE_IO_QUEUES (default 64,
+ * the library's cap): as in the library, rblk_qpair_alloc() owns one and
+ * fails with -EBUSY when none is left, and the synchronous calls need a free one too. Asynchronous I/O completes at the next rblk_poll(); an eventfd
  * stands in for the completion channel. $RBLK_FAKE_FAIL_LBA makes any I/O
  * touching that LBA fail with Unrecovered Read Error / Write Fault.
  */
@@ -65,6 +66,7 @@ struct rblk_ctrl {
 	struct nvme_id_ctrl id;
 	struct fake_ns ns[NR_NS];
 	int nqpairs;
+	int nq;			/* I/O queues granted */
 };
 
 struct rblk_qpair {
@@ -159,9 +161,18 @@ static int ns_setup(struct fake_ns *n, unsigned idx)
 	return n->mem ? 0 : -ENOMEM;
 }
 
+/* The target's cap on I/O queues. */
+static unsigned io_queues_max(void)
+{
+	const char *s = getenv("RBLK_FAKE_IO_QUEUES");
+
+	return s ? (unsigned)atoi(s) : 64;
+}
+
 int rblk_connect(const struct rblk_connect_opts *opts, struct rblk_ctrl **out, uint16_t *status)
 {
 	struct rblk_ctrl *c;
+	unsigned want;
 	int ret = reach(opts);
 
 	*out = NULL;
@@ -184,6 +195,8 @@ int rblk_connect(const struct rblk_connect_opts *opts, struct rblk_ctrl **out, u
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return -ENOMEM;
+	want = opts->nr_io_queues ? opts->nr_io_queues : (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
+	c->nq = (int)(want < io_queues_max() ? want : io_queues_max());
 	c->id.vid = htole16(0x1b36);
 	pad(c->id.sn, sizeof(c->id.sn), "FAKE0001");
 	pad(c->id.mn, sizeof(c->id.mn), "rblk fake controller");
@@ -228,14 +241,7 @@ void rblk_disconnect(struct rblk_ctrl *ctrl)
 const void *rblk_ctrl_identify(struct rblk_ctrl *ctrl) { return &ctrl->id; }
 uint16_t rblk_ctrl_cntlid(struct rblk_ctrl *ctrl) { (void)ctrl; return 1; }
 uint32_t rblk_ctrl_max_xfer(struct rblk_ctrl *ctrl) { (void)ctrl; return 128 * 1024; }
-static unsigned io_queues(void)
-{
-	const char *s = getenv("RBLK_FAKE_IO_QUEUES");
-
-	return s ? (unsigned)atoi(s) : 2;
-}
-
-uint32_t rblk_ctrl_num_io_queues(struct rblk_ctrl *ctrl) { (void)ctrl; return io_queues(); }
+uint32_t rblk_ctrl_num_io_queues(struct rblk_ctrl *ctrl) { return (uint32_t)ctrl->nq; }
 uint32_t rblk_ctrl_io_queue_size(struct rblk_ctrl *ctrl) { (void)ctrl; return 128; }
 enum rblk_ctrl_state rblk_ctrl_state(struct rblk_ctrl *ctrl) { (void)ctrl; return RBLK_CTRL_LIVE; }
 
@@ -408,7 +414,7 @@ static int sync_io(struct rblk_ns *ns, enum rblk_io_op op, void *buf, uint64_t l
 {
 	uint16_t st;
 
-	if (ns->ctrl->nqpairs >= (int)io_queues())
+	if (ns->ctrl->nqpairs >= ns->ctrl->nq)
 		return -EBUSY;
 	st = execute(ns, op, buf, lba, nlb);
 	last_status = st;
@@ -454,7 +460,7 @@ int rblk_qpair_alloc(struct rblk_ctrl *ctrl, struct rblk_qpair **out)
 {
 	struct rblk_qpair *qp;
 
-	if (ctrl->nqpairs >= (int)io_queues())
+	if (ctrl->nqpairs >= ctrl->nq)
 		return -EBUSY;
 	qp = calloc(1, sizeof(*qp));
 	if (!qp)

@@ -160,6 +160,9 @@ expect 2 "read -o json to stdout" read $T -N 1 -o json
 RBLK_FAKE_IO_QUEUES=1 expect 0 "write with one I/O queue" write $T -N 1 -d zero.bin
 RBLK_FAKE_IO_QUEUES=1 expect 0 "bench, more jobs than queues" bench $T -N 1 --numjobs 4 --time 0.2 --no-counters &&
 	has err.txt 'gave 1 I/O queues: running 1 job with 1 queue each' "jobs clamped"
+# without -i, bench asks for the queues its jobs take (the fake grants what is asked)
+expect 0 "bench asks for its queues" bench $T -N 1 --numjobs 3 --qpairs 2 --time 0.2 --no-counters -o json &&
+	jqtest '.params.numjobs == 3 and .params.qpairs == 2' "asked-for queues JSON"
 RBLK_FAKE_IO_QUEUES=3 expect 0 "bench, more queues than the controller has" bench $T -N 1 --numjobs 2 --qpairs 2 \
 	--time 0.2 --no-counters -o json && has err.txt 'gave 3 I/O queues: running 2 jobs with 1 queue each' \
 	"queues clamped" && jqtest '.params.numjobs == 2 and .params.qpairs == 1' "clamped params JSON"
