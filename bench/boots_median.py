@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
-"""boots_median.py: one table from several boots of bench/target_vs_kernel.sh.
+"""boots_median.py: one table from several boots of a side-by-side benchmark.
 
-Each boot of the VM gives its own medians and rblk/kernel ratios
-(DIR/summary.json). Ratios measured side by side in one boot are what this
+Reads the DIR/summary.json of bench/target_vs_kernel.sh, of
+bench/initiator_vs_kernel.sh or of bench/fio_plugin_bench.sh (not mixed). Each
+boot of the VM gives its own medians and ours/kernel ratios. Ratios measured side by side in one boot are what this
 machine can compare; across boots the noise is the host's. This prints, for
 every workload and metric, the ratio of each boot and their median, and the
-target's system calls and CPU per I/O likewise, and writes the lot as JSON.
+target's (or the initiator process's) system calls and CPU per I/O likewise,
+and writes the lot as JSON.
 Boots run with --baseline also give rblk/base ratios and the old build's calls.
 
     python3 bench/boots_median.py [--json OUT.json] DIR1 DIR2 DIR3 ...
@@ -30,6 +32,40 @@ def fmt(v):
     return "-" if v is None else f"{v:.2f}"
 
 
+def initiator_table(boots):
+    """Per boot and median: the ratio rows of the initiator benches, then each
+    side's system calls and CPU per I/O (its own process, separate run)."""
+    res = {}
+    print("\nours/kernel per boot, then the median; then each side's own process per I/O")
+    print(f"{'workload':18} {'metric':22} " + " ".join(f"{'boot' + str(i + 1):>7}" for i in range(len(boots)))
+          + f" {'median':>7}")
+    wls = []
+    for b in boots:
+        for wl in b["workloads"]:
+            if wl not in wls:
+                wls.append(wl)
+    for wl in wls:
+        ws = [b["workloads"].get(wl, {}) for b in boots]
+        rw = res[wl] = {}
+        ratio_keys = sorted({k for w in ws for k in w if k.startswith("ratio_")})
+        for rk in ratio_keys:
+            for m in dict.fromkeys(m for w in ws for m in w.get(rk, {})):
+                per = [w.get(rk, {}).get(m) for w in ws]
+                rw[f"{rk}.{m}"] = {"per_boot": per, "median": med(per)}
+                print(f"{wl:18} {m:22} " + " ".join(f"{fmt(v):>7}" for v in per) + f" {fmt(med(per)):>7}")
+        sides = [k for k in dict.fromkeys(k for w in ws for k in w) if not k.startswith("ratio_")]
+        for side in sides:
+            sc = [w.get(side, {}).get("syscall_run") or {} for w in ws]
+            for keys, label in ((("syscalls_per_io", "fio_syscalls_per_io"), "syscalls/IO"),
+                                (("cpu_us_per_io", "fio_cpu_us_per_io"), "CPU us/IO")):
+                per = [next((x[k] for k in keys if x.get(k) is not None), None) for x in sc]
+                if any(v is not None for v in per):
+                    rw[f"{side}.{keys[0]}"] = {"per_boot": per, "median": med(per)}
+                    print(f"{wl:18} {side + ' ' + label:22} " + " ".join(f"{fmt(v):>7}" for v in per)
+                          + f" {fmt(med(per)):>7}")
+    return res
+
+
 def main(argv):
     out_json = None
     if len(argv) > 1 and argv[0] == "--json":
@@ -44,6 +80,8 @@ def main(argv):
     for i, w in enumerate(warnings):
         if w:
             print(f"  boot {i + 1}: WARNING: {w}")
+    if all("workloads" in b for b in boots):
+        result["initiators"] = initiator_table(boots)
     stores = sorted({s for b in boots for s in b.get("stores", {})})
     for store in stores:
         rs = result["stores"][store] = {}
