@@ -14,7 +14,7 @@
 # --ioengine=io_uring --direct=1 on the kernel nvme-rdma host's block device, connected
 # from the same address to the same subsystem). One job each over the same number of I/O
 # queues: the kernel host spreads its job over its queues (one per vCPU), the plugin gets
-# qpairs= with that number (read from the block device's mq/ directory). Each rep runs every workload on both
+# qpairs= with that number (the controller's queue_count in sysfs). Each rep runs every workload on both
 # sides, alternating which goes first (A B, B A, ...); --reps (default 4) x --runtime
 # (default 6 s, after 1 s ramp). The host parses fio's JSON (python3), prints medians and
 # plugin/kernel ratios, and writes DIR/summary.json (DIR default BUILD_DIR/bench-out/
@@ -103,7 +103,7 @@ for i in $(seq 100); do
 done
 [ -n "$dev" ] || die "no block device for $NQN"
 # as many queue pairs for the plugin's one job as the kernel host spreads its job over
-KQ=$(ls -d /sys/block/${dev#/dev/}/mq/*/ | wc -l)
+KQ=$(kernel_io_queues $NQN) || die "no I/O queue count in sysfs for $NQN's controller"
 TRID="trtype=RDMA adrfam=IPv4 traddr=10.99.0.1 trsvcid=4420 subnqn=${NQN//:/\\:} hostaddr=10.99.0.2 ns=1"
 echo "{\"target\": \"$TDESC\", \"kernel_dev\": \"$dev\", \"kernel\": \"$(uname -r)\", \"cpus\": $(nproc), \"kernel_io_queues\": $KQ, \"clk_tck\": $(getconf CLK_TCK), \"syscall_tool\": \"$SC_TOOL\"}" > $VM_OUT/raw/env.json
 log "target: $TDESC; kernel host device $dev ($KQ I/O queues; plugin qpairs=$KQ)"

@@ -22,7 +22,7 @@
 #   ib_read_bw.
 # Initiators, one job each over the same number of I/O queues: the kernel host spreads
 #   its fio job over its queues (one per vCPU), rblk bench gets --qpairs with that number
-#   (read from the block device's mq/ directory); same region: randread-4k-qd32 (IOPS),
+#   (the controller's queue_count in sysfs); same region: randread-4k-qd32 (IOPS),
 #   randread-4k-qd1 (latency avg and p99), read-128k-qd16 and write-128k-qd16 (MB/s).
 #   "kernel" = fio --ioengine=io_uring --direct=1 --lat_percentiles=1 on the kernel
 #   host's block device; "rblk" = rblk bench -o json with the same --rw/--bs/--qd/--time.
@@ -78,6 +78,7 @@ T_WORK=/tmp/ivk T_NAME=initiator-vs-kernel
 RBLK=$(rblk_bin cli/rblk) || exit 1
 need_cmd fio fio; need_cmd nvme nvme-cli; need_cmd ib_write_bw perftest
 . $RBLK_BENCH_SRC/bench/syscalls.sh
+. $RBLK_BENCH_SRC/bench/workloads.sh
 sc_probe
 NQN=nqn.2024-01.io.rblk:ibench
 RUNTIME=$RBLK_BENCH_RUNTIME RAW=$VM_OUT/raw
@@ -95,7 +96,7 @@ nvmet_add_subsystem $NQN $blk
 nvmet_expose $NQN 1
 KDEV=$(nvme_connect_rdma $NQN) || exit 1
 # as many queue pairs for rblk bench's one job as the kernel host spreads its job over
-KQ=$(ls -d /sys/block/${KDEV#/dev/}/mq/*/ | wc -l)
+KQ=$(kernel_io_queues $NQN) || die "no I/O queue count in sysfs for $NQN's controller"
 RC="$RC --qpairs $KQ"
 mtu=$(ibv_devinfo -d rxe0 | awk '/active_mtu/{print $2; exit}')
 cat > $RAW/env.json <<EOF
@@ -139,7 +140,6 @@ sweep() {	# DIR: rblk bench --sweep
 	log "rblk bench --sweep --rw $rw: exit $(cat $base.rc)"
 }
 
-. $RBLK_BENCH_SRC/bench/workloads.sh
 WLS="randread-4k-qd32 randread-4k-qd1 read-128k-qd16 write-128k-qd16"
 run_one() {	# SIDE WL REP
 	local side=$1 wl=$2 rep=$3 base=$RAW/$2.$1.$3

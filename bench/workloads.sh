@@ -6,6 +6,10 @@
 #   fio_args WL    the fio options of workload WL; status 1 for an unknown name
 #   rblk_args WL   the same for `rblk bench` (the initiator benchmarks' workloads)
 #   bench_check_workloads LIST   die() unless every name in the comma list is known
+#   kernel_io_queues NQN  the I/O queues of the kernel host's controller for NQN (its
+#                  sysfs queue_count, less the admin queue): one fio job on the kernel
+#                  host's block device is spread over them, so the benchmarks give our
+#                  initiators' one job as many queue pairs
 fio_args() {
 	case $1 in
 	randread-4k-qd1) echo "--rw=randread --bs=4k --iodepth=1 --norandommap=1" ;;
@@ -32,4 +36,15 @@ bench_check_workloads() {
 	for w in ${1//,/ }; do
 		fio_args "$w" > /dev/null || die "unknown workload $w"
 	done
+}
+kernel_io_queues() {
+	local s c n
+	for s in /sys/class/nvme-subsystem/*; do
+		[ "$(cat "$s/subsysnqn" 2>/dev/null)" = "$1" ] || continue
+		for c in "$s"/nvme*; do
+			[[ ${c##*/} =~ ^nvme[0-9]+$ ]] && read -r n < "$c/queue_count" 2>/dev/null || continue
+			[ "$n" -gt 1 ] && { echo $((n - 1)); return 0; }
+		done
+	done
+	return 1
 }

@@ -17,7 +17,8 @@ cd "$work" || exit 1
 out=$(fio --enghelp="$SO" 2>&1)
 rc=$?
 if [ $rc -eq 0 ] && grep -q '^traddr ' <<< "$out" && grep -q '^subnqn ' <<< "$out" &&
-	grep -q '^queue_size ' <<< "$out" && grep -q '^dhchap_secret ' <<< "$out" &&
+	grep -q '^queue_size ' <<< "$out" && grep -q '^qpairs ' <<< "$out" &&
+	grep -q '^dhchap_secret ' <<< "$out" &&
 	grep -q '^dhchap_ctrl_secret ' <<< "$out"; then
 	ok "fio --enghelp loads the plugin and lists its options"
 else
@@ -51,6 +52,8 @@ run_fio unescaped-colon "'disk' is not KEY=VALUE" --thread=1 \
 run_fio bad-key "unknown key 'bogus'" --thread=1 --filename='traddr=127.0.0.1 subnqn=n bogus=1'
 run_fio no-subnqn "no subsystem NQN" --thread=1 --filename='traddr=127.0.0.1 ns=1'
 run_fio tcp "only RDMA" --thread=1 --filename='trtype=TCP traddr=127.0.0.1 subnqn=n'
+run_fio qpairs-0 "qpairs: min value out of range: 0" --thread=1 --qpairs=0 \
+	--filename='traddr=127.0.0.1 subnqn=n ns=1'
 # With processes (no thread=1) a helper child sizes the namespace: its failure too
 # reaches fio as a sentence.
 run_fio processes "cannot connect to traddr=127.0.0.1" --filename='traddr=127.0.0.1 subnqn=n ns=1'
