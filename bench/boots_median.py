@@ -3,8 +3,9 @@
 
 Reads the DIR/summary.json of bench/target_vs_kernel.sh, of
 bench/initiator_vs_kernel.sh or of bench/fio_plugin_bench.sh (not mixed). Each
-boot of the VM gives its own medians and ours/kernel ratios. Ratios measured side by side in one boot are what this
-machine can compare; across boots the noise is the host's. This prints, for
+boot of the VM gives its own medians and ours/kernel ratios. Ratios measured
+side by side in one boot are what this machine can compare; across boots the
+noise is the host's. This prints, for
 every workload and metric, the ratio of each boot and their median, and the
 target's (or the initiator process's) system calls and CPU per I/O likewise,
 and writes the lot as JSON.

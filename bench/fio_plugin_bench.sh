@@ -14,9 +14,9 @@
 # --ioengine=io_uring --direct=1 on the kernel nvme-rdma host's block device, connected
 # from the same address to the same subsystem). One job each over the same number of I/O
 # queues: the kernel host spreads its job over its queues (one per vCPU), the plugin gets
-# qpairs= with that number (the controller's queue_count in sysfs). Each rep runs every workload on both
-# sides, alternating which goes first (A B, B A, ...); --reps (default 4) x --runtime
-# (default 6 s, after 1 s ramp). The host parses fio's JSON (python3), prints medians and
+# qpairs= with that number (the controller's queue_count in sysfs). Each rep runs every
+# workload on both sides, alternating which goes first (A B, B A, ...); --reps (default 4)
+# x --runtime (default 6 s, after 1 s ramp). The host parses fio's JSON (python3), prints medians and
 # plugin/kernel ratios, and writes DIR/summary.json (DIR default BUILD_DIR/bench-out/
 # fio-plugin; raw fio JSON in DIR/raw/).
 # Target: "kernel" (default: nvmet-rdma on a null_blk without memory, the cheapest
@@ -40,7 +40,7 @@ while [ $# -gt 0 ]; do
 	--target) bench_opt_value $1 $#; TARGET=$2; shift 2 ;;
 	--out) bench_opt_value $1 $#; OUT=$2; shift 2 ;;
 	--parse-only) PARSE_ONLY=1; shift ;;
-	-h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	-*) die "unknown option $1" ;;
 	*) break ;;
 	esac

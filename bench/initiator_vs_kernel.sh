@@ -55,7 +55,7 @@ while [ $# -gt 0 ]; do
 	--sweep-time) bench_opt_value $1 $#; SWEEP_TIME=$2; shift 2 ;;
 	--out) bench_opt_value $1 $#; OUT=$2; shift 2 ;;
 	--parse-only) PARSE_ONLY=1; shift ;;
-	-h|--help) sed -n '2,43p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h|--help) sed -n '2,/^[^#]/s/^# \{0,1\}//p' "$0"; exit 0 ;;
 	-*) die "unknown option $1" ;;
 	*) break ;;
 	esac
