@@ -9,7 +9,8 @@ noise is the host's. This prints, for
 every workload and metric, the ratio of each boot and their median, and the
 target's (or the initiator process's) system calls and CPU per I/O likewise,
 and writes the lot as JSON.
-Boots run with --baseline also give rblk/base ratios and the old build's calls.
+Boots run with --baseline also give rblk/base ratios and the old build's calls;
+boots run with --trace, the queue-depth-1 floor (bench/trace_qd1.py) per side.
 
     python3 bench/boots_median.py [--json OUT.json] DIR1 DIR2 DIR3 ...
 """
@@ -123,6 +124,18 @@ def main(argv):
                         (rw if side == "rblk" else vs_base)[key] = {"per_boot": per, "median": med(per)}
                         print(f"{wl:18} {label:18} " + " ".join(f"{fmt(v):>6}" for v in per)
                               + f" {fmt(med(per)):>7}")
+            # --trace: the floor (a target that posted the moment it was told) over
+            # nvmet's latency, and each side's own time from told to posted.
+            for side in dict.fromkeys(sd for w in ws for sd in w.get("trace_floor_over_kernel", {})):
+                per = [w.get("trace_floor_over_kernel", {}).get(side) for w in ws]
+                rw[f"trace_floor_over_kernel.{side}"] = {"per_boot": per, "median": med(per)}
+                print(f"{wl:18} {'floor/kernel ' + side:18} " + " ".join(f"{fmt(v):>6}" for v in per)
+                      + f" {fmt(med(per)):>7}")
+                pcs = [w.get("trace", {}).get(side, {}).get("pieces") for w in ws]
+                per = [p["wake"]["median_us"] + p["serve"]["median_us"] if p else None for p in pcs]
+                rw[f"trace_told_to_posted_us.{side}"] = {"per_boot": per, "median": med(per)}
+                print(f"{wl:18} {'told->posted ' + side:18} " + " ".join(f"{v:6.0f}" if v else "     -" for v in per)
+                      + (f" {med(per):7.0f}" if med(per) else "       -"))
             if not vs_base:
                 del rw["vs_base"]
         idle = [b["stores"].get(store, {}).get("rblk_idle", {}) for b in boots]

@@ -4,7 +4,8 @@
 # A benchmark, not a test: it prints figures and writes JSON, and never judges them.
 #
 #   bench/target_vs_kernel.sh [--reps N] [--runtime S] [--stores ram,file]
-#                             [--baseline OLD_BUILD] [--out DIR] [BUILD_DIR]
+#                             [--baseline OLD_BUILD] [--profile] [--trace] [--out DIR]
+#                             [BUILD_DIR]
 #
 # Targets: "kernel" = nvmet-rdma (port 4420, subsystem ...:kbench) and "rblk" =
 # rblk-target with its defaults (port 4421, subsystem ...:rbench), both up and both
@@ -33,6 +34,12 @@
 #   call runs, with perf record sampling the whole VM for RUNTIME s; DIR/raw/prof.*.comm
 #   (share of the VM's CPU per command) and prof.*.sym (top symbols), and the report
 #   prints the commands side by side: where the VM's CPU went with each target.
+# --trace (bench/trace_qd1.py): one more run per queue-depth-1 workload and side, with
+#   ftrace recording the host driver, the wire and the scheduler for RUNTIME s; every
+#   I/O is cut into pieces (host driver and Soft-RoCE out, delivery to the target, its
+#   wakeup, its own work, Soft-RoCE's send, the way back) and the report prints their
+#   medians and the "floor": the latency left for a target that replied the moment it
+#   was told. DIR/raw/trace.STORE.WL.SIDE.json (and .trace.gz, the record).
 # Host load: the load average and other qemu-system processes before the VM starts;
 #   a warning in the output and DIR/host-load.json when the machine is not quiet.
 # --baseline OLD_BUILD: a third side, "base" = OLD_BUILD's rblk-target (port 4422,
@@ -51,7 +58,7 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 SRC=$(cd "$HERE/.." && pwd)
 . "$HERE/lib.sh"
 . "$HERE/workloads.sh"
-REPS=3 RUNTIME=5 STORES=ram,file OUT= BASE= PROFILE=0
+REPS=3 RUNTIME=5 STORES=ram,file OUT= BASE= PROFILE=0 TRACE=0
 WORKLOADS=randread-4k-qd1,randread-4k-qd32,randwrite-4k-qd32,read-128k-qd16,write-128k-qd16,read-1m-qd4,write-1m-qd4
 die() { echo "target_vs_kernel: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
@@ -62,6 +69,7 @@ while [ $# -gt 0 ]; do
 	--workloads) bench_opt_value $1 $#; WORKLOADS=$2; shift 2 ;;
 	--out) bench_opt_value $1 $#; OUT=$2; shift 2 ;;
 	--profile) PROFILE=1; shift ;;
+	--trace) TRACE=1; shift ;;
 	--baseline) [ $# -ge 2 ] || die "--baseline needs OLD_BUILD"; BASE=$(realpath "$2"); shift 2 ;;
 	-h|--help) sed -n '2,/^[^#]/{/^#/p}' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	-*) die "unknown option $1" ;;
@@ -253,6 +261,29 @@ prof_run() {	# STORE SIDE WL
 	wait $fpid || die "fio $store $side $wl (profile run) failed"
 	log "$store $wl $side profile run done"
 }
+# The trace run (--trace), for queue-depth-1 workloads: ftrace's record of the host
+# driver's commands and completions, the veths' transmits and the scheduler's and
+# workqueues' hand-offs, cut per I/O by bench/trace_qd1.py.
+TRACE_EVENTS="nvme/nvme_setup_cmd nvme/nvme_complete_rq net/net_dev_xmit sched/sched_waking
+	sched/sched_switch workqueue/workqueue_queue_work workqueue/workqueue_execute_start"
+trace_run() {	# STORE SIDE WL
+	local store=$1 side=$2 wl=$3 T=/sys/kernel/tracing fpid e base
+	base=$RAW/trace.$store.$wl.$side
+	[ -d $T/events ] || mount -t tracefs nodev $T || die "tracefs"
+	echo 0 > $T/tracing_on; echo > $T/trace; echo 40000 > $T/buffer_size_kb
+	for e in $TRACE_EVENTS; do echo 1 > $T/events/$e/enable || die "trace event $e"; done
+	fio_window $(side_dev $side) $wl $base.fio.json
+	fpid=$FIO_PID
+	sleep 1
+	echo 1 > $T/tracing_on; sleep $RBLK_BENCH_RUNTIME; echo 0 > $T/tracing_on
+	wait $fpid || die "fio $store $side $wl (trace run) failed"
+	echo 0 > $T/events/enable
+	cat $T/trace > /tmp/qd1.trace; echo > $T/trace
+	python3 $RBLK_BENCH_SRC/bench/trace_qd1.py --json $base.json /tmp/qd1.trace >&2 ||
+		log "$store $wl $side: no I/O could be cut from the trace"
+	gzip -c /tmp/qd1.trace > $base.trace.gz; rm -f /tmp/qd1.trace
+	log "$store $wl $side trace run done"
+}
 
 for store in ${RBLK_BENCH_STORES//,/ }; do
 	setup_store $store
@@ -280,6 +311,12 @@ for store in ${RBLK_BENCH_STORES//,/ }; do
 	if [ "$RBLK_BENCH_PROFILE" = 1 ] && [ "$PROF_OK" = 1 ]; then
 		for wl in $WLS; do for side in $SIDES; do prof_run $store $side $wl; done; done
 	fi
+	if [ "$RBLK_BENCH_TRACE" = 1 ]; then
+		for wl in $WLS; do
+			[[ " $(fio_args $wl) " == *" --iodepth=1 "* ]] || continue
+			for side in $SIDES; do trace_run $store $side $wl; done
+		done
+	fi
 	teardown_store $store
 done
 log "done"
@@ -289,11 +326,12 @@ echo "target_vs_kernel: stores $STORES, workloads $WORKLOADS, $REPS reps x $RUNT
 nst=$(echo "$STORES" | tr ',' '\n' | wc -l)
 nwl=$(echo "$WORKLOADS" | tr ',' '\n' | wc -l)
 nsides=$([ -n "$BASE" ] && echo 3 || echo 2)
-export VM_OUT=$OUT VM_TIMEOUT=$((300 + nst * (60 + REPS * nsides * nwl * (RUNTIME + 8) + nsides * nwl * (2 + PROFILE) * (RUNTIME + 6))))
+export VM_OUT=$OUT VM_TIMEOUT=$((300 + nst * (60 + REPS * nsides * nwl * (RUNTIME + 8) + nsides * nwl * (2 + PROFILE + TRACE) * (RUNTIME + 6))))
 export RBLK_BENCH_TARGET_ARGS=${RBLK_BENCH_TARGET_ARGS:-}
 [ -z "${RBLK_BENCH_BASE_ARGS+set}" ] || export RBLK_BENCH_BASE_ARGS
 export RBLK_BUILD=$BUILD RBLK_BENCH_REPS=$REPS RBLK_BENCH_RUNTIME=$RUNTIME RBLK_BENCH_STORES=$STORES
 export RBLK_BENCH_WORKLOADS=$WORKLOADS RBLK_BENCH_SRC=$SRC RBLK_BENCH_BASE=$BASE RBLK_BENCH_PROFILE=$PROFILE
+export RBLK_BENCH_TRACE=$TRACE
 bench_host_load "$OUT/host-load.json"
 bench_vm_run "$OUT/vm-bench.sh" || die "the VM run failed (console: $OUT/console.log)"
 python3 "$HERE/target_vs_kernel_report.py" "$OUT"

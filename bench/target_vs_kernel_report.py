@@ -106,6 +106,42 @@ def prof_comms(raw, store, wl, side, n=8):
     return sorted(([c, p] for c, p in shares.items()), key=lambda r: -r[1])[:n]
 
 
+TRACE_PIECES = ("host_out", "deliver", "wake", "serve", "send", "host_in", "total", "floor")
+
+
+def trace_lines(raw, store, st, lines):
+    """The --trace runs: each queue-depth-1 I/O in pieces (bench/trace_qd1.py), and
+    the floor: the latency left for a target that posted its reply the moment it
+    was told, over nvmet's measured latency in the same record."""
+    for wl in WLS:
+        tr = {}
+        for side in SIDES:
+            p = os.path.join(raw, f"trace.{store}.{wl}.{side}.json")
+            if os.path.exists(p):
+                t = load_json(p)
+                if t and t.get("pieces"):
+                    tr[side] = t
+        if not tr:
+            continue
+        st["workloads"][wl]["trace"] = tr
+        lines.append("")
+        lines.append(f"{wl}, store {store}, traced run (ftrace; medians in us; tracing slows every side): "
+                     "host_out = host driver and Soft-RoCE until the command is on the wire, deliver = the "
+                     "target side's Soft-RoCE until the target is told, wake = until its code runs, serve = "
+                     "its own work until it posts, send = Soft-RoCE until the reply is on the wire, host_in = "
+                     "the way back; floor = total - (deliver's end to posted)")
+        lines.append(f"{'side':6} {'I/Os':>5} " + " ".join(f"{k:>8}" for k in TRACE_PIECES))
+        for side, t in tr.items():
+            lines.append(f"{side:6} {t['ios']:5d} " + " ".join(f"{t['pieces'][k]['median_us']:8.0f}" for k in TRACE_PIECES))
+        k = tr.get("kernel")
+        if k:
+            kt = k["pieces"]["total"]["median_us"]
+            st["workloads"][wl]["trace_floor_over_kernel"] = {s: t["pieces"]["floor"]["median_us"] / kt for s, t in tr.items()}
+            lines.append("floor / nvmet's total: " + ", ".join(
+                f"{s} {t['pieces']['floor']['median_us'] / kt:.2f}" for s, t in tr.items())
+                + " (the best latency ratio a target with that side's delivery and send paths could reach)")
+
+
 def median(runs, key):
     vals = [r[key] for r in runs if r.get(key) is not None]
     return statistics.median(vals) if vals else None
@@ -218,6 +254,7 @@ def main():
                          f"symbols in raw/prof.{store}.WORKLOAD.SIDE.sym)")
             for wl, side, rows in prof:
                 lines.append(f"{wl:18} {side:6} " + " ".join(f"{c}:{p:.0f}%" for c, p in rows))
+        trace_lines(raw, store, st, lines)
         if "rblk_idle" in st:
             i = st["rblk_idle"]
             sps = "-" if i["syscalls_per_s"] is None else f"{i['syscalls_per_s']:.0f}"
