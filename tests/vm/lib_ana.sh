@@ -10,6 +10,9 @@
 #   ana_cfg NAME STATE      write target NAME's (A or B) nvmetcli JSON, group 1 in STATE
 #   ana_start NAME          start it from that JSON, wait for "ready"; pid in PID_<NAME>
 #   ana_writes NAME         its namespace's write command count (SIGUSR1 statistics)
+#   first_write_on NAME BEFORE LIMIT   seconds (at most LIMIT) until NAME's write count
+#                           exceeds BEFORE: when an initiator's I/O reached it
+#   kill_a TAG              SIGKILL A, keep its log as A-killed-TAG.log
 #
 # The shared medium is a file on the VM's tmpfs: both targets run in the same kernel,
 # whose page cache is per inode, and rblk keeps no cache of its own, so what A wrote
@@ -58,4 +61,20 @@ ana_writes() {
 		sleep 0.2
 	done
 	grep -oE '"write_cmds": *[0-9]+' "$f" | tail -1 | grep -oE '[0-9]+$'
+}
+
+first_write_on() {
+	local t0=$SECONDS n
+	while [ $((SECONDS - t0)) -lt "$3" ]; do
+		n=$(ana_writes "$1")
+		[ "${n:-0}" -gt "$2" ] && { echo $((SECONDS - t0)); return 0; }
+		sleep 0.5
+	done
+	return 1
+}
+
+kill_a() {
+	kill -KILL "$PID_A"
+	wait "$PID_A" 2>/dev/null
+	mv "$T_WORK/A.log" "$T_WORK/A-killed-$1.log"
 }

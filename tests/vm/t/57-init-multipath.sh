@@ -36,22 +36,6 @@ fail() {
 	die "$*"
 }
 
-# first_write_on NAME BEFORE LIMIT: seconds until NAME's write count exceeds BEFORE
-first_write_on() {
-	local t0=$SECONDS n
-	while [ $((SECONDS - t0)) -lt "$3" ]; do
-		n=$(ana_writes "$1")
-		[ "${n:-0}" -gt "$2" ] && { echo $((SECONDS - t0)); return 0; }
-		sleep 0.5
-	done
-	return 1
-}
-
-kill_a() {
-	kill -KILL "$PID_A"
-	wait "$PID_A" 2>/dev/null
-	mv "$T_WORK/A.log" "$T_WORK/A-killed-$1.log"
-}
 
 ana_cfg A optimized
 ana_cfg B optimized

@@ -18,6 +18,7 @@
 # vm-timeout: 480
 set -u
 . "${RBLK_VM_LIB:-$(dirname "$0")/../lib.sh}"
+. "$(dirname "${RBLK_VM_LIB:-$(dirname "$0")/../lib.sh}")/lib_mpath.sh" || exit 1
 . "$(dirname "${RBLK_VM_LIB:-$(dirname "$0")/../lib.sh}")/lib_rbd.sh" || exit 1
 
 NQN=$ANA_NQN
@@ -40,34 +41,6 @@ fail() {
 	die "$*"
 }
 
-# paths: the hidden per-controller path devices of $HEAD (nvmeXnZ has nvmeXcYnZ, one
-# per controller Y; 6.1 and 6.12 have no /sys/block/$HEAD/multipath/ listing them)
-paths() {
-	local p
-	for p in /sys/block/${HEAD%n*}c*n${HEAD##*n}; do [ -e "$p" ] && echo "${p##*/}"; done
-}
-# path SVC: the path device whose controller went to port SVC
-path() {
-	local p c a
-	for p in $(paths); do
-		c=${p#nvme*c}; c=nvme${c%n*}
-		read -r a < "/sys/class/nvme/$c/address" || continue
-		[[ $a == *"trsvcid=$1"* ]] && { echo "$p"; return 0; }
-	done
-	return 1
-}
-ana_of() { local s; read -r s < "/sys/block/$1/ana_state" && echo "$s"; }
-ctrl_of() { local c=${1#nvme*c}; echo "nvme${c%n*}"; }
-_is_ana() { [ "$(ana_of "$1")" = "$2" ]; }
-_is_live_opt() { [ "$(nvme_ctrl_state "$(ctrl_of "$1")")" = live ] && _is_ana "$1" optimized; }
-show_paths() {
-	local p
-	for p in $(paths); do
-		log "  path $p: controller $(ctrl_of "$p") $(nvme_ctrl_state "$(ctrl_of "$p")")," \
-			"cntlid $(cat /sys/class/nvme/$(ctrl_of "$p")/cntlid), ana_state $(ana_of "$p")," \
-			"$(cat /sys/class/nvme/$(ctrl_of "$p")/address)"
-	done
-}
 
 # ---- two gateways, one image, one multipath device
 ana_cfg A optimized
