@@ -65,16 +65,7 @@ C="-t rdma -a 10.99.0.1 -s 4420 -n $NQN -w 10.99.0.2 -N 1 --connections $RBLK_BE
 ublk=$($B/cli/rblk attach --ublk $C --daemon) || die "rblk attach --ublk"
 nbd=$($B/cli/rblk attach --nbd $C --daemon) || die "rblk attach --nbd"
 nvme connect -t rdma -a 10.99.0.1 -s 4420 -n $NQN -w 10.99.0.2 >&2 || die "nvme connect"
-kdev=
-for i in $(seq 100); do
-	for s in /sys/class/nvme-subsystem/*; do
-		[ "$(cat $s/subsysnqn 2>/dev/null)" = $NQN ] || continue
-		for d in $s/nvme*n*; do [ -b /dev/${d##*/} ] && kdev=/dev/${d##*/}; done
-	done
-	[ -n "$kdev" ] && break
-	sleep 0.2
-done
-[ -n "$kdev" ] || die "no block device for $NQN"
+kdev=$(kernel_dev $NQN) || die "no block device for $NQN"
 dd if=/dev/zero of=$kdev bs=1M count=1024 oflag=direct status=none || die "filling the namespace"
 nq=$(dmesg | grep -oE 'creating [0-9]+ I/O queues' | tail -1)
 echo "{\"target\": \"rblk-target, mem:1G\", \"kernel\": \"$(uname -r)\", \"cpus\": $(nproc)," \

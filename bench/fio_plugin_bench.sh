@@ -92,16 +92,7 @@ else
 	TDESC="rblk-target, 1 GiB file on tmpfs"
 fi
 nvme connect -t rdma -a 10.99.0.1 -s 4420 -n $NQN -w 10.99.0.2 >&2 || die "nvme connect"
-dev=
-for i in $(seq 100); do
-	for s in /sys/class/nvme-subsystem/*; do
-		[ "$(cat $s/subsysnqn 2>/dev/null)" = $NQN ] || continue
-		for d in $s/nvme*n*; do [ -b /dev/${d##*/} ] && dev=/dev/${d##*/}; done
-	done
-	[ -n "$dev" ] && break
-	sleep 0.2
-done
-[ -n "$dev" ] || die "no block device for $NQN"
+dev=$(kernel_dev $NQN) || die "no block device for $NQN"
 # as many queue pairs for the plugin's one job as the kernel host spreads its job over
 KQ=$(kernel_io_queues $NQN) || die "no I/O queue count in sysfs for $NQN's controller"
 TRID="trtype=RDMA adrfam=IPv4 traddr=10.99.0.1 trsvcid=4420 subnqn=${NQN//:/\\:} hostaddr=10.99.0.2 ns=1"

@@ -104,17 +104,8 @@ TPID=$!
 for _ in $(seq 300); do grep -q 'notice: ready' /tmp/target.log && break; sleep 0.2; done
 grep -q 'notice: ready' /tmp/target.log || die "rblk-target did not start"
 dev_of() {	# NQN [PORT]: connect, print the namespace's block device
-	local d s dev=
 	nvme connect -t rdma -a 10.99.0.1 -s ${2:-4420} -n $1 -w 10.99.0.2 >&2 || die "nvme connect $1"
-	for _ in $(seq 100); do
-		for s in /sys/class/nvme-subsystem/*; do
-			[ "$(cat $s/subsysnqn 2>/dev/null)" = $1 ] || continue
-			for d in $s/nvme*n*; do [ -b /dev/${d##*/} ] && dev=/dev/${d##*/}; done
-		done
-		[ -n "$dev" ] && break; sleep 0.2
-	done
-	[ -n "$dev" ] || die "no block device for $1"
-	echo $dev
+	kernel_dev $1 || die "no block device for $1"
 }
 DEV=$(dev_of $NQN)
 DEV0=$(dev_of $NQN0)

@@ -126,18 +126,9 @@ CLK_PRECISE=$(clock_probe CLOCK_MONOTONIC) CLK_COARSE=$(clock_probe CLOCK_MONOTO
 log "system calls for 20000 clock reads: CLOCK_MONOTONIC $CLK_PRECISE, CLOCK_MONOTONIC_COARSE $CLK_COARSE"
 echo "{\"reads\": 20000, \"monotonic\": ${CLK_PRECISE:-null}, \"monotonic_coarse\": ${CLK_COARSE:-null}}" > $RAW/clock-probe.json
 
-dev_for() {
-	local s d
-	for s in /sys/class/nvme-subsystem/*; do
-		[ "$(cat $s/subsysnqn 2>/dev/null)" = "$1" ] || continue
-		for d in $s/nvme*n*; do [ -b /dev/${d##*/} ] && { echo /dev/${d##*/}; return; }; done
-	done
-}
 connect() {
 	nvme connect -t rdma -a 10.99.0.1 -s $2 -n $1 -w 10.99.0.2 >&2 || die "nvme connect $1"
-	for _ in $(seq 100); do [ -n "$(dev_for $1)" ] && break; sleep 0.2; done
-	[ -n "$(dev_for $1)" ] || die "no block device for $1"
-	dev_for $1
+	kernel_dev $1 || die "no block device for $1"
 }
 proc_cpu() { local s; read -r s < /proc/$1/stat; s=${s##*) }; set -- $s; echo $(( ${12} + ${13} )); }
 vm_busy() { local c u n s i w q sq st; read -r c u n s i w q sq st _ < /proc/stat; echo $((u + n + s + q + sq)) $((u + n + s + i + w + q + sq + st)); }

@@ -6,6 +6,8 @@
 #   fio_args WL    the fio options of workload WL; status 1 for an unknown name
 #   rblk_args WL   the same for `rblk bench` (the initiator benchmarks' workloads)
 #   bench_check_workloads LIST   die() unless every name in the comma list is known
+#   kernel_dev NQN the kernel host's block device for NQN's namespace, once it
+#                  appears (up to 20 s after nvme connect); status 1 if it does not
 #   kernel_io_queues NQN  the I/O queues of the kernel host's controller for NQN (its
 #                  sysfs queue_count, less the admin queue): one fio job on the kernel
 #                  host's block device is spread over them, so the benchmarks give our
@@ -36,6 +38,19 @@ bench_check_workloads() {
 	for w in ${1//,/ }; do
 		fio_args "$w" > /dev/null || die "unknown workload $w"
 	done
+}
+kernel_dev() {
+	local s d
+	for _ in $(seq 100); do
+		for s in /sys/class/nvme-subsystem/*; do
+			[ "$(cat "$s/subsysnqn" 2>/dev/null)" = "$1" ] || continue
+			for d in "$s"/nvme*n*; do
+				[ -b "/dev/${d##*/}" ] && { echo "/dev/${d##*/}"; return 0; }
+			done
+		done
+		sleep 0.2
+	done
+	return 1
 }
 kernel_io_queues() {
 	local s c n
