@@ -15,8 +15,8 @@ and at the moment the target is told of the command:
               already running counts as notified when the command left the host
     runs      its code runs (sched_switch to that thread, or the work starts)
     posted    it hands its reply to Soft-RoCE: the thread that ran queues Soft-RoCE's
-              send work (workqueue_queue_work of do_work; 6.4 and later run a QP's
-              send in rxe's workqueue, for a userspace QP too). Kernels that send in
+              send work (workqueue_queue_work of do_work: 6.12 runs every QP's
+              send in rxe's workqueue, a userspace QP's too). Kernels that send in
               the posting context (6.1) show no such event: posted = reply there
     reply     its first data or response packet leaves the target's device
               (net_dev_xmit on --target-dev, longer than a bare ACK)
