@@ -38,8 +38,8 @@
 #   ftrace recording the host driver, the wire and the scheduler for RUNTIME s; every
 #   I/O is cut into pieces (host driver and Soft-RoCE out, delivery to the target, its
 #   wakeup, its own work, Soft-RoCE's send, the way back) and the report prints their
-#   medians and the "floor": the latency left for a target that replied the moment it
-#   was told. DIR/raw/trace.STORE.WL.SIDE.json (and .trace.gz, the record).
+#   medians and the "floor": the latency left for a target that posted its reply the
+#   moment it was told. DIR/raw/trace.STORE.WL.SIDE.json (and .trace.gz, the record).
 # Host load: the load average and other qemu-system processes before the VM starts;
 #   a warning in the output and DIR/host-load.json when the machine is not quiet.
 # --baseline OLD_BUILD: a third side, "base" = OLD_BUILD's rblk-target (port 4422,
