@@ -16,9 +16,9 @@
 # queues: the kernel host spreads its job over its queues (one per vCPU), the plugin gets
 # qpairs= with that number (the controller's queue_count in sysfs). Each rep runs every
 # workload on both sides, alternating which goes first (A B, B A, ...); --reps (default 4)
-# x --runtime (default 6 s, after 1 s ramp). The host parses fio's JSON (python3), prints medians and
-# plugin/kernel ratios, and writes DIR/summary.json (DIR default BUILD_DIR/bench-out/
-# fio-plugin; raw fio JSON in DIR/raw/).
+# x --runtime (default 6 s, after 1 s ramp). The host parses fio's JSON (python3), prints
+# medians and plugin/kernel ratios, and writes DIR/summary.json (DIR default
+# BUILD_DIR/bench-out/fio-plugin; raw fio JSON in DIR/raw/).
 # Target: "kernel" (default: nvmet-rdma on a null_blk without memory, the cheapest
 # target, so the initiators' costs show) or "rblk" (rblk-target on a 1 GiB tmpfs file).
 # System calls (bench/syscalls.sh): one more run per workload and side, not timed: perf
