@@ -355,7 +355,7 @@ static uint16_t log_smart(struct rblk_req *req, uint32_t nsid, uint64_t lpo)
 			return NVME_SC_INVALID_NS | NVME_SC_DNR;
 		}
 		memset(&st, 0, sizeof(st));
-		rblk_tgt_ns_stats_add(&st, &ns->stats);
+		rblk_tgt_ns_stats_read(ns, &st);
 		rblk_tgt_ns_put(ns);
 	}
 	pthread_mutex_lock(&ctrl->lock);
@@ -366,15 +366,15 @@ static uint16_t log_smart(struct rblk_req *req, uint32_t nsid, uint64_t lpo)
 	/* A software target has no wear and no sensor: spare 100 %, used 0 %. */
 	log.avail_spare = 100;
 	log.spare_thresh = 10;
-	nvme_u128_set64(log.data_units_read, data_units(rblk_stat_get(&st.read_bytes)));
-	nvme_u128_set64(log.data_units_written, data_units(rblk_stat_get(&st.write_bytes)));
-	nvme_u128_set64(log.host_reads, rblk_stat_get(&st.read_cmds));
-	nvme_u128_set64(log.host_writes, rblk_stat_get(&st.write_cmds));
-	nvme_u128_set64(log.ctrl_busy_time, rblk_stat_get(&st.busy_ns) / 60000000000ull);
+	nvme_u128_set64(log.data_units_read, data_units(st.read_bytes));
+	nvme_u128_set64(log.data_units_written, data_units(st.write_bytes));
+	nvme_u128_set64(log.host_reads, st.read_cmds);
+	nvme_u128_set64(log.host_writes, st.write_cmds);
+	nvme_u128_set64(log.ctrl_busy_time, st.busy_ns / 60000000000ull);
 	nvme_u128_set64(log.power_cycles, atomic_load(&ss->power_cycles));
 	nvme_u128_set64(log.power_on_hours, (rblk_clock_ms() - ss->tgt->created_ms) / 3600000);
 	nvme_u128_set64(log.unsafe_shutdowns, atomic_load(&ss->unsafe_shutdowns));
-	nvme_u128_set64(log.media_errors, rblk_stat_get(&st.media_errors));
+	nvme_u128_set64(log.media_errors, st.media_errors);
 	nvme_u128_set64(log.num_err_log_entries, errs);
 	return rblk_req_copy_log(req, lpo, &log, sizeof(log));
 }

@@ -36,8 +36,9 @@
  * Threads: each sq belongs to one poll-group thread; rblk_req_*() and
  * rblk_sq_*() are called on that thread only. Controller state shared by the
  * admin queue and the I/O queues (CC/CSTS, features, AER slots, error log) is
- * guarded by ctrl->lock; the I/O path takes no lock except the namespace
- * table's read lock for one lookup per command, plus atomics.
+ * guarded by ctrl->lock. The I/O path takes no lock and writes no memory that
+ * another poll group writes: it finds namespaces without a lock or a shared
+ * reference (target/pg.c) and counts into its own poll group's slots.
  */
 #ifndef RBLK_TARGET_CORE_H
 #define RBLK_TARGET_CORE_H
@@ -188,10 +189,47 @@ enum rblk_sq_state {
 
 const char *rblk_sq_state_str(enum rblk_sq_state s);
 
+/* Written by the sq's thread only (rblk_stat_inc), read anywhere. */
 struct rblk_sq_stats {
 	_Atomic uint64_t completed; /* CQEs sent */
 	_Atomic uint64_t errors;    /* CQEs with a non-zero status */
 };
+
+/*
+ * The core's share of one poll group (target/pg.c), embedded by the
+ * transport in its poll group: the group's slot in every namespace's
+ * counters, and its quiescent-state counter for the namespace tables (other
+ * threads only read it, and only while they wait for a grace period).
+ */
+struct rblk_tgt_pg {
+	unsigned id;                    /* slot: 0 .. tgt->nr_pgs - 1 */
+	_Atomic uint64_t qs;            /* even: online (count), odd: offline */
+};
+
+/*
+ * The transport registers each poll group before its first queue, as the
+ * slot @id (0 .. tgt->opts.num_poll_groups - 1; -ERANGE, -EEXIST), and
+ * unregisters it once the group stops polling. Any thread.
+ */
+int rblk_tgt_pg_register(struct rblk_target *tgt, struct rblk_tgt_pg *pg, unsigned id);
+void rblk_tgt_pg_unregister(struct rblk_target *tgt, struct rblk_tgt_pg *pg);
+/*
+ * The group's thread, at the top of every loop iteration: it holds no
+ * namespace pointer from a table that it has not counted as in flight.
+ */
+void rblk_tgt_pg_quiescent(struct rblk_tgt_pg *pg);
+/* The group's thread, before it sleeps: it reads no table until quiescent() again. */
+void rblk_tgt_pg_offline(struct rblk_tgt_pg *pg);
+/*
+ * Waits until every registered poll group has passed a quiescent state or
+ * been offline since the call: a table entry unpublished before it is found
+ * by no poll group afterwards. Not on a poll group's thread in the middle of
+ * an iteration (the embedder's loop thread between iterations is fine: the
+ * wait polls it).
+ */
+void rblk_tgt_synchronize(struct rblk_target *tgt);
+/* Poll groups when the options say 0: one per online CPU. */
+unsigned rblk_tgt_default_poll_groups(void);
 
 struct rblk_clock_cache; /* common/clock.h */
 
@@ -214,6 +252,7 @@ struct rblk_sq {
 	 * precise clock. Owned by the sq's thread.
 	 */
 	struct rblk_clock_cache *clock;
+	struct rblk_tgt_pg *pg;          /* the poll group that owns the sq (registered) */
 
 	/* Core state (written on the sq's thread; ctrl/qid under ctrl->lock). */
 	enum rblk_sq_state state;
@@ -409,6 +448,10 @@ struct rblk_target {
 	_Atomic uint64_t ana_chgcnt;     /* ANA log change count (one for the target, as nvmet) */
 	_Atomic uint32_t auth_seqnum;    /* last DH-HMAC-CHAP sequence number (0: none yet) */
 	struct rblk_transport *transport;
+	/* Poll groups registered by the transport ([opts.num_poll_groups]), under pg_lock. */
+	pthread_mutex_t pg_lock;
+	struct rblk_tgt_pg **pgs;
+	unsigned nr_pgs;                 /* opts.num_poll_groups, resolved at create */
 	int stop_fd;                     /* eventfd: rblk_target_stop() -> run() */
 	_Atomic bool stop_requested;
 	bool started;
@@ -419,19 +462,37 @@ enum rblk_subsys_type {
 	RBLK_SUBSYS_DISCOVERY,
 };
 
-/* Per-namespace counters (SMART, statistics); updated with relaxed atomics. */
+/* A namespace's counters (SMART, statistics), summed: rblk_tgt_ns_stats_read(). */
 struct rblk_tgt_ns_stats {
+	uint64_t read_cmds;
+	uint64_t write_cmds;
+	uint64_t read_bytes;
+	uint64_t write_bytes;
+	uint64_t other_cmds;             /* flush, write zeroes, DSM */
+	uint64_t errors;
+	uint64_t media_errors;
+	uint64_t busy_ns;                /* sum of I/O service times */
+	uint64_t syncs;                  /* rblk_tgt_ns_sync(): shutdowns and closes */
+	uint64_t sync_errors;            /* ... that failed */
+};
+
+/*
+ * One poll group's I/O counters of one namespace: written by that group's
+ * thread only (rblk_stat_inc), read by anyone. A cache line or two of their
+ * own, so that poll groups never write the same line.
+ */
+struct rblk_tgt_ns_pgstats {
 	_Atomic uint64_t read_cmds;
 	_Atomic uint64_t write_cmds;
 	_Atomic uint64_t read_bytes;
 	_Atomic uint64_t write_bytes;
-	_Atomic uint64_t other_cmds;     /* flush, write zeroes, DSM */
+	_Atomic uint64_t other_cmds;
 	_Atomic uint64_t errors;
 	_Atomic uint64_t media_errors;
-	_Atomic uint64_t busy_ns;        /* sum of I/O service times */
-	_Atomic uint64_t syncs;          /* rblk_tgt_ns_sync(): shutdowns and closes */
-	_Atomic uint64_t sync_errors;    /* ... that failed */
-};
+	_Atomic uint64_t busy_ns;
+	/* Commands of this group holding the namespace (parse to completion). */
+	_Atomic uint64_t inflight;
+} __attribute__((aligned(64)));
 
 /* An allowed host of a subsystem. */
 /*
@@ -466,7 +527,12 @@ struct rblk_subsystem {
 	uint16_t cntlid_min, cntlid_max; /* the range handed out (rblk_subsystem_opts) */
 	bool removing;                   /* no new controllers */
 
-	pthread_rwlock_t ns_lock;        /* the table; readers take a ns reference */
+	/*
+	 * The table: changed under the write lock with release stores; read by
+	 * management under the read lock (taking a ns reference), and by the I/O
+	 * path with acquire loads and no lock (rblk_subsys_io_ns, target/pg.c).
+	 */
+	pthread_rwlock_t ns_lock;
 	struct rblk_tgt_ns **ns;             /* [max_nsid], index nsid - 1 */
 	unsigned nr_ns;
 	struct rblk_tgt_ns_stats retired;    /* counters of removed namespaces */
@@ -489,8 +555,10 @@ struct rblk_tgt_ns {
 	uint8_t eui64[8];
 	bool has_eui64;
 	uint32_t anagrpid;               /* ANA group; atomic loads, changes live (ana.c) */
-	_Atomic unsigned refs;           /* the table's + one per request */
-	struct rblk_tgt_ns_stats stats;
+	_Atomic unsigned refs;           /* the table's + management's (not the I/O path's) */
+	struct rblk_tgt_ns_pgstats *pgstats; /* [ss->tgt->nr_pgs]: I/O counters, in flight */
+	_Atomic uint64_t syncs;          /* rblk_tgt_ns_sync() (never on the I/O path) */
+	_Atomic uint64_t sync_errors;
 };
 
 struct rblk_tgt_ctrl {
@@ -574,7 +642,17 @@ static inline void rblk_stat_add(_Atomic uint64_t *c, uint64_t v)
 	atomic_fetch_add_explicit(c, v, memory_order_relaxed);
 }
 
-static inline uint64_t rblk_stat_get(_Atomic uint64_t *c)
+/*
+ * A counter with one writer thread: a plain load and store (no locked
+ * read-modify-write), still whole for readers on other threads.
+ */
+static inline void rblk_stat_inc(_Atomic uint64_t *c, uint64_t v)
+{
+	atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + v,
+			      memory_order_relaxed);
+}
+
+static inline uint64_t rblk_stat_get(const _Atomic uint64_t *c)
 {
 	return atomic_load_explicit(c, memory_order_relaxed);
 }
@@ -639,8 +717,33 @@ void rblk_subsys_remove_ctrl(struct rblk_subsystem *ss, struct rblk_tgt_ctrl *ct
 /* The controller with that cntlid and hostnqn, with a reference; NULL if none. */
 struct rblk_tgt_ctrl *rblk_subsys_get_ctrl(struct rblk_subsystem *ss, uint16_t cntlid,
 				       const char *hostnqn);
-/* Namespace with a reference (rblk_tgt_ns_put), or NULL. I/O path: read lock only. */
+/* Namespace with a reference (rblk_tgt_ns_put), or NULL. Management, not the I/O path. */
 struct rblk_tgt_ns *rblk_subsys_get_ns(struct rblk_subsystem *ss, uint32_t nsid);
+/*
+ * The I/O path's lookup, on a poll group's thread: the namespace, counted in
+ * flight in @pg's slot until rblk_tgt_ns_io_put(), or NULL. No lock, and no
+ * write to memory another poll group writes (target/pg.c says why it is safe).
+ */
+static inline struct rblk_tgt_ns *rblk_subsys_io_ns(struct rblk_subsystem *ss, uint32_t nsid,
+						     const struct rblk_tgt_pg *pg)
+{
+	struct rblk_tgt_ns *ns;
+
+	if (!nsid || nsid > ss->max_nsid)
+		return NULL;
+	ns = __atomic_load_n(&ss->ns[nsid - 1], __ATOMIC_ACQUIRE);
+	if (ns)
+		rblk_stat_inc(&ns->pgstats[pg->id].inflight, 1);
+	return ns;
+}
+static inline void rblk_tgt_ns_io_put(struct rblk_tgt_ns *ns, const struct rblk_tgt_pg *pg)
+{
+	/* Release: the removal that sees 0 sees everything the command did. */
+	atomic_store_explicit(&ns->pgstats[pg->id].inflight,
+			      atomic_load_explicit(&ns->pgstats[pg->id].inflight,
+						   memory_order_relaxed) - 1,
+			      memory_order_release);
+}
 /* Active NSIDs strictly greater than after, ascending, at most max; returns the count. */
 unsigned rblk_subsys_active_list(struct rblk_subsystem *ss, uint32_t after, uint32_t *out,
 				 unsigned max);
@@ -725,7 +828,11 @@ int rblk_bdev_provider_watch_size(const struct rblk_provider *p,
 void rblk_gen_uuid(const char *nqn, uint32_t nsid, uint8_t uuid[16]);
 void rblk_gen_nguid(const char *nqn, uint32_t nsid, uint8_t nguid[16]);
 void rblk_gen_serial(const char *nqn, char serial[21]);
-void rblk_tgt_ns_stats_add(struct rblk_tgt_ns_stats *dst, struct rblk_tgt_ns_stats *src);
+/* Adds the namespace's counters (every poll group's, and its syncs) into @out. */
+void rblk_tgt_ns_stats_read(const struct rblk_tgt_ns *ns, struct rblk_tgt_ns_stats *out);
+void rblk_tgt_ns_stats_add(struct rblk_tgt_ns_stats *dst, const struct rblk_tgt_ns_stats *src);
+/* Commands in flight on the namespace, over every poll group. */
+uint64_t rblk_tgt_ns_inflight(const struct rblk_tgt_ns *ns);
 
 /* ctrl.c */
 int rblk_tgt_ctrl_create(struct rblk_subsystem *ss, const char *hostnqn, const uint8_t hostid[16],

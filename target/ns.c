@@ -15,18 +15,46 @@
 
 /* ------------------------------------------------------------------------ */
 
-void rblk_tgt_ns_stats_add(struct rblk_tgt_ns_stats *dst, struct rblk_tgt_ns_stats *src)
+void rblk_tgt_ns_stats_add(struct rblk_tgt_ns_stats *dst, const struct rblk_tgt_ns_stats *src)
 {
-	rblk_stat_add(&dst->read_cmds, rblk_stat_get(&src->read_cmds));
-	rblk_stat_add(&dst->write_cmds, rblk_stat_get(&src->write_cmds));
-	rblk_stat_add(&dst->read_bytes, rblk_stat_get(&src->read_bytes));
-	rblk_stat_add(&dst->write_bytes, rblk_stat_get(&src->write_bytes));
-	rblk_stat_add(&dst->other_cmds, rblk_stat_get(&src->other_cmds));
-	rblk_stat_add(&dst->errors, rblk_stat_get(&src->errors));
-	rblk_stat_add(&dst->media_errors, rblk_stat_get(&src->media_errors));
-	rblk_stat_add(&dst->busy_ns, rblk_stat_get(&src->busy_ns));
-	rblk_stat_add(&dst->syncs, rblk_stat_get(&src->syncs));
-	rblk_stat_add(&dst->sync_errors, rblk_stat_get(&src->sync_errors));
+	dst->read_cmds += src->read_cmds;
+	dst->write_cmds += src->write_cmds;
+	dst->read_bytes += src->read_bytes;
+	dst->write_bytes += src->write_bytes;
+	dst->other_cmds += src->other_cmds;
+	dst->errors += src->errors;
+	dst->media_errors += src->media_errors;
+	dst->busy_ns += src->busy_ns;
+	dst->syncs += src->syncs;
+	dst->sync_errors += src->sync_errors;
+}
+
+/* Summed when read: each poll group writes only its own slot (core.h). */
+void rblk_tgt_ns_stats_read(const struct rblk_tgt_ns *ns, struct rblk_tgt_ns_stats *out)
+{
+	for (unsigned i = 0; i < ns->ss->tgt->nr_pgs; i++) {
+		const struct rblk_tgt_ns_pgstats *c = &ns->pgstats[i];
+
+		out->read_cmds += rblk_stat_get(&c->read_cmds);
+		out->write_cmds += rblk_stat_get(&c->write_cmds);
+		out->read_bytes += rblk_stat_get(&c->read_bytes);
+		out->write_bytes += rblk_stat_get(&c->write_bytes);
+		out->other_cmds += rblk_stat_get(&c->other_cmds);
+		out->errors += rblk_stat_get(&c->errors);
+		out->media_errors += rblk_stat_get(&c->media_errors);
+		out->busy_ns += rblk_stat_get(&c->busy_ns);
+	}
+	out->syncs += rblk_stat_get(&ns->syncs);
+	out->sync_errors += rblk_stat_get(&ns->sync_errors);
+}
+
+uint64_t rblk_tgt_ns_inflight(const struct rblk_tgt_ns *ns)
+{
+	uint64_t n = 0;
+
+	for (unsigned i = 0; i < ns->ss->tgt->nr_pgs; i++)
+		n += atomic_load_explicit(&ns->pgstats[i].inflight, memory_order_acquire);
+	return n;
 }
 
 void rblk_provider_init(struct rblk_provider *p)
@@ -70,6 +98,13 @@ int rblk_tgt_ns_create(struct rblk_subsystem *ss, const struct rblk_ns_opts *opt
 		return -ENOMEM;
 	ns->ss = ss;
 	ns->nsid = nsid;
+	ns->pgstats = aligned_alloc(_Alignof(struct rblk_tgt_ns_pgstats),
+				    ss->tgt->nr_pgs * sizeof(*ns->pgstats));
+	if (!ns->pgstats) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	memset(ns->pgstats, 0, ss->tgt->nr_pgs * sizeof(*ns->pgstats));
 	ns->path = strdup(path);
 	if (!ns->path) {
 		ret = -ENOMEM;
@@ -142,6 +177,7 @@ out_close:
 out_free_path:
 	free(ns->path);
 out_free:
+	free(ns->pgstats);
 	free(ns);
 	return ret;
 }
@@ -157,13 +193,13 @@ int rblk_tgt_ns_sync(struct rblk_tgt_ns *ns, const char *why)
 	if (ret == -EOPNOTSUPP)
 		return 0;
 	if (ret) {
-		rblk_stat_add(&ns->stats.sync_errors, 1);
+		rblk_stat_add(&ns->sync_errors, 1);
 		RBLK_ERR("subsystem %s: namespace %u (%s): datasync at %s failed: %s: "
 			 "completed writes may not be durable", ns->ss->nqn, ns->nsid, ns->path,
 			 why, strerror(-ret));
 		return ret;
 	}
-	rblk_stat_add(&ns->stats.syncs, 1);
+	rblk_stat_add(&ns->syncs, 1);
 	return 0;
 }
 
@@ -214,5 +250,6 @@ void rblk_tgt_ns_destroy(struct rblk_tgt_ns *ns)
 	if (ns->prov.ops->close)
 		ns->prov.ops->close(ns->prov.ctx);
 	free(ns->path);
+	free(ns->pgstats);
 	free(ns);
 }

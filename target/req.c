@@ -99,7 +99,7 @@ uint16_t rblk_req_parse(struct rblk_req *req)
 	}
 out:
 	if (status && req->ns) {
-		rblk_tgt_ns_put(req->ns);
+		rblk_tgt_ns_io_put(req->ns, sq->pg);
 		req->ns = NULL;
 	}
 	req->status = status;
@@ -116,7 +116,7 @@ void rblk_req_complete(struct rblk_req *req, uint16_t status)
 	if (status) {
 		if (sq->ctrl && rblk_tgt_ctrl_log_error(sq->ctrl, req, status))
 			status |= NVME_SC_MORE; /* nvmet: an error log entry exists */
-		rblk_stat_add(&sq->stats.errors, 1);
+		rblk_stat_inc(&sq->stats.errors, 1);
 		if (RBLK_LOG_ON(RBLK_LOG_DEBUG))
 			RBLK_DEBUG("qid %u cid %#x opc %#x: %s (%#x)", sq->qid,
 				   rblk_le16(req->cmd->cid), req->cmd->opc,
@@ -136,10 +136,10 @@ void rblk_req_complete(struct rblk_req *req, uint16_t status)
 		sqhd = rblk_le16(req->cqe.sqhd);
 	}
 	nvme_cqe_build(&req->cqe, req->cmd->cid, status, dw0, dw1, sqhd, sq->qid);
-	rblk_stat_add(&sq->stats.completed, 1);
+	rblk_stat_inc(&sq->stats.completed, 1);
 
 	if (req->ns) {
-		rblk_tgt_ns_put(req->ns);
+		rblk_tgt_ns_io_put(req->ns, sq->pg);
 		req->ns = NULL;
 	}
 	sq->ops->queue_response(req);

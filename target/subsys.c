@@ -2,10 +2,11 @@
 /*
  * Subsystems: identity (NQN, serial, model), the allowed-host list, the
  * controllers bound to them (cntlid allocation in cntlid_min..cntlid_max,
- * by default 1..0xFFEF like nvmet), and the
- * namespace table. The table is read on the I/O path under a read lock that
- * is held only for the lookup: the reader leaves with a reference on the
- * namespace, and removal waits for those references to drain before the
+ * by default 1..0xFFEF like nvmet), and the namespace table. Management
+ * reads the table under a read lock and leaves with a reference; the I/O
+ * path reads it with no lock and counts its commands in its own poll group's
+ * slot (rblk_subsys_io_ns, target/pg.c). Removal unpublishes the entry, waits
+ * for a grace period, then for both kinds of users to drain before the
  * backing store is closed.
  * The NQN policy for configured names is in names.c.
  */
@@ -531,7 +532,8 @@ int rblk_subsys_add_ns(struct rblk_subsystem *ss, const struct rblk_ns_opts *opt
 			rblk_gen_uuid(ss->nqn, nsid, ns->uuid);
 		if (!opts->has_nguid)
 			rblk_gen_nguid(ss->nqn, nsid, ns->nguid);
-		ss->ns[nsid - 1] = ns;
+		/* Release: a lock-free reader that finds ns sees it whole. */
+		__atomic_store_n(&ss->ns[nsid - 1], ns, __ATOMIC_RELEASE);
 		ss->nr_ns++;
 	}
 	pthread_rwlock_unlock(&ss->ns_lock);
@@ -562,7 +564,7 @@ int rblk_subsys_remove_ns(struct rblk_subsystem *ss, uint32_t nsid)
 	pthread_rwlock_wrlock(&ss->ns_lock);
 	ns = ss->ns[nsid - 1];
 	if (ns) {
-		ss->ns[nsid - 1] = NULL;
+		__atomic_store_n(&ss->ns[nsid - 1], NULL, __ATOMIC_RELAXED);
 		ss->nr_ns--;
 	}
 	pthread_rwlock_unlock(&ss->ns_lock);
@@ -570,12 +572,23 @@ int rblk_subsys_remove_ns(struct rblk_subsystem *ss, uint32_t nsid)
 		return -ENOENT;
 	rblk_subsys_ns_changed(ss, nsid);
 
-	/* Drop the table's reference, then wait for the I/O in flight. */
+	/*
+	 * After the grace period no poll group can find the namespace any more;
+	 * then wait for the commands that did (in flight) and for management's
+	 * references (the table's is dropped here).
+	 */
+	rblk_tgt_synchronize(ss->tgt);
 	rblk_tgt_ns_put(ns);
-	while (atomic_load_explicit(&ns->refs, memory_order_acquire)) {
+	for (;;) {
+		uint64_t inflight = rblk_tgt_ns_inflight(ns);
+		unsigned refs = atomic_load_explicit(&ns->refs, memory_order_acquire);
+
+		if (!inflight && !refs)
+			break;
 		if (++spins % 10000 == 0)
-			RBLK_WARN("subsystem %s: namespace %u still has %u request(s) in flight",
-				  ss->nqn, nsid, atomic_load(&ns->refs));
+			RBLK_WARN("subsystem %s: namespace %u still has %llu command(s) in flight "
+				  "and %u other user(s)", ss->nqn, nsid,
+				  (unsigned long long)inflight, refs);
 		rblk_transport_idle_wait(ss->tgt->transport, 100);
 	}
 	/*
@@ -586,7 +599,7 @@ int rblk_subsys_remove_ns(struct rblk_subsystem *ss, uint32_t nsid)
 	 */
 	rblk_tgt_ns_sync(ns, "close");
 	pthread_mutex_lock(&ss->lock);
-	rblk_tgt_ns_stats_add(&ss->retired, &ns->stats);
+	rblk_tgt_ns_stats_read(ns, &ss->retired);
 	pthread_mutex_unlock(&ss->lock);
 	RBLK_NOTICE("subsystem %s: namespace %u removed", ss->nqn, nsid);
 	rblk_tgt_ns_destroy(ns);
@@ -602,6 +615,6 @@ void rblk_subsys_stats(struct rblk_subsystem *ss, struct rblk_tgt_ns_stats *out)
 	pthread_rwlock_rdlock(&ss->ns_lock);
 	for (uint32_t i = 0; i < ss->max_nsid; i++)
 		if (ss->ns[i])
-			rblk_tgt_ns_stats_add(out, &ss->ns[i]->stats);
+			rblk_tgt_ns_stats_read(ss->ns[i], out);
 	pthread_rwlock_unlock(&ss->ns_lock);
 }

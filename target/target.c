@@ -141,14 +141,28 @@ int rblk_target_create(const struct rblk_target_opts *opts, struct rblk_target *
 	tgt->created_ms = rblk_clock_ms();
 	tgt->next_portid = 1;
 	atomic_init(&tgt->genctr, 1);
+	/* Known before any namespace: each has a counter slot per poll group. */
+	if (tgt->opts.threads == RBLK_THREADS_EMBEDDER)
+		tgt->opts.num_poll_groups = 1;
+	else if (!tgt->opts.num_poll_groups)
+		tgt->opts.num_poll_groups = rblk_tgt_default_poll_groups();
+	tgt->nr_pgs = tgt->opts.num_poll_groups;
+	tgt->pgs = calloc(tgt->nr_pgs, sizeof(*tgt->pgs));
+	if (!tgt->pgs) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
 
 	ret = -pthread_mutex_init(&tgt->lock, NULL);
 	if (ret)
 		goto out_free;
+	ret = -pthread_mutex_init(&tgt->pg_lock, NULL);
+	if (ret)
+		goto out_mutex;
 	tgt->stop_fd = eventfd(0, EFD_CLOEXEC);
 	if (tgt->stop_fd < 0) {
 		ret = -errno;
-		goto out_mutex;
+		goto out_pg_mutex;
 	}
 	rblk_subsystem_opts_init(&dopts);
 	dopts.nqn = NVME_DISC_SUBSYS_NAME;
@@ -168,9 +182,12 @@ out_disc:
 	rblk_subsys_destroy(tgt->disc);
 out_close:
 	close(tgt->stop_fd);
+out_pg_mutex:
+	pthread_mutex_destroy(&tgt->pg_lock);
 out_mutex:
 	pthread_mutex_destroy(&tgt->lock);
 out_free:
+	free(tgt->pgs);
 	free(tgt->rbd_conf);
 	free(tgt->rbd_id);
 	free(tgt->rbd_keyring);
@@ -198,7 +215,9 @@ void rblk_target_destroy(struct rblk_target *tgt)
 	}
 	free(tgt->listeners);
 	close(tgt->stop_fd);
+	pthread_mutex_destroy(&tgt->pg_lock);
 	pthread_mutex_destroy(&tgt->lock);
+	free(tgt->pgs);
 	free(tgt->rbd_conf);
 	free(tgt->rbd_id);
 	free(tgt->rbd_keyring);
@@ -711,7 +730,7 @@ static struct json_object *ctrl_json(struct rblk_tgt_ctrl *c)
 static struct json_object *ns_json(struct rblk_tgt_ns *ns)
 {
 	struct json_object *o = json_object_new_object();
-	struct rblk_tgt_ns_stats *st = &ns->stats;
+	struct rblk_tgt_ns_stats stats = { 0 }, *st = &stats;
 
 	json_object_object_add(o, "subsystem", json_object_new_string(ns->ss->nqn));
 	add_u64(o, "nsid", ns->nsid);
@@ -719,16 +738,17 @@ static struct json_object *ns_json(struct rblk_tgt_ns *ns)
 	add_u64(o, "blocks", rblk_tgt_ns_nlb(ns));
 	add_u64(o, "block_size", 1u << ns->lbads);
 	json_object_object_add(o, "read_only", json_object_new_boolean(ns->read_only));
-	add_u64(o, "read_cmds", rblk_stat_get(&st->read_cmds));
-	add_u64(o, "write_cmds", rblk_stat_get(&st->write_cmds));
-	add_u64(o, "read_bytes", rblk_stat_get(&st->read_bytes));
-	add_u64(o, "write_bytes", rblk_stat_get(&st->write_bytes));
-	add_u64(o, "other_cmds", rblk_stat_get(&st->other_cmds));
-	add_u64(o, "errors", rblk_stat_get(&st->errors));
-	add_u64(o, "media_errors", rblk_stat_get(&st->media_errors));
-	add_u64(o, "syncs", rblk_stat_get(&st->syncs));
-	add_u64(o, "sync_errors", rblk_stat_get(&st->sync_errors));
-	add_u64(o, "busy_ns", rblk_stat_get(&st->busy_ns));
+	rblk_tgt_ns_stats_read(ns, st);
+	add_u64(o, "read_cmds", st->read_cmds);
+	add_u64(o, "write_cmds", st->write_cmds);
+	add_u64(o, "read_bytes", st->read_bytes);
+	add_u64(o, "write_bytes", st->write_bytes);
+	add_u64(o, "other_cmds", st->other_cmds);
+	add_u64(o, "errors", st->errors);
+	add_u64(o, "media_errors", st->media_errors);
+	add_u64(o, "syncs", st->syncs);
+	add_u64(o, "sync_errors", st->sync_errors);
+	add_u64(o, "busy_ns", st->busy_ns);
 	return o;
 }
 

@@ -382,13 +382,6 @@ int rblk_transport_create(struct rblk_target *tgt, struct rblk_transport **out)
 	return 0;
 }
 
-static unsigned online_cpus(void)
-{
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
-
-	return n > 0 ? (unsigned)n : 1;
-}
-
 static void destroy_groups(struct rblk_transport *t)
 {
 	for (unsigned i = 0; i < t->npg; i++)
@@ -404,6 +397,7 @@ static void pg_opts(const struct rblk_transport *t, struct rblk_pg_opts *po)
 	const struct rblk_target_opts *o = &t->tgt->opts;
 
 	memset(po, 0, sizeof(*po));
+	po->tgt = t->tgt;
 	po->mode = o->poll_mode;
 	po->backend = t->tgt->backend;
 	po->bq_depth = o->max_queue_depth > RBLK_BQUEUE_MAX_DEPTH ? RBLK_BQUEUE_MAX_DEPTH
@@ -420,7 +414,7 @@ static int start_threads(struct rblk_transport *t, struct rblk_pg_opts *po)
 	const struct rblk_target_opts *o = &t->tgt->opts;
 	int ret;
 
-	t->npg = o->num_poll_groups ? o->num_poll_groups : online_cpus();
+	t->npg = o->num_poll_groups; /* resolved by rblk_target_create() */
 	t->pgs = calloc(t->npg, sizeof(*t->pgs));
 	if (!t->pgs) {
 		t->npg = 0;

@@ -109,7 +109,7 @@ static unsigned run_mailbox(struct rblk_poll_group *pg)
 		next = m->next; /* fn may free or re-post m */
 		m->fn(m);
 	}
-	atomic_fetch_add_explicit(&pg->stats.msgs, n, memory_order_relaxed);
+	rblk_stat_inc(&pg->stats.msgs, n);
 	return n;
 }
 
@@ -418,7 +418,7 @@ static unsigned poll_cqs(struct rblk_poll_group *pg)
 		total += recvs;
 	}
 	if (total)
-		atomic_fetch_add_explicit(&pg->stats.wcs, total, memory_order_relaxed);
+		rblk_stat_inc(&pg->stats.wcs, total);
 	return total;
 }
 
@@ -482,7 +482,9 @@ unsigned rblk_poll_group_poll(struct rblk_poll_group *pg)
 	uint64_t now;
 	int r;
 
-	atomic_fetch_add_explicit(&pg->stats.iterations, 1, memory_order_relaxed);
+	/* Nothing from the namespace tables is held uncounted between iterations. */
+	rblk_tgt_pg_quiescent(&pg->core);
+	rblk_stat_inc(&pg->stats.iterations, 1);
 	rblk_clock_cache_reset(&pg->clock);
 	rblk_clock_cache_reset(&pg->svc_clock);
 	if (pg->bq_fd_toggle && pg->bq_fd_on) {
@@ -531,7 +533,7 @@ unsigned rblk_poll_group_poll(struct rblk_poll_group *pg)
 		now = rblk_clock_ms();
 		if (now >= pg->next_tick_ms) {
 			pg->next_tick_ms = tick(pg, now);
-			atomic_fetch_add_explicit(&pg->stats.ticks, 1, memory_order_relaxed);
+			rblk_stat_inc(&pg->stats.ticks, 1);
 		}
 	}
 	return n;
@@ -689,7 +691,9 @@ int rblk_poll_group_idle(struct rblk_poll_group *pg)
 	}
 	if (pg->opts.mode == RBLK_POLL_BUSY || prepare_sleep(pg, true))
 		return 0;
-	atomic_fetch_add_explicit(&pg->stats.sleeps, 1, memory_order_relaxed);
+	rblk_stat_inc(&pg->stats.sleeps, 1);
+	/* The embedder waits now: no grace period waits for it meanwhile. */
+	rblk_tgt_pg_offline(&pg->core);
 	return next_timeout(pg);
 }
 
@@ -699,7 +703,8 @@ static void sleep_wait(struct rblk_poll_group *pg)
 	struct epoll_event ev[2 * RBLK_PG_MAX_DEVS + 3];
 	int n;
 
-	atomic_fetch_add_explicit(&pg->stats.sleeps, 1, memory_order_relaxed);
+	rblk_stat_inc(&pg->stats.sleeps, 1);
+	rblk_tgt_pg_offline(&pg->core);
 	n = epoll_wait(pg->epfd, ev, 2 * RBLK_PG_MAX_DEVS + 3, next_timeout(pg));
 	if (n < 0 && errno != EINTR)
 		RBLK_ERR("poll group %u: epoll_wait: %s", pg->opts.id, strerror(errno));
@@ -822,6 +827,7 @@ static void *pg_thread(void *arg)
 						      : "adaptive",
 		   rblk_bqueue_engine(pg->bq));
 	loop(pg);
+	rblk_tgt_pg_offline(&pg->core);
 	RBLK_INFO("poll group %u: %llu iterations, %llu sleeps, %llu completions, %llu messages, "
 		  "%llu buffer waits (%llu timed out)",
 		  pg->opts.id, (unsigned long long)atomic_load(&pg->stats.iterations),
@@ -868,10 +874,20 @@ int rblk_poll_group_create(const struct rblk_pg_opts *opts, struct rblk_transpor
 	ret = -pthread_mutex_init(&pg->mbox_lock, NULL);
 	if (ret)
 		goto out_close_cpl;
+	pg->core.id = opts->id;
+	atomic_init(&pg->core.qs, 1);
+	if (opts->tgt) {
+		ret = rblk_tgt_pg_register(opts->tgt, &pg->core, opts->id);
+		if (ret)
+			goto out_mutex;
+		pg->core_registered = true;
+	}
 	sem_init(&pg->ready, 0, 0);
 	*out = pg;
 	return 0;
 
+out_mutex:
+	pthread_mutex_destroy(&pg->mbox_lock);
 out_close_cpl:
 	close(pg->cpl_fd);
 out_close_mbox:
@@ -905,6 +921,7 @@ void rblk_poll_group_detach(struct rblk_poll_group *pg)
 {
 	if (!pg || !pg->inline_loop)
 		return;
+	rblk_tgt_pg_offline(&pg->core);
 	thread_teardown(pg);
 	pg->inline_loop = false;
 	if (pg_self == pg)
@@ -963,6 +980,8 @@ void rblk_poll_group_destroy(struct rblk_poll_group *pg)
 		return;
 	rblk_poll_group_stop(pg);
 	rblk_poll_group_detach(pg);
+	if (pg->core_registered)
+		rblk_tgt_pg_unregister(pg->opts.tgt, &pg->core);
 	sem_destroy(&pg->ready);
 	pthread_mutex_destroy(&pg->mbox_lock);
 	close(pg->mbox_fd);

@@ -99,6 +99,7 @@ struct rblk_pg_dev {
 };
 
 struct rblk_pg_opts {
+	struct rblk_target *tgt;          /* registers the group's core share (NULL: none) */
 	unsigned id;
 	enum rblk_poll_mode mode;
 	const char *backend;              /* bqueue engine ("uring", "aio", ...) */
@@ -110,6 +111,7 @@ struct rblk_pg_opts {
 	uint32_t icd_size;                /* in-capsule data per shared receive */
 };
 
+/* Written by the group's thread only (rblk_stat_inc), read by anyone. */
 struct rblk_pg_stats {
 	_Atomic uint64_t iterations;
 	_Atomic uint64_t sleeps;          /* times it went to epoll_wait */
@@ -164,6 +166,13 @@ struct rblk_poll_group {
 	unsigned nqueues;
 	uint64_t next_tick_ms;
 	struct rblk_pg_stats stats;
+	/*
+	 * The core's share (its counter slot, quiescent states): registered with
+	 * opts.tgt as slot opts.id while the group exists; every queue's sq
+	 * points at it.
+	 */
+	struct rblk_tgt_pg core;
+	bool core_registered;
 };
 
 /* Allocates a group (no thread yet). */

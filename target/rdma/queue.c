@@ -252,6 +252,7 @@ static int setup(struct rblk_rdma_queue *q)
 	q->sq.bq = pg->bq;
 	q->sq.waitq = &pg->waitq;
 	q->sq.clock = &pg->svc_clock;
+	q->sq.pg = &pg->core;
 	q->sq.listener = q->listener;
 	rblk_addr_host_str(rblk_cm_id_local_addr(q->cm_id), local, sizeof(local));
 	local[sizeof(q->sq.local_traddr) - 1] = '\0'; /* a scope suffix may not fit */

@@ -341,7 +341,7 @@ enum rblk_rdma_qstate {
 
 const char *rblk_rdma_qstate_str(enum rblk_rdma_qstate s);
 
-/* Per-queue counters; written by the queue's thread, read by anyone. */
+/* Per-queue counters; written by the queue's thread only (rblk_stat_inc), read by anyone. */
 struct rblk_rdma_qstats {
 	_Atomic uint64_t cmds;
 	_Atomic uint64_t bytes_h2c;     /* host -> target (RDMA READ + in-capsule) */

@@ -53,11 +53,6 @@ static bool q_open(const struct rblk_rdma_queue *q)
 	return q->state == RBLK_RDMA_Q_CONNECTING || q->state == RBLK_RDMA_Q_LIVE;
 }
 
-static void stat_add(_Atomic uint64_t *c, uint64_t v)
-{
-	atomic_fetch_add_explicit(c, v, memory_order_relaxed);
-}
-
 /*
  * FIFO fairness for a resource: a request proceeds only at the head of the
  * resource's queue (or when nobody waits) and when the resource is there;
@@ -133,7 +128,7 @@ static void step_new(struct rblk_rdma_req *r)
 
 	rblk_req_init(req, &q->sq, r->recv->capsule);
 	r->sgl.kind = RBLK_SGL_NONE;
-	stat_add(&q->stats.cmds, 1);
+	rblk_stat_inc(&q->stats.cmds, 1);
 	status = rblk_req_parse(req);
 	if (status) {
 		/* No data moves; the core's completion sends the CQE. */
@@ -167,7 +162,7 @@ static void step_new(struct rblk_rdma_req *r)
 		req->iov[0].iov_len = req->data_len;
 		req->iovcnt = 1;
 		req->buf_index = -1;
-		stat_add(&q->stats.bytes_h2c, req->data_len);
+		rblk_stat_inc(&q->stats.bytes_h2c, req->data_len);
 		r->state = RBLK_RDMA_REQ_READY_TO_EXECUTE;
 	} else {
 		r->state = RBLK_RDMA_REQ_NEED_BUFFER;
@@ -186,7 +181,7 @@ static void step_need_buffer(struct rblk_rdma_req *r)
 	if (!take_turn(&dev->pending_buf, r, rblk_mr_pool_free_count(dev->pool) >= n)) {
 		if (!r->wait_since_ms) {
 			r->wait_since_ms = rblk_clock_ms();
-			atomic_fetch_add_explicit(&dev->pg->stats.buf_waits, 1, memory_order_relaxed);
+			rblk_stat_inc(&dev->pg->stats.buf_waits, 1);
 		}
 		return;
 	}
@@ -293,9 +288,9 @@ static void step_ready_to_complete(struct rblk_rdma_req *r)
 		return;
 	}
 	if (data)
-		stat_add(&q->stats.bytes_c2h, req->data_len);
+		rblk_stat_inc(&q->stats.bytes_c2h, req->data_len);
 	if (req->status)
-		stat_add(&q->stats.errors, 1);
+		rblk_stat_inc(&q->stats.errors, 1);
 }
 
 bool rblk_rdma_req_step(struct rblk_rdma_req *r)
@@ -363,13 +358,13 @@ static void wc_error(struct rblk_rdma_queue *q, const struct rblk_wc *wc, const 
 		RBLK_DEBUG("%s qid %u: %s: %s", q->peer, q->sq.qid, what,
 			   rblk_wc_status_str(wc->status));
 	} else if (r && r->req.cmd) {
-		atomic_fetch_add_explicit(&q->stats.wc_errors, 1, memory_order_relaxed);
+		rblk_stat_inc(&q->stats.wc_errors, 1);
 		RBLK_ERR("%s qid %u cid %#x: %s failed: %s (vendor error %#x)", q->peer, q->sq.qid,
 			 rblk_le16(r->req.cmd->cid), what, rblk_wc_status_str(wc->status),
 			 wc->vendor_err);
 	} else {
 		/* No request (a receive): no CID to print, and none glued to the QID. */
-		atomic_fetch_add_explicit(&q->stats.wc_errors, 1, memory_order_relaxed);
+		rblk_stat_inc(&q->stats.wc_errors, 1);
 		RBLK_ERR("%s qid %u: %s failed: %s (vendor error %#x)", q->peer, q->sq.qid, what,
 			 rblk_wc_status_str(wc->status), wc->vendor_err);
 	}
@@ -486,7 +481,7 @@ static void read_done(struct rblk_rdma_req *r, const struct rblk_wc *wc)
 		rblk_req_complete(&r->req, NVME_SC_TRANSIENT_TR_ERR);
 		return;
 	}
-	stat_add(&q->stats.bytes_h2c, r->req.data_len);
+	rblk_stat_inc(&q->stats.bytes_h2c, r->req.data_len);
 	r->state = RBLK_RDMA_REQ_READY_TO_EXECUTE;
 	rblk_rdma_req_process(r);
 }
@@ -595,7 +590,7 @@ void rblk_rdma_dev_expire_waits(struct rblk_pg_dev *dev, uint64_t now_ms)
 	       now_ms - r->wait_since_ms >= RBLK_RDMA_BUF_WAIT_MS) {
 		unqueue(&dev->pending_buf, r);
 		r->wait_since_ms = 0;
-		atomic_fetch_add_explicit(&dev->pg->stats.buf_timeouts, 1, memory_order_relaxed);
+		rblk_stat_inc(&dev->pg->stats.buf_timeouts, 1);
 		RBLK_WARN("%s qid %u cid %u: no buffer for %u bytes in %d ms (pool %u/%u free): "
 			  "failed for the host to retry", r->q->peer, r->q->sq.qid,
 			  rblk_le16(r->req.cmd->cid), r->req.data_len, RBLK_RDMA_BUF_WAIT_MS,

@@ -261,13 +261,13 @@ static void test_io_queue(void)
 	CU_ASSERT_EQUAL(TT_SC(tt_rw(ioq, NVME_IO_WRITE, nsid, 0, 1, 0, buf, sizeof(buf))),
 			NVME_SC_AUTH_REQUIRED | NVME_SC_DNR);
 	/* No namespace was reached. */
-	CU_ASSERT_EQUAL(rblk_stat_get(&ss->ns[nsid - 1]->stats.read_cmds), 0);
-	CU_ASSERT_EQUAL(rblk_stat_get(&ss->ns[nsid - 1]->stats.write_cmds), 0);
+	CU_ASSERT_EQUAL(ns_stats(ss->ns[nsid - 1]).read_cmds, 0);
+	CU_ASSERT_EQUAL(ns_stats(ss->ns[nsid - 1]).write_cmds, 0);
 	h.t_id = 0x0202;
 	CU_ASSERT_EQUAL(ah_authenticate(&h, ioq), 0);
 	CU_ASSERT_EQUAL(ioq->sq.auth.state, RBLK_TGT_AUTH_DONE);
 	CU_ASSERT_EQUAL(tt_rw(ioq, NVME_IO_READ, nsid, 0, 1, 0, buf, sizeof(buf)), 0);
-	CU_ASSERT_EQUAL(rblk_stat_get(&ss->ns[nsid - 1]->stats.read_cmds), 1);
+	CU_ASSERT_EQUAL(ns_stats(ss->ns[nsid - 1]).read_cmds, 1);
 	tt_queue_destroy(ioq);
 	teardown();
 }

@@ -435,7 +435,10 @@ static void test_remove_ns_with_io_in_flight(void)
 		tt_rw_sqe(&c, NVME_IO_WRITE, (uint16_t)i, 1, (uint64_t)i * 8, 8);
 		tr[i] = tt_send(iq, (struct nvme_sqe *)&c, w, 4096);
 	}
-	CU_ASSERT_EQUAL(atomic_load(&ss->ns[0]->refs), 5);
+	/* Counted in the poll group's slot, not in the shared reference count. */
+	CU_ASSERT_EQUAL(rblk_tgt_ns_inflight(ss->ns[0]), 4);
+	CU_ASSERT_EQUAL(ss->ns[0]->pgstats[0].inflight, 4);
+	CU_ASSERT_EQUAL(atomic_load(&ss->ns[0]->refs), 1);
 	rm.ss = ss;
 	pthread_create(&th, NULL, remove_thread, &rm);
 	/* The remover cannot finish before the writes complete. */
@@ -467,16 +470,16 @@ static void test_close_syncs_writable_file(void)
 	engine = "aio";
 	CU_ASSERT_TRUE_FATAL(setup(0, 0, false)); /* libaio is always there */
 	CU_ASSERT_EQUAL(tt_rw(iq, NVME_IO_WRITE, 1, 0, 8, 0, w, 4096), 0);
-	CU_ASSERT_EQUAL(atomic_load(&ss->ns[0]->stats.syncs), 0);
+	CU_ASSERT_EQUAL(ns_stats(ss->ns[0]).syncs, 0);
 	CU_ASSERT_EQUAL(rblk_subsystem_remove_namespace(ss, 1), 0);
-	CU_ASSERT_EQUAL(atomic_load(&ss->retired.syncs), 1);
-	CU_ASSERT_EQUAL(atomic_load(&ss->retired.sync_errors), 0);
+	CU_ASSERT_EQUAL(ss->retired.syncs, 1);
+	CU_ASSERT_EQUAL(ss->retired.sync_errors, 0);
 	teardown();
 
 	/* Read-only: nothing was written through us, nothing to sync. */
 	CU_ASSERT_TRUE_FATAL(setup(0, 0, true));
 	CU_ASSERT_EQUAL(rblk_subsystem_remove_namespace(ss, 1), 0);
-	CU_ASSERT_EQUAL(atomic_load(&ss->retired.syncs), 0);
+	CU_ASSERT_EQUAL(ss->retired.syncs, 0);
 	teardown();
 	free(w);
 }
@@ -490,7 +493,7 @@ static void test_shutdown_syncs_namespaces(void)
 	engine = "aio";
 	CU_ASSERT_TRUE_FATAL(setup(0, 0, false)); /* libaio is always there */
 	CU_ASSERT_EQUAL(tt_rw(iq, NVME_IO_WRITE, 1, 0, 8, 0, w, 4096), 0);
-	CU_ASSERT_EQUAL(atomic_load(&ss->ns[0]->stats.syncs), 0);
+	CU_ASSERT_EQUAL(ns_stats(ss->ns[0]).syncs, 0);
 	CU_ASSERT_EQUAL(tt_prop_set(aq, NVME_REG_CC, 0x00464001), 0);
 	CU_ASSERT_EQUAL(tt_prop_get(aq, NVME_REG_CSTS, false, &v), 0);
 	CU_ASSERT_EQUAL(v & NVME_CSTS_RDY, 0);
@@ -498,8 +501,8 @@ static void test_shutdown_syncs_namespaces(void)
 		       NVME_CSTS_SHST(v) == NVME_CSTS_SHST_CMPLT);
 	CU_ASSERT_EQUAL(tt_wait_shutdown(aq, &v), 0);
 	CU_ASSERT_EQUAL(v, NVME_CSTS_SHST_CMPLT << NVME_CSTS_SHST_SHIFT);
-	CU_ASSERT_EQUAL(atomic_load(&ss->ns[0]->stats.syncs), 1);
-	CU_ASSERT_EQUAL(atomic_load(&ss->ns[0]->stats.sync_errors), 0);
+	CU_ASSERT_EQUAL(ns_stats(ss->ns[0]).syncs, 1);
+	CU_ASSERT_EQUAL(ns_stats(ss->ns[0]).sync_errors, 0);
 	/* A completed shutdown is a safe one. */
 	tt_queue_destroy(iq);
 	tt_queue_destroy(aq);
@@ -529,7 +532,7 @@ static void test_media_error(void)
 	CU_ASSERT_EQUAL(rblk_le16(e.sqid), 1);
 	CU_ASSERT_EQUAL(rblk_le64(e.lba), 16);
 	CU_ASSERT_EQUAL(rblk_le32(e.nsid), 1);
-	CU_ASSERT_EQUAL(atomic_load(&ss->ns[0]->stats.errors), 1);
+	CU_ASSERT_EQUAL(ns_stats(ss->ns[0]).errors, 1);
 	teardown();
 	free(b);
 }
@@ -548,7 +551,7 @@ static void test_busy_time_uses_the_iteration_clock(void)
 	setup(512, 0, false);
 	ns = iq->sq.ctrl->ss->ns[0];
 	iq->sq.clock = &clk;
-	busy0 = rblk_stat_get(&ns->stats.busy_ns);
+	busy0 = ns_stats(ns).busy_ns;
 	tt_sqe((struct nvme_sqe *)&c, NVME_IO_READ, 5, 1);
 	c.nlb = rblk_cpu_to_le16(7);
 	tr = tt_send(iq, (struct nvme_sqe *)&c, b, 4096);
@@ -558,7 +561,7 @@ static void test_busy_time_uses_the_iteration_clock(void)
 	while (!tr->done)
 		tt_pump(env);
 	CU_ASSERT_EQUAL(tt_status(&tr->cqe), 0);
-	CU_ASSERT_EQUAL(rblk_stat_get(&ns->stats.busy_ns) - busy0, 4321);
+	CU_ASSERT_EQUAL(ns_stats(ns).busy_ns - busy0, 4321);
 	tt_req_release(tr);
 	iq->sq.clock = NULL;
 	teardown();

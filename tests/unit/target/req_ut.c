@@ -136,6 +136,7 @@ static void test_ns_ref_dropped_on_parse_error(void)
 			NVME_SC_LBA_RANGE | NVME_SC_DNR);
 	CU_ASSERT_EQUAL(TT_SC(tt_rw(iq, NVME_IO_READ, 1, 0, 1, 0, b, 256)),
 			NVME_SC_SGL_INVALID_DATA | NVME_SC_DNR);
+	CU_ASSERT_EQUAL(rblk_tgt_ns_inflight(ss->ns[0]), 0);
 	CU_ASSERT_EQUAL(atomic_load(&ss->ns[0]->refs), 1);
 	tt_queue_destroy(iq);
 	tt_queue_destroy(aq);

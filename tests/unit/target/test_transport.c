@@ -174,6 +174,13 @@ struct tt_env *tt_env_create(const struct rblk_target_opts *opts, unsigned bq_de
 		return NULL;
 	}
 	rblk_io_waitq_init(&env->waitq);
+	/* Offline until a test calls rblk_tgt_pg_quiescent(): grace periods do not wait. */
+	if (rblk_tgt_pg_register(env->tgt, &env->pg, 0)) {
+		rblk_bqueue_destroy(env->bq);
+		rblk_target_destroy(env->tgt);
+		free(env);
+		return NULL;
+	}
 	rblk_log_set_level(RBLK_LOG_WARN);
 	for (int i = 0; i < 16; i++)
 		env->hostid[i] = (uint8_t)(0xA0 + i);
@@ -185,6 +192,7 @@ void tt_env_destroy(struct tt_env *env)
 	if (!env)
 		return;
 	tt_pump(env);
+	rblk_tgt_pg_unregister(env->tgt, &env->pg);
 	rblk_target_destroy(env->tgt);
 	rblk_bqueue_destroy(env->bq);
 	free(env);
@@ -227,6 +235,7 @@ struct tt_queue *tt_queue_create(struct tt_env *env, uint16_t cm_qid, uint16_t d
 	rblk_sq_init(&q->sq, env->tgt, &tt_ops, cm_qid, depth);
 	q->sq.bq = env->bq;
 	q->sq.waitq = &env->waitq;
+	q->sq.pg = &env->pg;
 	return q;
 }
 

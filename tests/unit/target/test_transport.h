@@ -63,6 +63,7 @@ struct tt_work {
 
 struct tt_env {
 	struct rblk_target *tgt;
+	struct rblk_tgt_pg pg; /* the test thread as the target's poll group 0 */
 	struct rblk_bqueue *bq;
 	struct rblk_io_waitq waitq;
 	struct tt_work work[256];
@@ -79,6 +80,15 @@ struct rblk_transport {
 	bool started;
 	unsigned stops;
 };
+
+/* A namespace's counters, summed over the poll groups' slots. */
+static inline struct rblk_tgt_ns_stats ns_stats(const struct rblk_tgt_ns *ns)
+{
+	struct rblk_tgt_ns_stats st = { 0 };
+
+	rblk_tgt_ns_stats_read(ns, &st);
+	return st;
+}
 
 /* A target with opts (NULL = defaults) and a backend queue of the target's engine. */
 struct tt_env *tt_env_create(const struct rblk_target_opts *opts, unsigned bq_depth);

@@ -418,6 +418,7 @@ struct rblk_rdma_queue *fq_create(struct tt_env *env, struct rblk_pg_dev *dev,
 	rblk_sq_init(&q->sq, env->tgt, &fake_ops, o->qid, o->depth);
 	q->sq.bq = env->bq;
 	q->sq.waitq = &env->waitq;
+	q->sq.pg = &env->pg;
 	for (uint16_t i = 0; q->recvs && i < o->depth; i++)
 		rblk_rdma_stage_recv(q, &q->recvs[i]);
 	rblk_rdma_queue_flush(q);
