@@ -394,41 +394,56 @@ struct rblk_listener {
 };
 
 /* ======================================================================== */
-/* Transport entry points the core calls (implemented by target/rdma/ and */
-/* target/rdma/poll_group.c; by tests/unit/target/test_transport.c in unit tests). */
+/* The fabric: what the core calls to run the transport. One const table     */
+/* per transport engine (target/rdma/fabric.c; the unit tests' test           */
+/* transport), given to rblk_tgt_create(). The engine's state, struct        */
+/* rblk_transport, is opaque to the core.                                    */
 
-/* Allocates the transport state for tgt (no threads, no devices yet). */
-int rblk_transport_create(struct rblk_target *tgt, struct rblk_transport **out);
-/* Stops it if started, closes listeners, frees. Accepts NULL. */
-void rblk_transport_destroy(struct rblk_transport *t);
+struct rblk_fabric_ops {
+	const char *name;                /* "rdma" */
+	/* Allocates the transport state for tgt (no threads, no devices yet). */
+	int (*create)(struct rblk_target *tgt, struct rblk_transport **out);
+	/* Stops it if started, closes listeners, frees. */
+	void (*destroy)(struct rblk_transport *t);
+	/*
+	 * Starts listening on l (before or after start). -EADDRNOTAVAIL /
+	 * -ENODEV when no device serves the address and l->require_rdma,
+	 * -EADDRINUSE, ...
+	 */
+	int (*listen)(struct rblk_transport *t, struct rblk_listener *l);
+	/* Starts the poll groups (and whatever accepts connections); returns at once. */
+	int (*start)(struct rblk_transport *t);
+	/*
+	 * Disconnects every queue, waits until all are destroyed
+	 * (rblk_sq_destroy), then joins the threads. Not async-signal-safe;
+	 * called from rblk_target_run() after rblk_target_stop(), and from
+	 * rblk_target_destroy().
+	 */
+	void (*stop)(struct rblk_transport *t);
+	/*
+	 * Waits a little (about @us microseconds) for the transport to make
+	 * progress: the core calls it (rblk_tgt_idle_wait) while requests,
+	 * controllers or a grace period drain. On the thread that runs an
+	 * embedder's loop it polls instead of sleeping, since nothing else would.
+	 */
+	void (*idle_wait)(struct rblk_transport *t, unsigned us);
+	/*
+	 * RBLK_THREADS_EMBEDDER: the fd the embedder waits on, and one iteration
+	 * of the loop on the thread that started the transport
+	 * (rblk_target_poll()). -EINVAL when the transport is not started in
+	 * that mode; poll: -EPERM on another thread.
+	 */
+	int (*fd)(struct rblk_transport *t);
+	int (*poll)(struct rblk_transport *t, int *timeout_ms);
+};
+
 /*
- * Starts listening on l (before or after start). -EADDRNOTAVAIL / -ENODEV when
- * no RDMA device serves the address and l->require_rdma, -EADDRINUSE, ...
+ * rblk_target_create() on a given fabric: the transport engine's public
+ * constructor calls it (target/rdma/fabric.c), and so do the unit tests with
+ * their test transport.
  */
-int rblk_transport_listen(struct rblk_transport *t, struct rblk_listener *l);
-/* Starts the poll groups and the CM thread; returns at once. */
-int rblk_transport_start(struct rblk_transport *t);
-/*
- * Disconnects every queue, waits until all are destroyed (rblk_sq_destroy),
- * then joins the threads. Not async-signal-safe; called from
- * rblk_target_run() after rblk_target_stop(), and from rblk_target_destroy().
- */
-void rblk_transport_stop(struct rblk_transport *t);
-/*
- * Waits a little (about @us microseconds) for the transport to make
- * progress: the core calls it while requests or controllers drain. On the
- * thread that runs an embedder's loop it polls instead of sleeping, since
- * nothing else would. t may be NULL (not created yet): just sleeps.
- */
-void rblk_transport_idle_wait(struct rblk_transport *t, unsigned us);
-/*
- * RBLK_THREADS_EMBEDDER: the fd the embedder waits on, and one iteration of
- * the loop on the thread that started the transport (rblk_target_poll()).
- * -EINVAL when the transport is not started in that mode; poll: -EPERM on
- * another thread.
- */
-int rblk_transport_fd(struct rblk_transport *t);
-int rblk_transport_poll(struct rblk_transport *t, int *timeout_ms);
+int rblk_tgt_create(const struct rblk_target_opts *opts, const struct rblk_fabric_ops *fabric,
+		    struct rblk_target **out);
 
 /* ======================================================================== */
 /* Core internal: target, subsystems, namespaces, controllers.               */
@@ -447,7 +462,8 @@ struct rblk_target {
 	_Atomic uint64_t genctr;         /* discovery log generation counter */
 	_Atomic uint64_t ana_chgcnt;     /* ANA log change count (one for the target, as nvmet) */
 	_Atomic uint32_t auth_seqnum;    /* last DH-HMAC-CHAP sequence number (0: none yet) */
-	struct rblk_transport *transport;
+	const struct rblk_fabric_ops *fabric;
+	struct rblk_transport *transport; /* fabric's state */
 	/* Poll groups registered by the transport ([opts.num_poll_groups]), under pg_lock. */
 	pthread_mutex_t pg_lock;
 	struct rblk_tgt_pg **pgs;
@@ -456,6 +472,9 @@ struct rblk_target {
 	_Atomic bool stop_requested;
 	bool started;
 };
+
+/* fabric->idle_wait(), or a plain sleep before the transport exists. */
+void rblk_tgt_idle_wait(struct rblk_target *tgt, unsigned us);
 
 enum rblk_subsys_type {
 	RBLK_SUBSYS_NVM = 0,

@@ -110,7 +110,7 @@ void rblk_tgt_synchronize(struct rblk_target *tgt)
 		if (++waits % 50000 == 0)
 			RBLK_WARN("still waiting for the poll groups to pass a quiescent state");
 		/* On the embedder's loop thread this polls, which is the progress awaited. */
-		rblk_transport_idle_wait(tgt->transport, 20);
+		rblk_tgt_idle_wait(tgt, 20);
 	}
 }
 

@@ -145,7 +145,7 @@ void rblk_subsys_destroy(struct rblk_subsystem *ss)
 		if (++waited % 5000 == 0)
 			RBLK_WARN("subsystem %s: still waiting for %u controller(s) to go",
 				  ss->nqn, n);
-		rblk_transport_idle_wait(ss->tgt->transport, 1000);
+		rblk_tgt_idle_wait(ss->tgt, 1000);
 	}
 
 	for (uint32_t i = 0; i < ss->max_nsid; i++)
@@ -589,7 +589,7 @@ int rblk_subsys_remove_ns(struct rblk_subsystem *ss, uint32_t nsid)
 			RBLK_WARN("subsystem %s: namespace %u still has %llu command(s) in flight "
 				  "and %u other user(s)", ss->nqn, nsid,
 				  (unsigned long long)inflight, refs);
-		rblk_transport_idle_wait(ss->tgt->transport, 100);
+		rblk_tgt_idle_wait(ss->tgt, 100);
 	}
 	/*
 	 * Nothing is in flight now: make what the host was told is written

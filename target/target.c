@@ -2,8 +2,9 @@
 /*
  * The public target API (include/rblk/target.h): create/destroy, subsystems,
  * hosts, namespaces, listeners, start/run/stop and statistics. Listening and
- * running go through the transport entry points declared in target/core.h
- * (target/rdma/ and target/rdma/poll_group.c). Every configuration change that
+ * running go through the fabric the target was created with (struct
+ * rblk_fabric_ops, target/core.h; the RDMA engine's is target/rdma/fabric.c,
+ * which also holds rblk_target_create()). Every configuration change that
  * a discovery host can see bumps the discovery generation counter.
  *
  * Ports: a listener exports every subsystem, or (linked_only, what the
@@ -95,18 +96,20 @@ void rblk_listen_opts_init(struct rblk_listen_opts *opts)
 	opts->require_rdma = true;
 }
 
-int rblk_target_create(const struct rblk_target_opts *opts, struct rblk_target **out)
+int rblk_tgt_create(const struct rblk_target_opts *opts, const struct rblk_fabric_ops *fabric,
+		    struct rblk_target **out)
 {
 	struct rblk_subsystem_opts dopts;
 	struct rblk_target *tgt;
 	char why[256];
 	int ret;
 
-	if (!out || (opts && opts->size < sizeof(opts->size)))
+	if (!out || !fabric || (opts && opts->size < sizeof(opts->size)))
 		return -EINVAL;
 	tgt = calloc(1, sizeof(*tgt));
 	if (!tgt)
 		return -ENOMEM;
+	tgt->fabric = fabric;
 	rblk_target_opts_init(&tgt->opts);
 	if (opts)
 		COPY_OPTS(&tgt->opts, opts);
@@ -170,7 +173,7 @@ int rblk_target_create(const struct rblk_target_opts *opts, struct rblk_target *
 	ret = rblk_subsys_create(tgt, &dopts, RBLK_SUBSYS_DISCOVERY, &tgt->disc);
 	if (ret)
 		goto out_close;
-	ret = rblk_transport_create(tgt, &tgt->transport);
+	ret = fabric->create(tgt, &tgt->transport);
 	if (ret) {
 		RBLK_ERR("target: cannot create the transport: %s", strerror(-ret));
 		goto out_disc;
@@ -195,12 +198,21 @@ out_free:
 	return ret;
 }
 
+void rblk_tgt_idle_wait(struct rblk_target *tgt, unsigned us)
+{
+	if (tgt->transport)
+		tgt->fabric->idle_wait(tgt->transport, us);
+	else
+		usleep(us);
+}
+
 void rblk_target_destroy(struct rblk_target *tgt)
 {
 	if (!tgt)
 		return;
 	/* First the hosts and the threads, so no queue refers to anything below. */
-	rblk_transport_destroy(tgt->transport);
+	if (tgt->transport)
+		tgt->fabric->destroy(tgt->transport);
 	tgt->transport = NULL;
 	while (tgt->subsys) {
 		struct rblk_subsystem *ss = tgt->subsys;
@@ -496,7 +508,7 @@ int rblk_target_listen(struct rblk_target *tgt, const struct rblk_listen_opts *o
 	}
 	pthread_mutex_unlock(&tgt->lock);
 
-	ret = rblk_transport_listen(tgt->transport, l);
+	ret = tgt->fabric->listen(tgt->transport, l);
 	if (ret) {
 		RBLK_ERR("listen on %s port %u: %s", l->traddr, l->port, strerror(-ret));
 		free(l);
@@ -608,7 +620,7 @@ int rblk_target_start(struct rblk_target *tgt)
 		return -EINVAL;
 	if (tgt->started)
 		return 0;
-	ret = rblk_transport_start(tgt->transport);
+	ret = tgt->fabric->start(tgt->transport);
 	if (ret)
 		return ret;
 	tgt->started = true;
@@ -619,7 +631,7 @@ int rblk_target_fd(struct rblk_target *tgt)
 {
 	if (!tgt || !tgt->started)
 		return -EINVAL;
-	return rblk_transport_fd(tgt->transport);
+	return tgt->fabric->fd(tgt->transport);
 }
 
 int rblk_target_poll(struct rblk_target *tgt, int *timeout_ms)
@@ -632,7 +644,7 @@ int rblk_target_poll(struct rblk_target *tgt, int *timeout_ms)
 		*timeout_ms = 0;
 		return -ECANCELED;
 	}
-	ret = rblk_transport_poll(tgt->transport, timeout_ms);
+	ret = tgt->fabric->poll(tgt->transport, timeout_ms);
 	/* Nothing left to wait for after a stop: return at once next time. */
 	if (ret >= 0 && atomic_load(&tgt->stop_requested))
 		*timeout_ms = 0;
@@ -669,7 +681,7 @@ int rblk_target_run(struct rblk_target *tgt)
 		if (read(tgt->stop_fd, &v, sizeof(v)) < 0 && errno != EINTR)
 			break;
 	}
-	rblk_transport_stop(tgt->transport);
+	tgt->fabric->stop(tgt->transport);
 	tgt->started = false;
 	atomic_store(&tgt->stop_requested, false);
 	return 0;

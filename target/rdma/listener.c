@@ -264,7 +264,7 @@ static int log_wildcard(const char *addr)
 	return lines ? 0 : -ENODEV;
 }
 
-int rblk_transport_listen(struct rblk_transport *t, struct rblk_listener *l)
+int rblk_rdma_transport_listen(struct rblk_transport *t, struct rblk_listener *l)
 {
 	struct rblk_rdma_listener *rl;
 	struct rblk_cm_port_info info;
@@ -345,7 +345,7 @@ out_free:
 /* ------------------------------------------------------------------------ */
 /* Life cycle.                                                               */
 
-int rblk_transport_create(struct rblk_target *tgt, struct rblk_transport **out)
+int rblk_rdma_transport_create(struct rblk_target *tgt, struct rblk_transport **out)
 {
 	struct rblk_transport *t = calloc(1, sizeof(*t));
 	pthread_condattr_t ca;
@@ -437,7 +437,7 @@ static int start_threads(struct rblk_transport *t, struct rblk_pg_opts *po)
 	return ret;
 }
 
-int rblk_transport_start(struct rblk_transport *t)
+int rblk_rdma_transport_start(struct rblk_transport *t)
 {
 	const struct rblk_target_opts *o = &t->tgt->opts;
 	struct rblk_pg_opts po;
@@ -475,7 +475,7 @@ void rblk_rdma_disconnect_all(void *arg)
 		rblk_rdma_queue_disconnect_local(q);
 }
 
-void rblk_transport_stop(struct rblk_transport *t)
+void rblk_rdma_transport_stop(struct rblk_transport *t)
 {
 	struct timespec deadline;
 	uint64_t one = 1;
@@ -524,11 +524,11 @@ void rblk_transport_stop(struct rblk_transport *t)
 	pthread_mutex_unlock(&t->ctl_lock);
 }
 
-void rblk_transport_destroy(struct rblk_transport *t)
+void rblk_rdma_transport_destroy(struct rblk_transport *t)
 {
 	if (!t)
 		return;
-	rblk_transport_stop(t);
+	rblk_rdma_transport_stop(t);
 	while (t->listeners) {
 		struct rblk_rdma_listener *rl = t->listeners;
 

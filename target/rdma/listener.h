@@ -55,6 +55,7 @@ struct rblk_transport {
 };
 
 extern const struct rblk_transport_ops rblk_rdma_transport_ops;
+extern const struct rblk_fabric_ops rblk_rdma_fabric; /* fabric.c */
 
 /* Handles every pending CM event (the CM thread, or the embedder's loop); how many. */
 unsigned rblk_rdma_cm_drain(struct rblk_transport *t);
@@ -71,5 +72,19 @@ void rblk_rdma_disconnect_all(void *arg);
 struct rblk_pg_opts;
 int rblk_rdma_loop_start(struct rblk_transport *t, struct rblk_pg_opts *po);
 void rblk_rdma_loop_stop(struct rblk_transport *t);
+
+/*
+ * The RDMA engine's side of struct rblk_fabric_ops (target/core.h says what
+ * each does): listener.c owns the transport's life and listeners, loop.c the
+ * embedder's loop and the core's idle waits. fabric.c puts them in the table.
+ */
+int rblk_rdma_transport_create(struct rblk_target *tgt, struct rblk_transport **out);
+void rblk_rdma_transport_destroy(struct rblk_transport *t);
+int rblk_rdma_transport_listen(struct rblk_transport *t, struct rblk_listener *l);
+int rblk_rdma_transport_start(struct rblk_transport *t);
+void rblk_rdma_transport_stop(struct rblk_transport *t);
+void rblk_rdma_transport_idle_wait(struct rblk_transport *t, unsigned us);
+int rblk_rdma_transport_fd(struct rblk_transport *t);
+int rblk_rdma_transport_poll(struct rblk_transport *t, int *timeout_ms);
 
 #endif

@@ -6,10 +6,10 @@
  * CM channel's fd and the target's stop eventfd join the group's epoll set,
  * and that epoll fd is what the embedder waits on. No thread is started.
  *
- * One call of rblk_transport_poll() is one iteration of the group's loop plus
+ * One call of rblk_rdma_transport_poll() is one iteration of the group's loop plus
  * the CM events; when it found nothing it arms every wakeup source and tells
  * the caller how long it may sleep on the fd. Waits inside the core (a
- * namespace or subsystem draining) call rblk_transport_idle_wait(), which on
+ * namespace or subsystem draining) call rblk_rdma_transport_idle_wait(), which on
  * the loop thread keeps polling: nothing else would move the I/O they wait
  * for.
  */
@@ -110,14 +110,14 @@ void rblk_rdma_loop_stop(struct rblk_transport *t)
 	t->npg = 0;
 }
 
-int rblk_transport_fd(struct rblk_transport *t)
+int rblk_rdma_transport_fd(struct rblk_transport *t)
 {
 	if (!t->embedded || !t->started)
 		return -EINVAL;
 	return t->pgs[0]->epfd;
 }
 
-int rblk_transport_poll(struct rblk_transport *t, int *timeout_ms)
+int rblk_rdma_transport_poll(struct rblk_transport *t, int *timeout_ms)
 {
 	unsigned n;
 
@@ -130,7 +130,7 @@ int rblk_transport_poll(struct rblk_transport *t, int *timeout_ms)
 	return (int)(n > INT32_MAX ? INT32_MAX : n);
 }
 
-void rblk_transport_idle_wait(struct rblk_transport *t, unsigned us)
+void rblk_rdma_transport_idle_wait(struct rblk_transport *t, unsigned us)
 {
 	struct epoll_event ev[8];
 

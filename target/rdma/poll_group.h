@@ -181,7 +181,7 @@ int rblk_poll_group_create(const struct rblk_pg_opts *opts, struct rblk_transpor
 /* Starts its thread; returns the thread's set-up result (backend queue). */
 int rblk_poll_group_start(struct rblk_poll_group *pg);
 /*
- * Stops the thread (its queues must be gone: see rblk_transport_stop), runs
+ * Stops the thread (its queues must be gone: see rblk_rdma_transport_stop), runs
  * the remaining messages, frees the device contexts. Idempotent.
  */
 void rblk_poll_group_stop(struct rblk_poll_group *pg);

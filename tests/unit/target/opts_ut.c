@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Tests for target/opts.c: each option's range and the relations between
- * options, with the option named in the message, and rblk_target_create()
+ * options, with the option named in the message, and tt_target_create()
  * refusing what the check refuses.
  */
 #include <errno.h>
@@ -95,18 +95,18 @@ static void test_kato_and_enums(void)
 	CU_ASSERT(refused(CHECK(o.threads = (enum rblk_threads)2), "threads", "threads 2"));
 }
 
-/* rblk_target_create() runs the same check. */
+/* tt_target_create() runs the same check. */
 static void test_create_refuses(void)
 {
 	struct rblk_target *tgt = NULL;
 
 	rblk_target_opts_init(&o);
 	o.in_capsule_data_size = 3;
-	CU_ASSERT_EQUAL(rblk_target_create(&o, &tgt), -EINVAL);
+	CU_ASSERT_EQUAL(tt_target_create(&o, &tgt), -EINVAL);
 	CU_ASSERT_PTR_NULL(tgt);
 	rblk_target_opts_init(&o);
 	o.kato_check_ms = 10000;
-	CU_ASSERT_EQUAL(rblk_target_create(&o, &tgt), -EINVAL);
+	CU_ASSERT_EQUAL(tt_target_create(&o, &tgt), -EINVAL);
 }
 
 static const struct ut_case cases[] = {

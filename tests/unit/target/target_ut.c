@@ -28,36 +28,36 @@ static void test_opts_defaults_and_validation(void)
 	CU_ASSERT_EQUAL(o.kato_check_ms, 100);
 
 	o.max_io_size = 4096;
-	CU_ASSERT_EQUAL(rblk_target_create(&o, &tgt), -EINVAL);
+	CU_ASSERT_EQUAL(tt_target_create(&o, &tgt), -EINVAL);
 	rblk_target_opts_init(&o);
 	o.io_unit_size = 4096; /* 256 units per I/O > RBLK_REQ_MAX_IOV */
-	CU_ASSERT_EQUAL(rblk_target_create(&o, &tgt), -EINVAL);
+	CU_ASSERT_EQUAL(tt_target_create(&o, &tgt), -EINVAL);
 	/* A pool that cannot hold one largest transfer would wait forever. */
 	rblk_target_opts_init(&o);
 	o.num_shared_buffers = 7; /* 1 MiB needs 8 units of 128 KiB */
-	CU_ASSERT_EQUAL(rblk_target_create(&o, &tgt), -EINVAL);
+	CU_ASSERT_EQUAL(tt_target_create(&o, &tgt), -EINVAL);
 	o.num_shared_buffers = 8;
-	CU_ASSERT_EQUAL_FATAL(rblk_target_create(&o, &tgt), 0);
+	CU_ASSERT_EQUAL_FATAL(tt_target_create(&o, &tgt), 0);
 	rblk_target_destroy(tgt);
 	rblk_target_opts_init(&o);
 	o.max_queue_depth = 4; /* the pool's default size */
-	CU_ASSERT_EQUAL(rblk_target_create(&o, &tgt), -EINVAL);
+	CU_ASSERT_EQUAL(tt_target_create(&o, &tgt), -EINVAL);
 	rblk_target_opts_init(&o);
 	o.max_admin_queue_depth = 64;
-	CU_ASSERT_EQUAL(rblk_target_create(&o, &tgt), -EINVAL);
+	CU_ASSERT_EQUAL(tt_target_create(&o, &tgt), -EINVAL);
 	rblk_target_opts_init(&o);
 	o.in_capsule_data_size = 100;
-	CU_ASSERT_EQUAL(rblk_target_create(&o, &tgt), -EINVAL);
+	CU_ASSERT_EQUAL(tt_target_create(&o, &tgt), -EINVAL);
 	rblk_target_opts_init(&o);
 	o.backend = "spdk";
-	CU_ASSERT_EQUAL(rblk_target_create(&o, &tgt), -EINVAL);
-	CU_ASSERT_EQUAL(rblk_target_create(NULL, NULL), -EINVAL);
+	CU_ASSERT_EQUAL(tt_target_create(&o, &tgt), -EINVAL);
+	CU_ASSERT_EQUAL(tt_target_create(NULL, NULL), -EINVAL);
 
 	/* An older, shorter struct: the fields it lacks keep their defaults. */
 	rblk_target_opts_init(&o);
 	o.max_queue_depth = 64;
 	o.size = offsetof(struct rblk_target_opts, max_admin_queue_depth);
-	CU_ASSERT_EQUAL_FATAL(rblk_target_create(&o, &tgt), 0);
+	CU_ASSERT_EQUAL_FATAL(tt_target_create(&o, &tgt), 0);
 	CU_ASSERT_EQUAL(tgt->opts.max_queue_depth, 64);
 	CU_ASSERT_EQUAL(tgt->opts.max_io_size, 1u << 20);
 	CU_ASSERT(!strcmp(tgt->backend, "uring") || !strcmp(tgt->backend, "aio"));

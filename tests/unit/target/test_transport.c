@@ -13,9 +13,9 @@
 #include "test_transport.h"
 
 /* ------------------------------------------------------------------------ */
-/* rblk_transport_* stubs.                                                   */
+/* The fabric (struct rblk_fabric_ops) stand-in.                             */
 
-int rblk_transport_create(struct rblk_target *tgt, struct rblk_transport **out)
+static int tt_fabric_create(struct rblk_target *tgt, struct rblk_transport **out)
 {
 	struct rblk_transport *t = calloc(1, sizeof(*t));
 
@@ -26,12 +26,12 @@ int rblk_transport_create(struct rblk_target *tgt, struct rblk_transport **out)
 	return 0;
 }
 
-void rblk_transport_destroy(struct rblk_transport *t)
+static void tt_fabric_destroy(struct rblk_transport *t)
 {
 	free(t);
 }
 
-int rblk_transport_listen(struct rblk_transport *t, struct rblk_listener *l)
+static int tt_fabric_listen(struct rblk_transport *t, struct rblk_listener *l)
 {
 	(void)l;
 	if (t->listen_result)
@@ -40,35 +40,52 @@ int rblk_transport_listen(struct rblk_transport *t, struct rblk_listener *l)
 	return 0;
 }
 
-int rblk_transport_start(struct rblk_transport *t)
+static int tt_fabric_start(struct rblk_transport *t)
 {
 	t->started = true;
 	return 0;
 }
 
-int rblk_transport_fd(struct rblk_transport *t)
+static int tt_fabric_fd(struct rblk_transport *t)
 {
 	(void)t;
 	return -EINVAL;
 }
 
-int rblk_transport_poll(struct rblk_transport *t, int *timeout_ms)
+static int tt_fabric_poll(struct rblk_transport *t, int *timeout_ms)
 {
 	(void)t;
 	*timeout_ms = -1;
 	return -EINVAL;
 }
 
-void rblk_transport_idle_wait(struct rblk_transport *t, unsigned us)
+static void tt_fabric_idle_wait(struct rblk_transport *t, unsigned us)
 {
 	(void)t;
 	usleep(us);
 }
 
-void rblk_transport_stop(struct rblk_transport *t)
+static void tt_fabric_stop(struct rblk_transport *t)
 {
 	t->started = false;
 	t->stops++;
+}
+
+static const struct rblk_fabric_ops tt_fabric = {
+	.name = "test",
+	.create = tt_fabric_create,
+	.destroy = tt_fabric_destroy,
+	.listen = tt_fabric_listen,
+	.start = tt_fabric_start,
+	.stop = tt_fabric_stop,
+	.idle_wait = tt_fabric_idle_wait,
+	.fd = tt_fabric_fd,
+	.poll = tt_fabric_poll,
+};
+
+int tt_target_create(const struct rblk_target_opts *opts, struct rblk_target **out)
+{
+	return rblk_tgt_create(opts, &tt_fabric, out);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -162,7 +179,7 @@ struct tt_env *tt_env_create(const struct rblk_target_opts *opts, unsigned bq_de
 
 	if (!env)
 		return NULL;
-	if (rblk_target_create(opts, &env->tgt)) {
+	if (tt_target_create(opts, &env->tgt)) {
 		free(env);
 		return NULL;
 	}

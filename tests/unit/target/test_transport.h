@@ -72,11 +72,11 @@ struct tt_env {
 	uint8_t hostid[16];
 };
 
-/* Transport stub state (rblk_transport_*), reachable as tgt->transport. */
+/* The test fabric's state (tt_fabric_*), reachable as tgt->transport. */
 struct rblk_transport {
 	struct rblk_target *tgt;
 	unsigned listens;
-	int listen_result;     /* what rblk_transport_listen() returns */
+	int listen_result;     /* what the fabric's listen() returns */
 	bool started;
 	unsigned stops;
 };
@@ -89,6 +89,9 @@ static inline struct rblk_tgt_ns_stats ns_stats(const struct rblk_tgt_ns *ns)
 	rblk_tgt_ns_stats_read(ns, &st);
 	return st;
 }
+
+/* rblk_target_create() on the test fabric instead of RDMA. */
+int tt_target_create(const struct rblk_target_opts *opts, struct rblk_target **out);
 
 /* A target with opts (NULL = defaults) and a backend queue of the target's engine. */
 struct tt_env *tt_env_create(const struct rblk_target_opts *opts, unsigned bq_depth);

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The RDMA engine as the core's fabric (struct rblk_fabric_ops), and the
+ * public constructor that puts a target on it. The core reaches the engine
+ * only through this table, so target/ builds and is unit-tested without
+ * target/rdma/, and the engine depends on the core, not the other way round.
+ */
+#include "target/rdma/listener.h"
+
+const struct rblk_fabric_ops rblk_rdma_fabric = {
+	.name = "rdma",
+	.create = rblk_rdma_transport_create,
+	.destroy = rblk_rdma_transport_destroy,
+	.listen = rblk_rdma_transport_listen,
+	.start = rblk_rdma_transport_start,
+	.stop = rblk_rdma_transport_stop,
+	.idle_wait = rblk_rdma_transport_idle_wait,
+	.fd = rblk_rdma_transport_fd,
+	.poll = rblk_rdma_transport_poll,
+};
+
+int rblk_target_create(const struct rblk_target_opts *opts, struct rblk_target **out)
+{
+	return rblk_tgt_create(opts, &rblk_rdma_fabric, out);
+}
