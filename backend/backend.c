@@ -475,7 +475,8 @@ void rblk_bqueue_complete_later(struct rblk_bqueue *q, struct rblk_bio *bio)
 		q->local_tail->priv.next = bio;
 	} else {
 		q->local_head = bio;
-		if (q->efd >= 0)
+		/* The owner pushes these itself: while it polls, a write would only be read back. */
+		if (q->efd >= 0 && !q->local_quiet)
 			efd_signal(q);
 	}
 	q->local_tail = bio;
@@ -551,7 +552,7 @@ static unsigned drain_local(struct rblk_bqueue *q, unsigned max)
 		if (!q->local_head)
 			q->local_tail = last;
 		q->local_head = bio;
-		if (q->efd >= 0)
+		if (q->efd >= 0 && !q->local_quiet)
 			efd_signal(q);
 	}
 	return n;
@@ -602,11 +603,21 @@ int rblk_bqueue_eventfd(struct rblk_bqueue *q)
 
 int rblk_bqueue_eventfd_enable(struct rblk_bqueue *q, bool on)
 {
+	int r = 0;
+
 	if (q->efd < 0)
 		return -EINVAL;
-	if (!q->ops->eventfd_enable)
-		return q->ops->set_eventfd ? -EOPNOTSUPP : 0;
-	return q->ops->eventfd_enable(q, on);
+	if (q->ops->eventfd_enable)
+		r = q->ops->eventfd_enable(q, on);
+	else if (q->ops->set_eventfd)
+		r = -EOPNOTSUPP;
+	if (r)
+		return r;
+	q->local_quiet = !on;
+	/* Completed while quiet: the owner is about to sleep on the eventfd. */
+	if (on && q->local_head)
+		efd_signal(q);
+	return 0;
 }
 
 int rblk_bqueue_register_buffers(struct rblk_bqueue *q, const struct iovec *iov, unsigned n)

@@ -259,10 +259,13 @@ int rblk_bqueue_eventfd(struct rblk_bqueue *q);
  * signal the eventfd. A loop that is awake polls anyway, and every signal it
  * gets then is a write into the eventfd it must later read back: switch it
  * off while polling, on just before sleeping (then poll once more: what
- * completed before it came on did not signal). Completions through the local
- * and remote lists signal whatever the setting. -EOPNOTSUPP when the engine
- * cannot (aio; io_uring before Linux 5.8): then the eventfd stays on. Costs
- * no system call with io_uring (a flag in the shared ring).
+ * completed before it came on did not signal). The local list (completions
+ * the owner's own calls produced: mem, null, errors) follows the setting too,
+ * and switching it on signals at once when that list is not empty; the
+ * remote list (other threads) signals whatever the setting. -EOPNOTSUPP when
+ * the engine cannot (aio; io_uring before Linux 5.8): then the eventfd stays
+ * on for everything. Costs no system call (io_uring: a flag in the shared
+ * ring; the others: a flag in the queue).
  */
 int rblk_bqueue_eventfd_enable(struct rblk_bqueue *q, bool on);
 unsigned rblk_bqueue_inflight(const struct rblk_bqueue *q);

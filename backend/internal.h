@@ -92,6 +92,11 @@ struct rblk_bqueue {
 	unsigned inflight_remote;       /* of which a REMOTE engine serves */
 	unsigned flags;
 	int efd;                        /* -1 until rblk_bqueue_eventfd() */
+	/*
+	 * rblk_bqueue_eventfd_enable(q, false): the owner is awake and polls, so
+	 * its own (local) completions need not write the eventfd.
+	 */
+	bool local_quiet;
 	struct rblk_bio *local_head;    /* completed, callback not yet run */
 	struct rblk_bio *local_tail;
 	/*

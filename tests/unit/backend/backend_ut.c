@@ -412,6 +412,45 @@ static void test_eventfd_for_local_completions(void)
 	rblk_bdev_close(bdev);
 }
 
+/*
+ * An owner that polls switches the eventfd off: its own completions then
+ * write nothing (a system call per poll iteration otherwise), and switching
+ * it on before sleeping signals what is still waiting.
+ */
+static void test_eventfd_quiet_while_polling(void)
+{
+	struct rblk_bdev *bdev = open_mem(false, 0);
+	struct rblk_bqueue *q = open_queue("mem", 8);
+	struct ut_req reqs[3];
+	uint64_t v;
+	int efd;
+
+	efd = rblk_bqueue_eventfd(q);
+	CU_ASSERT_FATAL(efd >= 0);
+	CU_ASSERT_EQUAL(rblk_bqueue_eventfd_enable(q, false), 0);
+	for (int i = 0; i < 3; i++) {
+		ut_bio_init(&reqs[i].bio, RBLK_BIO_FLUSH, bdev, 0, 0, NULL, 0);
+		reqs[i].calls = 0;
+		CU_ASSERT_EQUAL(rblk_bqueue_submit(q, &reqs[i].bio), 0);
+	}
+	CU_ASSERT_FALSE(readable(efd));
+	/* A poll that leaves some behind does not signal either: the owner polls again. */
+	CU_ASSERT_EQUAL(rblk_bqueue_poll(q, 1), 1);
+	CU_ASSERT_FALSE(readable(efd));
+	/* About to sleep: on, and the two still waiting wake it. */
+	CU_ASSERT_EQUAL(rblk_bqueue_eventfd_enable(q, true), 0);
+	CU_ASSERT_TRUE(readable(efd));
+	CU_ASSERT_EQUAL(read(efd, &v, sizeof(v)), (ssize_t)sizeof(v));
+	CU_ASSERT_EQUAL(rblk_bqueue_poll(q, 8), 2);
+	/* On again: a completion signals as before. */
+	ut_bio_init(&reqs[0].bio, RBLK_BIO_FLUSH, bdev, 0, 0, NULL, 0);
+	CU_ASSERT_EQUAL(rblk_bqueue_submit(q, &reqs[0].bio), 0);
+	CU_ASSERT_TRUE(readable(efd));
+	CU_ASSERT_EQUAL(rblk_bqueue_poll(q, 8), 1);
+	rblk_bqueue_destroy(q);
+	rblk_bdev_close(bdev);
+}
+
 static void test_eventfd_created_with_completions_pending(void)
 {
 	struct rblk_bdev *bdev = open_mem(false, 0);
@@ -634,6 +673,7 @@ static const struct ut_case cases[] = {
 	UT_CASE(test_depth_limit_is_eagain_then_progress),
 	UT_CASE(test_callbacks_may_submit_without_starving_poll),
 	UT_CASE(test_eventfd_for_local_completions),
+	UT_CASE(test_eventfd_quiet_while_polling),
 	UT_CASE(test_eventfd_created_with_completions_pending),
 	UT_CASE(test_remote_completions_wake_the_owner),
 	UT_CASE(test_remote_completion_before_eventfd),
