@@ -118,8 +118,16 @@ static unsigned run_mailbox(struct rblk_poll_group *pg)
 
 void rblk_poll_group_complete_io(struct rblk_poll_group *pg, struct rblk_req *req)
 {
-	struct rblk_req *old = atomic_load_explicit(&pg->cpl_head, memory_order_relaxed);
+	struct rblk_req *old;
 
+	/* The group's own thread: in order, without a locked instruction. */
+	if (pg_self == pg) {
+		req->cpl_next = NULL;
+		*pg->cpl_local_tail = req;
+		pg->cpl_local_tail = &req->cpl_next;
+		return;
+	}
+	old = atomic_load_explicit(&pg->cpl_head, memory_order_relaxed);
 	do {
 		req->cpl_next = old;
 	} while (!atomic_compare_exchange_weak_explicit(&pg->cpl_head, &old, req,
@@ -127,11 +135,25 @@ void rblk_poll_group_complete_io(struct rblk_poll_group *pg, struct rblk_req *re
 							memory_order_relaxed));
 	/*
 	 * The first completion wakes a sleeping group; later ones find the list
-	 * non-empty, which the group checks before it sleeps. Its own thread
-	 * needs no wakeup: it is awake.
+	 * non-empty, which the group checks before it sleeps.
 	 */
-	if (!old && pg_self != pg)
+	if (!old)
 		wake(pg, pg->cpl_fd, "completion");
+}
+
+static unsigned run_local_completions(struct rblk_poll_group *pg)
+{
+	struct rblk_req *req = pg->cpl_local, *next;
+	unsigned n = 0;
+
+	/* Detach first: finishing one may complete another onto the list. */
+	pg->cpl_local = NULL;
+	pg->cpl_local_tail = &pg->cpl_local;
+	for (; req; req = next, n++) {
+		next = req->cpl_next;
+		rblk_req_io_done(req);
+	}
+	return n;
 }
 
 static unsigned run_completions(struct rblk_poll_group *pg)
@@ -139,8 +161,10 @@ static unsigned run_completions(struct rblk_poll_group *pg)
 	struct rblk_req *list, *fifo = NULL, *next;
 	unsigned n = 0;
 
+	if (pg->cpl_local)
+		n += run_local_completions(pg);
 	if (!atomic_load_explicit(&pg->cpl_head, memory_order_relaxed))
-		return 0;
+		return n;
 	list = atomic_exchange_explicit(&pg->cpl_head, NULL, memory_order_acquire);
 	/* Pushed LIFO: reverse, so commands finish in the order their I/O did. */
 	for (; list; list = next) {
@@ -649,7 +673,7 @@ static bool prepare_sleep(struct rblk_poll_group *pg, bool reset)
 	/* Reset before looking: a completion pushed after the look writes it again. */
 	if (reset)
 		read_eventfd(pg, pg->cpl_fd, "completion");
-	if (atomic_load_explicit(&pg->cpl_head, memory_order_acquire))
+	if (pg->cpl_local || atomic_load_explicit(&pg->cpl_head, memory_order_acquire))
 		return true;
 	return atomic_load_explicit(&pg->mbox_pending, memory_order_acquire);
 }
@@ -858,6 +882,7 @@ int rblk_poll_group_create(const struct rblk_pg_opts *opts, struct rblk_transpor
 	pg->epfd = -1;
 	pg->bq_fd = -1;
 	pg->mbox_tail = &pg->mbox_head;
+	pg->cpl_local_tail = &pg->cpl_local;
 	pg->svc_clock.coarse = true;
 	TAILQ_INIT(&pg->queues);
 	pg->cpl_fd = -1;

@@ -156,6 +156,12 @@ struct rblk_poll_group {
 	 * is written by whoever pushes onto an empty list from another thread.
 	 */
 	_Atomic(struct rblk_req *) cpl_head;
+	/*
+	 * Completions on the group's own thread (the built-in backends, a
+	 * provider that completes inside submit): a plain FIFO, no atomics.
+	 */
+	struct rblk_req *cpl_local;
+	struct rblk_req **cpl_local_tail;
 	int cpl_fd;
 	bool inline_loop;                 /* driven by the embedder's thread, no own thread */
 
