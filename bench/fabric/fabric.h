@@ -50,11 +50,23 @@
 struct fab_thread {
 	_Atomic uint64_t ticks;           /* TSC ticks inside fabric entry points */
 	_Atomic uint64_t calls;           /* entry points timed */
+	_Atomic uint64_t preempted;       /* calls left out: the thread was switched out */
+	_Atomic uint64_t preempted_ticks;
+	uint64_t switches;                /* context switches seen at the last check */
 	pthread_t tid;
 	bool known;                       /* tid is set */
 };
 
 extern __thread struct fab_thread fab_self __attribute__((tls_model("initial-exec")));
+
+/*
+ * A timed call longer than this (ticks) is checked for a context switch:
+ * the TSC runs on while the thread is switched out, so such a call would
+ * count another thread's time as the fabric's. UINT64_MAX: never checked.
+ */
+extern uint64_t fab_long_ticks;
+/* Whether the calling thread was switched out since the last check. */
+bool fab_switched(void);
 
 static inline uint64_t fab_ticks(void)
 {
@@ -77,9 +89,14 @@ static inline void fab_add(_Atomic uint64_t *c, uint64_t v)
 
 static inline void fab_leave(uint64_t t0)
 {
-	uint64_t t1 = fab_ticks();
+	uint64_t d = fab_ticks() - t0;
 
-	fab_add(&fab_self.ticks, t1 - t0);
+	if (__builtin_expect(d > fab_long_ticks, 0) && fab_switched()) {
+		fab_add(&fab_self.preempted, 1);
+		fab_add(&fab_self.preempted_ticks, d);
+	} else {
+		fab_add(&fab_self.ticks, d);
+	}
 	fab_add(&fab_self.calls, 1);
 }
 

@@ -11,16 +11,40 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "bench/fabric/fabric.h"
 
 __thread struct fab_thread fab_self __attribute__((tls_model("initial-exec")));
+uint64_t fab_long_ticks = UINT64_MAX;
+
+static uint64_t switches(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_THREAD, &ru))
+		return 0;
+	return (uint64_t)ru.ru_nvcsw + (uint64_t)ru.ru_nivcsw;
+}
+
+bool fab_switched(void)
+{
+	uint64_t now = switches(), before = fab_self.switches;
+
+	/*
+	 * A switch outside the fabric also counts here, so a long call after
+	 * one is left out though it ran whole: rare, and only undercounts.
+	 */
+	fab_self.switches = now;
+	return now != before;
+}
 
 struct fab_thread *fab_thread_self(void)
 {
 	if (!fab_self.known) {
 		fab_self.tid = pthread_self();
+		fab_self.switches = switches();
 		fab_self.known = true;
 	}
 	return &fab_self;
