@@ -451,19 +451,23 @@ static int identify(struct host_queue *q, uint8_t cns, uint32_t nsid, char *err,
 		    err, errlen);
 }
 
+static uint32_t cc_enabled(void)
+{
+	return ((uint32_t)NVME_SQE_SHIFT << NVME_CC_IOSQES_SHIFT) |
+	       ((uint32_t)NVME_CQE_SHIFT << NVME_CC_IOCQES_SHIFT) |
+	       (NVME_CC_CSS_NVM << NVME_CC_CSS_SHIFT) | NVME_CC_EN;
+}
+
 /* CC.EN = 1, CSTS.RDY, then what the controller and namespace 1 are. */
 static int enable(struct host_ctrl *c, char *err, size_t errlen)
 {
 	struct host_queue *aq = &c->q[0];
 	const struct nvme_id_ctrl *idc = (const void *)aq->buf;
 	const struct nvme_id_ns *idn = (const void *)aq->buf;
-	uint32_t cc = ((uint32_t)NVME_SQE_SHIFT << NVME_CC_IOSQES_SHIFT) |
-		      ((uint32_t)NVME_CQE_SHIFT << NVME_CC_IOCQES_SHIFT) |
-		      (NVME_CC_CSS_NVM << NVME_CC_CSS_SHIFT) | NVME_CC_EN;
 	uint32_t csts = 0;
 	int ret;
 
-	ret = prop(aq, true, NVME_REG_CC, cc, NULL, err, errlen);
+	ret = prop(aq, true, NVME_REG_CC, cc_enabled(), NULL, err, errlen);
 	for (int i = 0; !ret && i < WAIT_MS && !(csts & NVME_CSTS_RDY); i++) {
 		struct timespec d = { 0, 1000 * 1000 };
 
@@ -614,6 +618,24 @@ int host_ctrl_stop(struct host_ctrl *c, int timeout_ms)
 		}
 	}
 	return 0;
+}
+
+int host_ctrl_shutdown(struct host_ctrl *c, char *err, size_t errlen)
+{
+	uint32_t cc = cc_enabled() | NVME_CC_SHN_NORMAL << NVME_CC_SHN_SHIFT, csts = 0;
+	int ret;
+
+	/* As the Linux host at disconnect: a normal shutdown, then wait for it. */
+	ret = prop(&c->q[0], true, NVME_REG_CC, cc, NULL, err, errlen);
+	for (int i = 0; !ret && i < WAIT_MS; i++) {
+		struct timespec d = { 0, 1000 * 1000 };
+
+		ret = prop(&c->q[0], false, NVME_REG_CSTS, 0, &csts, err, errlen);
+		if (ret || NVME_CSTS_SHST(csts) == NVME_CSTS_SHST_CMPLT)
+			return ret;
+		nanosleep(&d, NULL);
+	}
+	return ret ? ret : fail(err, errlen, -ETIMEDOUT, "shutdown not complete in %d ms", WAIT_MS);
 }
 
 void host_ctrl_destroy(struct host_ctrl *c)

@@ -72,6 +72,8 @@ void host_queue_stats(const struct host_ctrl *c, unsigned i, struct host_qstats 
  * outstanding ones. -ETIMEDOUT.
  */
 int host_ctrl_stop(struct host_ctrl *c, int timeout_ms);
+/* CC.SHN normal and CSTS.SHST complete, after host_ctrl_stop(). */
+int host_ctrl_shutdown(struct host_ctrl *c, char *err, size_t errlen);
 /* After the target went away (its DISCONNECTED events are acked here). NULL is fine. */
 void host_ctrl_destroy(struct host_ctrl *c);
 

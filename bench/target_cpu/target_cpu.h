@@ -21,6 +21,8 @@ struct tc_group {
 	uint64_t fabric_ticks;        /* of which inside the fabric's entry points (TSC) */
 	double fabric_ns;             /* the same in ns (tc_fig_derive) */
 	uint64_t fabric_calls;
+	uint64_t preempted;           /* fabric calls left out: switched out meanwhile */
+	uint64_t preempted_ticks;
 };
 
 /* One window: the groups and the figures derived from them (see --help). */
@@ -34,6 +36,7 @@ struct tc_fig {
 	double iops_per_core;         /* 1e9 / ns_per_io */
 	double util;                  /* CPU / (wall x groups): ~1 when nothing else ran */
 	double fabric_calls_per_io;
+	double preempted_calls;       /* sum over the groups */
 	unsigned ngroups;
 	struct tc_group g[TC_MAX_GROUPS];
 };
@@ -63,7 +66,8 @@ struct tc_config {
 	unsigned reps;
 	unsigned srq_depth;
 	double tsc_ghz;
-	double timer_ns;              /* cost of one timed empty window, outside included */
+	double timer_ns;              /* cost of timing one fabric call, in all */
+	double timer_outside_ns;      /* ... of which outside the timed window */
 	double load1;                 /* 1-minute load average at start */
 	unsigned ncpus;
 	uint64_t verified;            /* blocks read back with their stamp (verify) */
