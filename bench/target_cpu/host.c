@@ -53,7 +53,13 @@ struct host_queue {
 	bool loop;
 	struct host_wl wl;
 	uint32_t nlb;
-	uint64_t nslots_lba;          /* I/O-sized places on the namespace */
+	uint64_t nslots_lba;          /* I/O-sized places this queue uses */
+	/*
+	 * Verify: queue i uses places i, i + stride, ... only. Two poll groups
+	 * reading and writing one block at once may tear it (NVMe promises one
+	 * command's atomicity to no other), and the check would call it wrong.
+	 */
+	uint64_t place_first, place_stride;
 	uint64_t rng;
 	bool incapsule;
 	struct host_slot *slots;      /* [qd]: cid = slot */
@@ -127,7 +133,8 @@ static void check(struct host_queue *q, const uint64_t *p, uint64_t lba)
 
 static int issue(struct host_queue *q, unsigned slot)
 {
-	uint64_t r = rnd(&q->rng), lba = (r % q->nslots_lba) * q->nlb;
+	uint64_t r = rnd(&q->rng);
+	uint64_t lba = ((r % q->nslots_lba) * q->place_stride + q->place_first) * q->nlb;
 	bool write = q->wl.verify ? (r >> 63) : q->wl.write;
 	struct host_slot *sl = &q->slots[slot];
 	struct nvme_rw_cmd c;
@@ -579,6 +586,15 @@ int host_queue_start(struct host_ctrl *c, unsigned i, const struct host_wl *wl, 
 	q->wl = *wl;
 	q->nlb = wl->bs / c->info.lba_size;
 	q->nslots_lba = c->info.nsze / q->nlb;
+	q->place_first = 0;
+	q->place_stride = 1;
+	if (wl->verify && c->nq > 2) {
+		q->place_stride = c->nq - 1;
+		q->place_first = i;
+		q->nslots_lba /= q->place_stride;
+		if (!q->nslots_lba)
+			return -EINVAL;
+	}
 	q->rng = seed | 1;
 	q->incapsule = host_wl_incapsule(c, wl);
 	atomic_store(&q->outstanding, wl->qd);
