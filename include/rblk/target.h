@@ -58,8 +58,23 @@ enum rblk_threads {
 
 /*
  * rblk_target_create() refuses (-EINVAL, with a message naming the option
- * and its range) any value outside the ranges given here.
+ * and its range) any value outside the ranges given here. The bounds that
+ * are not plain protocol numbers, for a program that checks its own flags
+ * or configuration keys before it builds the struct:
  */
+#define RBLK_TARGET_POLL_GROUPS_MAX 1024          /* num_poll_groups */
+#define RBLK_TARGET_QUEUE_DEPTH_MAX 65535u        /* max_queue_depth: a 16-bit count */
+#define RBLK_TARGET_IO_SIZE_MAX (16u << 20)       /* max_io_size and io_unit_size */
+#define RBLK_TARGET_SHARED_BUFFERS_MAX (1u << 20) /* num_shared_buffers */
+#define RBLK_TARGET_KATO_CHECK_MS_MAX 5000u       /* kato_check_ms */
+#define RBLK_TARGET_CONNECT_TIMEOUT_MS_MIN 100u   /* connect_timeout_ms, when not 0 */
+#define RBLK_TARGET_CONNECT_TIMEOUT_MS_MAX 600000u
+#define RBLK_TARGET_PENDING_MAX 65536u            /* max_pending_queues, max_pending_per_addr */
+#define RBLK_TARGET_CTRLS_PER_HOST_MAX 0xFFEFu    /* max_ctrls_per_host: the CNTLID space */
+#define RBLK_TARGET_QUEUES_MAX (1u << 20)         /* max_queues */
+#define RBLK_TARGET_SRQ_DEPTH_MIN 16u             /* srq_depth, when not 0 */
+#define RBLK_TARGET_SRQ_DEPTH_MAX 65536u
+
 struct rblk_target_opts {
 	size_t size;                 /* sizeof(struct rblk_target_opts) */
 	unsigned num_poll_groups;    /* reactor threads, 0..1024; 0 = online CPUs */
@@ -317,6 +332,7 @@ int rblk_target_port_remove_subsystem(struct rblk_target *tgt, uint16_t portid,
  * subsystem's for a namespace's group).
  */
 #define RBLK_ANA_MAX_GROUPS 128 /* ANAGRPMAX, as nvmet */
+#define RBLK_ANA_DEFAULT_GRPID 1 /* every port has it, optimized until told otherwise */
 
 /* enum rblk_ana_state (the NVMe encoding) is in common.h: the initiator reads it too. */
 
