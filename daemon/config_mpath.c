@@ -164,7 +164,7 @@ bool rblk_cfg_mpath_parse_port_ana(struct rblk_cj_ctx *c, const char *path,
 			rblk_cj_path(p, sizeof(p), "%s.ana.state", gp);
 			if (!rblk_cj_get_str(c, p, st, "port", &s))
 				return false;
-			if (rblk_ana_state_parse(s, &state)) {
+			if (rblk_ana_state_from_name(s, &state)) {
 				perr(c, "port", "%s: \"%s\" is not an ANA state (\"optimized\", "
 				     "\"non-optimized\", \"inaccessible\", \"persistent-loss\" or "
 				     "\"change\")", p, s);

@@ -738,10 +738,6 @@ void rblk_tgt_ctrl_ns_changed(struct rblk_tgt_ctrl *ctrl, uint32_t nsid);
 /* Records a failed command in the error log; returns true if recorded. */
 bool rblk_tgt_ctrl_log_error(struct rblk_tgt_ctrl *ctrl, const struct rblk_req *req, uint16_t status);
 
-/* names.c: nvmet's (and nvmetcli's) names of the ANA states, "optimized", ... */
-const char *rblk_ana_state_name(enum rblk_ana_state s); /* "?" for another value */
-int rblk_ana_state_parse(const char *name, enum rblk_ana_state *out); /* 0 or -EINVAL */
-
 /* ana.c */
 /* A new port's groups: 1 optimized, every other one absent (inaccessible). */
 void rblk_ana_port_init(struct rblk_listener *l);

@@ -10,6 +10,9 @@
  * int the poll groups' idle timeout is computed in, and a pool that must
  * hold one largest transfer or its requests wait for units that never come.
  * Messages name the option, its value and the allowed range.
+ *
+ * target.c's rblk_target_opts_check() runs it for programs, on a caller's
+ * sized struct.
  */
 #include <errno.h>
 #include <stdarg.h>
