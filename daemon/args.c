@@ -13,7 +13,6 @@
 
 #include "common/uuid.h"
 #include "daemon/args.h"
-#include "target/core.h"
 
 enum {
 	OPT_LISTEN = 256,

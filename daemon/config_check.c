@@ -18,7 +18,6 @@
 #include "common/log.h"
 #include "protocol/nqn.h"
 #include "daemon/config.h"
-#include "target/core.h"
 
 /* -------------------------------------------------------- value rules */
 

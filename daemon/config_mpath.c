@@ -28,7 +28,6 @@
 #include "daemon/config.h"
 #include "daemon/config_json.h"
 #include "protocol/nvmf.h"
-#include "target/core.h"
 
 #define perr(c, skipped, ...) rblk_cfg_error((c)->mode, &(c)->errors, (skipped), __VA_ARGS__)
 

@@ -27,7 +27,6 @@
 #include "common/uuid.h"
 #include "daemon/config.h"
 #include "daemon/config_json.h"
-#include "target/core.h"
 
 #define CONFIG_MAX_BYTES (16u << 20)
 

@@ -18,7 +18,6 @@
 
 #include "common/log.h"
 #include "daemon/config.h"
-#include "target/core.h"
 
 /* The library's field -> what a rblk-target user sets it with. */
 static const struct {
