@@ -13,7 +13,6 @@
 
 #include "common/uuid.h"
 #include "daemon/args.h"
-#include "target/core.h"
 
 enum {
 	OPT_LISTEN = 256,
@@ -530,7 +529,7 @@ static int handle(struct pstate *p, int c, const char *arg)
 		return *dst ? 0 : -ENOMEM;
 	}
 	case OPT_POLL_GROUPS:
-		return set_u32(p, "--poll-groups", arg, 1, RBLK_TGT_MAX_POLL_GROUPS, false,
+		return set_u32(p, "--poll-groups", arg, 1, RBLK_TARGET_POLL_GROUPS_MAX, false,
 			       &t->num_poll_groups);
 	case OPT_POLL_MODE:
 		if (rblk_cfg_poll_mode_parse(arg, &t->poll_mode))
@@ -538,38 +537,38 @@ static int handle(struct pstate *p, int c, const char *arg)
 		t->has_poll_mode = true;
 		return 0;
 	case OPT_QUEUE_DEPTH:
-		return set_u32(p, "--queue-depth", arg, 2, RBLK_TGT_MAX_QUEUE_DEPTH, false,
+		return set_u32(p, "--queue-depth", arg, 2, RBLK_TARGET_QUEUE_DEPTH_MAX, false,
 			       &t->max_queue_depth);
 	case OPT_IN_CAPSULE:
 		t->has_in_capsule_data_size = true;
 		return set_u32(p, "--in-capsule", arg, 0, 1u << 20, true, &t->in_capsule_data_size);
 	case OPT_SRQ_DEPTH:
 		t->has_srq_depth = true;
-		if (set_u32(p, "--srq-depth", arg, 0, RBLK_TGT_SRQ_DEPTH_MAX, false, &t->srq_depth))
+		if (set_u32(p, "--srq-depth", arg, 0, RBLK_TARGET_SRQ_DEPTH_MAX, false, &t->srq_depth))
 			return -EINVAL;
-		if (t->srq_depth && t->srq_depth < RBLK_TGT_SRQ_DEPTH_MIN)
+		if (t->srq_depth && t->srq_depth < RBLK_TARGET_SRQ_DEPTH_MIN)
 			return usage_err(p, "--srq-depth %s: 0 (no shared receive queue) or %u..%u\n",
-					 arg, RBLK_TGT_SRQ_DEPTH_MIN, RBLK_TGT_SRQ_DEPTH_MAX);
+					 arg, RBLK_TARGET_SRQ_DEPTH_MIN, RBLK_TARGET_SRQ_DEPTH_MAX);
 		return 0;
 	case OPT_MAX_IO_SIZE:
 		/* Power of two, the pool and in-capsule relations: the start-up check. */
-		return set_u32(p, "--max-io-size", arg, 8192, RBLK_TGT_MAX_IO_SIZE, true,
+		return set_u32(p, "--max-io-size", arg, 8192, RBLK_TARGET_IO_SIZE_MAX, true,
 			       &t->max_io_size);
-	/* Admission control: the library's ranges (target/opts.c), 0 not accepted. */
+	/* Admission control: the library's ranges (rblk/target.h), 0 not accepted. */
 	case OPT_CONNECT_TIMEOUT:
-		return set_u32(p, "--connect-timeout", arg, RBLK_TGT_CONNECT_TIMEOUT_MS_MIN,
-			       RBLK_TGT_CONNECT_TIMEOUT_MS_MAX, false, &t->connect_timeout_ms);
+		return set_u32(p, "--connect-timeout", arg, RBLK_TARGET_CONNECT_TIMEOUT_MS_MIN,
+			       RBLK_TARGET_CONNECT_TIMEOUT_MS_MAX, false, &t->connect_timeout_ms);
 	case OPT_MAX_PENDING:
-		return set_u32(p, "--max-pending", arg, 1, RBLK_TGT_MAX_PENDING_LIMIT, false,
+		return set_u32(p, "--max-pending", arg, 1, RBLK_TARGET_PENDING_MAX, false,
 			       &t->max_pending_queues);
 	case OPT_MAX_PENDING_PER_ADDR:
-		return set_u32(p, "--max-pending-per-addr", arg, 1, RBLK_TGT_MAX_PENDING_LIMIT,
+		return set_u32(p, "--max-pending-per-addr", arg, 1, RBLK_TARGET_PENDING_MAX,
 			       false, &t->max_pending_per_addr);
 	case OPT_MAX_CTRLS_PER_HOST:
-		return set_u32(p, "--max-ctrls-per-host", arg, 1, RBLK_TGT_MAX_CTRLS_PER_HOST_LIMIT,
+		return set_u32(p, "--max-ctrls-per-host", arg, 1, RBLK_TARGET_CTRLS_PER_HOST_MAX,
 			       false, &t->max_ctrls_per_host);
 	case OPT_MAX_QUEUES:
-		return set_u32(p, "--max-queues", arg, 2, RBLK_TGT_MAX_QUEUES_LIMIT, false,
+		return set_u32(p, "--max-queues", arg, 2, RBLK_TARGET_QUEUES_MAX, false,
 			       &t->max_queues);
 	case OPT_LOG_LEVEL:
 		if (rblk_log_level_parse(arg, &a->log_level))

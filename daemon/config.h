@@ -230,14 +230,12 @@ int rblk_config_preflight(struct rblk_config *cfg, enum rblk_cfg_mode mode, cons
 			  unsigned *nerrors);
 
 /*
- * The NQN policy of nvmet/nvmetcli (target core's rblk_tgt_nqn_check): 1..223
+ * The NQN policy of nvmet/nvmetcli (the library's rblk_nqn_check()): 1..223
  * bytes of printable ASCII without spaces; false with the reason in @why.
  * A valid name not of the NVMe form (nqn.yyyy-mm.reverse.domain[:name], the
  * UUID form) is accepted with one warning per name naming @where (NULL: none).
  */
 bool rblk_cfg_nqn_valid(const char *nqn, const char *where, char *why, size_t len);
-/* The stable identifiers used when a namespace has none: the target core's, of (nqn, nsid). */
-void rblk_cfg_ns_gen_ids(const char *nqn, uint32_t nsid, uint8_t uuid[16], uint8_t nguid[16]);
 const char *rblk_cfg_poll_mode_str(enum rblk_poll_mode m);
 int rblk_cfg_poll_mode_parse(const char *s, enum rblk_poll_mode *out);
 /* The target options this config asks for, over rblk_target_opts_init()'s defaults. */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Configuration checks of rblk-target (see config.h). The value rules shared
- * by the JSON parser and the daemon's flags: NQN syntax, poll-mode names, the stable identifiers generated for namespaces. Then
+ * by the JSON parser and the daemon's flags: NQN syntax, poll-mode names. Then
  * the checks that need the whole picture: duplicates and the references
  * between hosts, subsystems and ports.
  *
@@ -18,35 +18,17 @@
 #include "common/log.h"
 #include "protocol/nqn.h"
 #include "daemon/config.h"
-#include "target/core.h"
 
 /* -------------------------------------------------------- value rules */
 
 /*
- * The target core's NQN policy (rblk_tgt_nqn_check, as nvmet/nvmetcli):
- * the library applies the same rule when the name reaches it, and the
- * once-per-name warning is shared, so a name is reported once whichever
- * layer sees it first.
+ * The library's NQN policy (as nvmet/nvmetcli), and its once-per-name
+ * warning: the library warns too when the name reaches it, so a name is
+ * reported once whichever sees it first.
  */
 bool rblk_cfg_nqn_valid(const char *nqn, const char *where, char *why, size_t len)
 {
-	if (rblk_tgt_nqn_check(nqn, why, len))
-		return false;
-	if (where)
-		rblk_tgt_nqn_warn_form(where, nqn);
-	return true;
-}
-
-/*
- * Identifiers must not change across restarts (hosts key multipath and udev
- * names on them) and must differ between namespaces: the target core's
- * functions of (subsystem NQN, NSID), so a namespace has the same IDs
- * whether the daemon or an embedder of the library created it.
- */
-void rblk_cfg_ns_gen_ids(const char *nqn, uint32_t nsid, uint8_t uuid[16], uint8_t nguid[16])
-{
-	rblk_gen_uuid(nqn, nsid, uuid);
-	rblk_gen_nguid(nqn, nsid, nguid);
+	return rblk_nqn_check(nqn, where, why, len) == 0;
 }
 
 static const char *const poll_modes[] = {
@@ -292,7 +274,7 @@ static void fill_ids(struct rblk_config *cfg)
 			struct rblk_cfg_ns *ns = &ss->ns[n];
 			uint8_t uuid[16], nguid[16];
 
-			rblk_cfg_ns_gen_ids(ss->nqn, ns->nsid, uuid, nguid);
+			rblk_ns_gen_ids(ss->nqn, ns->nsid, uuid, nguid);
 			if (!ns->has_uuid) {
 				memcpy(ns->uuid, uuid, 16);
 				ns->has_uuid = ns->uuid_generated = true;

@@ -28,7 +28,6 @@
 #include "daemon/config.h"
 #include "daemon/config_json.h"
 #include "protocol/nvmf.h"
-#include "target/core.h"
 
 #define perr(c, skipped, ...) rblk_cfg_error((c)->mode, &(c)->errors, (skipped), __VA_ARGS__)
 
@@ -164,7 +163,7 @@ bool rblk_cfg_mpath_parse_port_ana(struct rblk_cj_ctx *c, const char *path,
 			rblk_cj_path(p, sizeof(p), "%s.ana.state", gp);
 			if (!rblk_cj_get_str(c, p, st, "port", &s))
 				return false;
-			if (rblk_ana_state_parse(s, &state)) {
+			if (rblk_ana_state_from_name(s, &state)) {
 				perr(c, "port", "%s: \"%s\" is not an ANA state (\"optimized\", "
 				     "\"non-optimized\", \"inaccessible\", \"persistent-loss\" or "
 				     "\"change\")", p, s);

@@ -27,7 +27,6 @@
 #include "common/uuid.h"
 #include "daemon/config.h"
 #include "daemon/config_json.h"
-#include "target/core.h"
 
 #define CONFIG_MAX_BYTES (16u << 20)
 
@@ -611,30 +610,30 @@ static int parse_tgt(struct rblk_cj_ctx *c, struct json_object *x, struct rblk_c
 		uint32_t min, max;
 	} nums[] = {
 		/*
-		 * The plain ranges of the target's rules (target/opts.c); the
+		 * The plain ranges of the target's rules (rblk/target.h); the
 		 * relations between options are checked before start.
 		 */
 		{ "poll_groups", offsetof(struct rblk_cfg_tgt, num_poll_groups), 1,
-		  RBLK_TGT_MAX_POLL_GROUPS },
+		  RBLK_TARGET_POLL_GROUPS_MAX },
 		{ "max_queue_depth", offsetof(struct rblk_cfg_tgt, max_queue_depth), 2,
-		  RBLK_TGT_MAX_QUEUE_DEPTH },
+		  RBLK_TARGET_QUEUE_DEPTH_MAX },
 		{ "max_aq_depth", offsetof(struct rblk_cfg_tgt, max_admin_queue_depth), 2, 32 },
 		{ "max_io_qpairs_per_ctrlr", offsetof(struct rblk_cfg_tgt, max_io_queues), 1, 65534 },
-		{ "max_io_size", offsetof(struct rblk_cfg_tgt, max_io_size), 8192, RBLK_TGT_MAX_IO_SIZE },
-		{ "io_unit_size", offsetof(struct rblk_cfg_tgt, io_unit_size), 4096, RBLK_TGT_MAX_IO_SIZE },
+		{ "max_io_size", offsetof(struct rblk_cfg_tgt, max_io_size), 8192, RBLK_TARGET_IO_SIZE_MAX },
+		{ "io_unit_size", offsetof(struct rblk_cfg_tgt, io_unit_size), 4096, RBLK_TARGET_IO_SIZE_MAX },
 		{ "num_shared_buffers", offsetof(struct rblk_cfg_tgt, num_shared_buffers), 1,
-		  RBLK_TGT_MAX_SHARED_BUFFERS },
+		  RBLK_TARGET_SHARED_BUFFERS_MAX },
 		/* Admission control: rblk's own names, as struct rblk_target_opts. */
 		{ "connect_timeout_ms", offsetof(struct rblk_cfg_tgt, connect_timeout_ms),
-		  RBLK_TGT_CONNECT_TIMEOUT_MS_MIN, RBLK_TGT_CONNECT_TIMEOUT_MS_MAX },
+		  RBLK_TARGET_CONNECT_TIMEOUT_MS_MIN, RBLK_TARGET_CONNECT_TIMEOUT_MS_MAX },
 		{ "max_pending_queues", offsetof(struct rblk_cfg_tgt, max_pending_queues), 1,
-		  RBLK_TGT_MAX_PENDING_LIMIT },
+		  RBLK_TARGET_PENDING_MAX },
 		{ "max_pending_per_addr", offsetof(struct rblk_cfg_tgt, max_pending_per_addr), 1,
-		  RBLK_TGT_MAX_PENDING_LIMIT },
+		  RBLK_TARGET_PENDING_MAX },
 		{ "max_ctrls_per_host", offsetof(struct rblk_cfg_tgt, max_ctrls_per_host), 1,
-		  RBLK_TGT_MAX_CTRLS_PER_HOST_LIMIT },
+		  RBLK_TARGET_CTRLS_PER_HOST_MAX },
 		{ "max_queues", offsetof(struct rblk_cfg_tgt, max_queues), 2,
-		  RBLK_TGT_MAX_QUEUES_LIMIT },
+		  RBLK_TARGET_QUEUES_MAX },
 	};
 	char p[128], what[96];
 
@@ -662,7 +661,7 @@ static int parse_tgt(struct rblk_cj_ctx *c, struct json_object *x, struct rblk_c
 					"x-rblk option", &t->in_capsule_data_size);
 		} else if (strcmp(key, "srq_depth") == 0) {
 			/* 0 (none) or the target's range: checked with the other options. */
-			t->has_srq_depth = rblk_cj_get_u32(c, p, v, 0, RBLK_TGT_SRQ_DEPTH_MAX,
+			t->has_srq_depth = rblk_cj_get_u32(c, p, v, 0, RBLK_TARGET_SRQ_DEPTH_MAX,
 							   "a valid srq_depth (0, 16..65536)",
 							   "x-rblk option", &t->srq_depth);
 		} else if (strcmp(key, "poll_mode") == 0) {

@@ -3,8 +3,8 @@
  * The start-up check of rblk-target's configuration (see config.h): what
  * must hold before the target is created, beyond the model's own
  * consistency (config_check.c). The target options against the library's
- * own rules (rblk_tgt_opts_check(), the function rblk_target_create() runs),
- * each enabled namespace's path opened in its mode (rblk_tgt_ns_path_check(),
+ * own rules (rblk_target_opts_check(), what rblk_target_create() checks),
+ * each enabled namespace's path opened in its mode (rblk_ns_path_check(),
  * the rules the namespace open applies), listener addresses, and something
  * to export and somewhere to listen.
  *
@@ -18,7 +18,6 @@
 
 #include "common/log.h"
 #include "daemon/config.h"
-#include "target/core.h"
 
 /* The library's field -> what a rblk-target user sets it with. */
 static const struct {
@@ -50,7 +49,7 @@ static void check_target_opts(const struct rblk_config *cfg, unsigned *errors)
 	char why[256];
 
 	rblk_config_target_opts(cfg, &o);
-	if (!rblk_tgt_opts_check(&o, &field, why, sizeof(why)))
+	if (!rblk_target_opts_check(&o, &field, why, sizeof(why)))
 		return;
 	for (size_t i = 0; field && i < sizeof(opt_names) / sizeof(opt_names[0]); i++)
 		if (!strcmp(opt_names[i].field, field))
@@ -99,7 +98,7 @@ static void check_namespaces(const struct rblk_config *cfg, enum rblk_cfg_mode m
 			if (!ns->enable)
 				continue;
 			enabled++;
-			if (!rblk_tgt_ns_path_check(ns->path, ns->read_only, ns->block_size, why,
+			if (!rblk_ns_path_check(ns->path, ns->read_only, ns->block_size, why,
 						    sizeof(why)))
 				continue;
 			if (mode == RBLK_CFG_STRICT) {

@@ -85,32 +85,20 @@ struct rblk_transport;
 #define RBLK_RTD3E_US 30000000u    /* Identify RTD3E: shutdown (namespace syncs) within 30 s */
 #define RBLK_DISC_KATO_MS 120000   /* discovery controller with KATO 0 (nvmet) */
 #define RBLK_ANATT 10              /* Identify ANATT, seconds (nvmet's value) */
-#define RBLK_ANA_DEFAULT_GRPID 1   /* every port has it, optimized until told otherwise */
 #define RBLK_MAX_AEN_PENDING 8     /* queued events waiting for an AER */
 #define RBLK_NS_MAX_DEFAULT 1024   /* rblk_subsystem_opts.max_namespaces 0 */
 #define RBLK_TRADDR_LEN INET6_ADDRSTRLEN
-/* Upper bounds of struct rblk_target_opts (opts.c says why each exists). */
-#define RBLK_TGT_MAX_POLL_GROUPS 1024
-#define RBLK_TGT_MAX_QUEUE_DEPTH 65535u   /* a queue's depth is a 16-bit count */
-#define RBLK_TGT_MAX_IO_SIZE (16u << 20)  /* max_io_size and io_unit_size */
-#define RBLK_TGT_MAX_SHARED_BUFFERS (1u << 20)
-#define RBLK_TGT_MAX_KATO_CHECK_MS 5000u
-/* Admission control defaults (struct rblk_target_opts). */
+/*
+ * Admission control defaults (struct rblk_target_opts; the ranges of every
+ * option are public: RBLK_TARGET_*_MIN/MAX in rblk/target.h).
+ */
 #define RBLK_TGT_CONNECT_TIMEOUT_MS 10000u
 #define RBLK_TGT_MAX_PENDING 256u
 #define RBLK_TGT_MAX_PENDING_PER_ADDR 32u
 #define RBLK_TGT_MAX_CTRLS_PER_HOST 64u
 #define RBLK_TGT_MAX_QUEUES 4096u
-/* Their ranges (0 takes the default), shared with rblk-target's flags and keys. */
-#define RBLK_TGT_CONNECT_TIMEOUT_MS_MIN 100u
-#define RBLK_TGT_CONNECT_TIMEOUT_MS_MAX 600000u
-#define RBLK_TGT_MAX_PENDING_LIMIT 65536u       /* max_pending_queues, max_pending_per_addr */
-#define RBLK_TGT_MAX_CTRLS_PER_HOST_LIMIT 0xFFEFu /* the CNTLID space */
-#define RBLK_TGT_MAX_QUEUES_LIMIT (1u << 20)
 /* Shared receives per poll group and device (nvmet-rdma's srq_size default). */
 #define RBLK_TGT_SRQ_DEPTH 1024u
-#define RBLK_TGT_SRQ_DEPTH_MIN 16u
-#define RBLK_TGT_SRQ_DEPTH_MAX 65536u
 
 enum rblk_xfer_dir {
 	RBLK_XFER_NONE = 0,
@@ -875,10 +863,6 @@ void rblk_tgt_ctrl_clear_aen_mask(struct rblk_tgt_ctrl *ctrl, uint32_t aec_bit);
 void rblk_tgt_ctrl_ns_changed(struct rblk_tgt_ctrl *ctrl, uint32_t nsid);
 /* Records a failed command in the error log; returns true if recorded. */
 bool rblk_tgt_ctrl_log_error(struct rblk_tgt_ctrl *ctrl, const struct rblk_req *req, uint16_t status);
-
-/* names.c: nvmet's (and nvmetcli's) names of the ANA states, "optimized", ... */
-const char *rblk_ana_state_name(enum rblk_ana_state s); /* "?" for another value */
-int rblk_ana_state_parse(const char *name, enum rblk_ana_state *out); /* 0 or -EINVAL */
 
 /* ana.c */
 /* A new port's groups: 1 optimized, every other one absent (inaccessible). */

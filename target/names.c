@@ -12,6 +12,9 @@
  * The stable generated identifiers (serial, UUID, NGUID): hashes of the
  * subsystem NQN and nsid, so a restart or a reload exports the same identity
  * and two subsystems never collide.
+ *
+ * The public rblk_nqn_check(), rblk_ns_gen_ids() and the ANA state names
+ * (rblk/target.h) are these rules for programs that check a configuration.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -157,6 +160,15 @@ bool rblk_tgt_nqn_warn_form(const char *where, const char *nqn)
 }
 
 
+int rblk_nqn_check(const char *nqn, const char *where, char *why, size_t len)
+{
+	int ret = rblk_tgt_nqn_check(nqn, why, len);
+
+	if (!ret && where)
+		rblk_tgt_nqn_warn_form(where, nqn);
+	return ret;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Stable identifiers: FNV-1a over the input, then a splitmix64 finaliser.  */
 
@@ -202,6 +214,12 @@ void rblk_gen_nguid(const char *nqn, uint32_t nsid, uint8_t nguid[16])
 	hash128(0x6e677569 /* "ngui" */, nqn, nsid, nguid);
 }
 
+void rblk_ns_gen_ids(const char *subnqn, uint32_t nsid, uint8_t uuid[16], uint8_t nguid[16])
+{
+	rblk_gen_uuid(subnqn, nsid, uuid);
+	rblk_gen_nguid(subnqn, nsid, nguid);
+}
+
 void rblk_gen_serial(const char *nqn, char serial[21])
 {
 	/* 16 hex digits: unique enough, and what nvmet's random serial looks like. */
@@ -230,7 +248,7 @@ const char *rblk_ana_state_name(enum rblk_ana_state s)
 	return "?";
 }
 
-int rblk_ana_state_parse(const char *name, enum rblk_ana_state *out)
+int rblk_ana_state_from_name(const char *name, enum rblk_ana_state *out)
 {
 	for (size_t i = 0; i < sizeof(ana_names) / sizeof(ana_names[0]); i++) {
 		if (strcmp(ana_names[i].name, name) == 0) {

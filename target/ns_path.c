@@ -3,9 +3,10 @@
  * The rules on a namespace's path that need no target: the size of a
  * "mem:SIZE" / "null:SIZE" namespace, the form of an "rbd:POOL/IMAGE" one,
  * and whether a file or block device would open (bdev_provider.c opens it
- * for real with the same rules). Apart
- * from bdev_provider.c so that rblk-target's start-up check links it
- * without the core's subsystem and transport code.
+ * for real with the same rules). Apart from bdev_provider.c so that a
+ * program's start-up check (rblk-target's, through the public
+ * rblk_ns_path_check()) links it without the core's subsystem and
+ * transport code.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -44,8 +45,8 @@ int rblk_tgt_parse_mem_size(const char *s, uint64_t *out)
 	return 0;
 }
 
-int rblk_tgt_ns_path_check(const char *path, bool read_only, uint32_t block_size, char *why,
-			   size_t len)
+int rblk_ns_path_check(const char *path, bool read_only, uint32_t block_size, char *why,
+		       size_t len)
 {
 	uint64_t bytes;
 
@@ -81,3 +82,9 @@ int rblk_tgt_ns_path_check(const char *path, bool read_only, uint32_t block_size
 	return rblk_bdev_path_check(path, read_only, why, len);
 }
 
+/* The core's name (core.h), which its unit tests call. */
+int rblk_tgt_ns_path_check(const char *path, bool read_only, uint32_t block_size, char *why,
+			   size_t len)
+{
+	return rblk_ns_path_check(path, read_only, block_size, why, len);
+}

@@ -95,7 +95,7 @@ static bool grace_over(struct rblk_target *tgt, const uint64_t *snap)
 
 void rblk_tgt_synchronize(struct rblk_target *tgt)
 {
-	uint64_t snap[RBLK_TGT_MAX_POLL_GROUPS];
+	uint64_t snap[RBLK_TARGET_POLL_GROUPS_MAX];
 	unsigned waits = 0;
 
 	/* Pairs with the fences of rblk_tgt_pg_quiescent(): see there. */

@@ -56,6 +56,23 @@ void rblk_target_opts_init(struct rblk_target_opts *opts)
 	opts->srq_depth = RBLK_TGT_SRQ_DEPTH;
 }
 
+int rblk_target_opts_check(const struct rblk_target_opts *opts, const char **field, char *why,
+			   size_t len)
+{
+	struct rblk_target_opts o;
+
+	if (field)
+		*field = NULL;
+	if (!opts || opts->size < sizeof(opts->size)) {
+		snprintf(why, len, "no options, or their size is not set (rblk_target_opts_init)");
+		return -EINVAL;
+	}
+	/* What rblk_target_create() checks; 0 admission limits pass (they take defaults). */
+	rblk_target_opts_init(&o);
+	COPY_OPTS(&o, opts);
+	return rblk_tgt_opts_check(&o, field, why, len);
+}
+
 /* Admission limits left 0 by an embedder take their defaults. */
 static void admission_defaults(struct rblk_target_opts *o)
 {

@@ -58,8 +58,23 @@ enum rblk_threads {
 
 /*
  * rblk_target_create() refuses (-EINVAL, with a message naming the option
- * and its range) any value outside the ranges given here.
+ * and its range) any value outside the ranges given here. The bounds that
+ * are not plain protocol numbers, for a program that checks its own flags
+ * or configuration keys before it builds the struct:
  */
+#define RBLK_TARGET_POLL_GROUPS_MAX 1024          /* num_poll_groups */
+#define RBLK_TARGET_QUEUE_DEPTH_MAX 65535u        /* max_queue_depth: a 16-bit count */
+#define RBLK_TARGET_IO_SIZE_MAX (16u << 20)       /* max_io_size and io_unit_size */
+#define RBLK_TARGET_SHARED_BUFFERS_MAX (1u << 20) /* num_shared_buffers */
+#define RBLK_TARGET_KATO_CHECK_MS_MAX 5000u       /* kato_check_ms */
+#define RBLK_TARGET_CONNECT_TIMEOUT_MS_MIN 100u   /* connect_timeout_ms, when not 0 */
+#define RBLK_TARGET_CONNECT_TIMEOUT_MS_MAX 600000u
+#define RBLK_TARGET_PENDING_MAX 65536u            /* max_pending_queues, max_pending_per_addr */
+#define RBLK_TARGET_CTRLS_PER_HOST_MAX 0xFFEFu    /* max_ctrls_per_host: the CNTLID space */
+#define RBLK_TARGET_QUEUES_MAX (1u << 20)         /* max_queues */
+#define RBLK_TARGET_SRQ_DEPTH_MIN 16u             /* srq_depth, when not 0 */
+#define RBLK_TARGET_SRQ_DEPTH_MAX 65536u
+
 struct rblk_target_opts {
 	size_t size;                 /* sizeof(struct rblk_target_opts) */
 	unsigned num_poll_groups;    /* reactor threads, 0..1024; 0 = online CPUs */
@@ -133,6 +148,16 @@ struct rblk_target_opts {
 
 void rblk_target_opts_init(struct rblk_target_opts *opts) RBLK_EXPORT;
 int rblk_target_create(const struct rblk_target_opts *opts, struct rblk_target **out) RBLK_EXPORT;
+/*
+ * The checks rblk_target_create() makes on opts, without creating anything:
+ * a program can refuse a configuration before it opens a thing (rblk-target
+ * --check). 0, or -EINVAL with "OPTION VALUE: must be ..." in @why and,
+ * when @field is not NULL, the struct member's name ("max_queue_depth") in
+ * *@field (NULL for a refusal that is not one member's, such as a bad size).
+ * Members past opts->size take their rblk_target_opts_init() values.
+ */
+int rblk_target_opts_check(const struct rblk_target_opts *opts, const char **field, char *why,
+			   size_t len) RBLK_EXPORT;
 /* Stops the target if running, disconnects every host, closes every namespace. */
 void rblk_target_destroy(struct rblk_target *tgt) RBLK_EXPORT;
 
@@ -159,6 +184,15 @@ struct rblk_subsystem_opts {
 };
 
 void rblk_subsystem_opts_init(struct rblk_subsystem_opts *opts) RBLK_EXPORT;
+/*
+ * The rule above for a subsystem NQN or an allowed host's, applied where
+ * the name is read: 0, or -EINVAL with the reason in @why ("is empty",
+ * "contains a space", ...). A name accepted but not of the NVMe form is
+ * logged once per process and name (here or when it reaches the target,
+ * whichever comes first), the message naming @where ("subsystems[0].nqn",
+ * "--subsystem"); @where NULL: no warning now.
+ */
+int rblk_nqn_check(const char *nqn, const char *where, char *why, size_t len) RBLK_EXPORT;
 int rblk_target_add_subsystem(struct rblk_target *tgt, const struct rblk_subsystem_opts *opts,
 			      struct rblk_subsystem **out) RBLK_EXPORT;
 /* Disconnects the subsystem's controllers, then removes it. -ENOENT if unknown. */
@@ -226,7 +260,7 @@ struct rblk_ns_opts {
 	bool read_only;
 	uint32_t block_size;         /* 0 = detect (BLKSSZGET, 512 for files) */
 	const char *backend;         /* NULL = the target's */
-	bool has_uuid, has_nguid, has_eui64; /* absent = generated from nqn + nsid, stable */
+	bool has_uuid, has_nguid, has_eui64; /* absent = rblk_ns_gen_ids() of nqn + nsid */
 	uint8_t uuid[16];
 	uint8_t nguid[16];
 	uint8_t eui64[8];
@@ -242,6 +276,22 @@ struct rblk_ns_opts {
 };
 
 void rblk_ns_opts_init(struct rblk_ns_opts *opts) RBLK_EXPORT;
+/*
+ * Whether a namespace of @path would open, before there is a target: the
+ * block size rule (0, or a power of two in 512..4096), a "mem:SIZE" or
+ * "null:SIZE" whose size parses, the form of an "rbd:" path, or a file or
+ * block device that opens in the mode asked for. 0, or -errno with the
+ * reason in @why.
+ */
+int rblk_ns_path_check(const char *path, bool read_only, uint32_t block_size, char *why,
+		       size_t len) RBLK_EXPORT;
+/*
+ * The UUID and NGUID a namespace gets when its options give none: functions
+ * of the subsystem NQN and the NSID, so a restart exports the same identity
+ * and two namespaces never share one.
+ */
+void rblk_ns_gen_ids(const char *subnqn, uint32_t nsid, uint8_t uuid[16],
+		     uint8_t nguid[16]) RBLK_EXPORT;
 /* Hosts connected to the subsystem get a namespace-changed AEN. */
 int rblk_subsystem_add_namespace(struct rblk_subsystem *ss, const struct rblk_ns_opts *opts,
 				 uint32_t *nsid) RBLK_EXPORT;
@@ -317,8 +367,13 @@ int rblk_target_port_remove_subsystem(struct rblk_target *tgt, uint16_t portid,
  * subsystem's for a namespace's group).
  */
 #define RBLK_ANA_MAX_GROUPS 128 /* ANAGRPMAX, as nvmet */
+#define RBLK_ANA_DEFAULT_GRPID 1 /* every port has it, optimized until told otherwise */
 
 /* enum rblk_ana_state (the NVMe encoding) is in common.h: the initiator reads it too. */
+/* nvmet's names of the states: "optimized", "non-optimized", ...; "?" for another value. */
+const char *rblk_ana_state_name(enum rblk_ana_state state) RBLK_EXPORT;
+/* The state of one of those names: 0, or -EINVAL for another name. */
+int rblk_ana_state_from_name(const char *name, enum rblk_ana_state *state) RBLK_EXPORT;
 
 /*
  * Sets group @grpid's state on the port with that portid, adding the group

@@ -31,6 +31,8 @@ int main(void)
 	struct rblk_connect_opts copts;
 	struct rblk_target *tgt = NULL;
 	struct rblk_ctrl *ctrl = NULL;
+	const char *field = NULL;
+	char why[128];
 	int ret;
 
 	rblk_log_set_handler(handler, NULL);
@@ -42,6 +44,14 @@ int main(void)
 	ret = rblk_target_create(&topts, &tgt);
 	if (ret != -EINVAL || tgt) {
 		fprintf(stderr, "FAIL: rblk_target_create(max_queue_depth 1) = %d\n", ret);
+		return 1;
+	}
+	/* The check a program runs first refuses it too, naming the member. */
+	topts.max_queue_depth = RBLK_TARGET_QUEUE_DEPTH_MAX + 1;
+	ret = rblk_target_opts_check(&topts, &field, why, sizeof(why));
+	if (ret != -EINVAL || !field || strcmp(field, "max_queue_depth")) {
+		fprintf(stderr, "FAIL: rblk_target_opts_check(max_queue_depth %u) = %d\n",
+			topts.max_queue_depth, ret);
 		return 1;
 	}
 	/* A valid target is created and destroyed (no RDMA needed until listen). */

@@ -825,25 +825,6 @@ static void test_nqn_rules(void)
 	CU_ASSERT_EQUAL(nr_warn, 0);
 }
 
-static void test_generated_ids_are_stable_and_distinct(void)
-{
-	uint8_t u1[16], n1[16], u2[16], n2[16], u3[16], n3[16];
-
-	rblk_cfg_ns_gen_ids(SUB0, 1, u1, n1);
-	rblk_cfg_ns_gen_ids(SUB0, 1, u2, n2);
-	CU_ASSERT_EQUAL(memcmp(u1, u2, 16), 0);
-	CU_ASSERT_EQUAL(memcmp(n1, n2, 16), 0);
-	rblk_cfg_ns_gen_ids(SUB0, 2, u2, n2);
-	rblk_cfg_ns_gen_ids(SUB1, 1, u3, n3);
-	CU_ASSERT_NOT_EQUAL(memcmp(u1, u2, 16), 0);
-	CU_ASSERT_NOT_EQUAL(memcmp(u1, u3, 16), 0);
-	CU_ASSERT_NOT_EQUAL(memcmp(n1, n2, 16), 0);
-	CU_ASSERT_NOT_EQUAL(memcmp(u1, n1, 16), 0);
-	/* RFC 9562: version 8 in the high nibble of byte 6, variant 10 in byte 8. */
-	CU_ASSERT_EQUAL(u1[6] >> 4, 8);
-	CU_ASSERT_EQUAL(u1[8] >> 6, 2);
-}
-
 /* ------------------------------------------------------------------ diff */
 
 static const char *const base_json =
@@ -1603,7 +1584,6 @@ static const struct ut_case cases[] = {
 	UT_CASE(test_load_file_errors),
 	UT_CASE(test_warnings_for_semantics),
 	UT_CASE(test_nqn_rules),
-	UT_CASE(test_generated_ids_are_stable_and_distinct),
 	UT_CASE(test_diff_unchanged),
 	UT_CASE(test_diff_namespaces),
 	UT_CASE(test_diff_hosts),

@@ -101,6 +101,19 @@ void rblk_target_opts_init(struct rblk_target_opts *o)
 	o->max_queues = 4096;
 }
 
+/*
+ * The library's own rules (target/opts.c), so that --check refuses what a
+ * start would. Declared here: target/core.h defines the structs this file fakes.
+ */
+int rblk_tgt_opts_check(const struct rblk_target_opts *o, const char **field, char *why,
+			size_t len);
+
+int rblk_target_opts_check(const struct rblk_target_opts *o, const char **field, char *why,
+			   size_t len)
+{
+	return rblk_tgt_opts_check(o, field, why, len);
+}
+
 void rblk_subsystem_opts_init(struct rblk_subsystem_opts *o)
 {
 	memset(o, 0, sizeof(*o));

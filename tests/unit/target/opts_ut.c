@@ -2,9 +2,11 @@
 /*
  * Tests for target/opts.c: each option's range and the relations between
  * options, with the option named in the message, and tt_target_create()
- * refusing what the check refuses.
+ * refusing what the check refuses; the public rblk_target_opts_check() and
+ * bounds (target.c, rblk/target.h) agreeing with them.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "test_transport.h"
@@ -109,6 +111,64 @@ static void test_create_refuses(void)
 	CU_ASSERT_EQUAL(tt_target_create(&o, &tgt), -EINVAL);
 }
 
+/*
+ * The public check: the same rules on a caller's sized struct, whose members
+ * past its size are not read (an older program's shorter struct).
+ */
+static void test_public_check(void)
+{
+	rblk_target_opts_init(&o);
+	CU_ASSERT_EQUAL(rblk_target_opts_check(&o, &field, why, sizeof(why)), 0);
+	CU_ASSERT_PTR_NULL(field);
+	o.max_queue_depth = RBLK_TARGET_QUEUE_DEPTH_MAX + 1;
+	CU_ASSERT(refused(rblk_target_opts_check(&o, &field, why, sizeof(why)), "max_queue_depth",
+			  "max_queue_depth 65536: must be in 2..65535"));
+	CU_ASSERT_EQUAL(rblk_target_opts_check(&o, NULL, why, sizeof(why)), -EINVAL);
+
+	rblk_target_opts_init(&o);
+	o.srq_depth = RBLK_TARGET_SRQ_DEPTH_MIN - 1;
+	CU_ASSERT(refused(rblk_target_opts_check(&o, &field, why, sizeof(why)), "srq_depth",
+			  "srq_depth 15: must be in 16..65536"));
+	o.size = offsetof(struct rblk_target_opts, srq_depth);
+	CU_ASSERT_EQUAL(rblk_target_opts_check(&o, &field, why, sizeof(why)), 0);
+
+	o.size = 0;
+	CU_ASSERT_EQUAL(rblk_target_opts_check(&o, &field, why, sizeof(why)), -EINVAL);
+	CU_ASSERT_PTR_NULL(field);
+	CU_ASSERT_EQUAL(rblk_target_opts_check(NULL, &field, why, sizeof(why)), -EINVAL);
+}
+
+/* The public bounds are the check's: each one passes, one past it is refused. */
+static void test_public_bounds(void)
+{
+	CU_ASSERT_EQUAL(CHECK(o.num_poll_groups = RBLK_TARGET_POLL_GROUPS_MAX), 0);
+	CU_ASSERT(refused(CHECK(o.num_poll_groups = RBLK_TARGET_POLL_GROUPS_MAX + 1),
+			  "num_poll_groups", "0..1024"));
+	CU_ASSERT_EQUAL(CHECK((o.max_io_size = RBLK_TARGET_IO_SIZE_MAX,
+			       o.io_unit_size = RBLK_TARGET_IO_SIZE_MAX)), 0);
+	CU_ASSERT(refused(CHECK(o.io_unit_size = RBLK_TARGET_IO_SIZE_MAX + 4096), "io_unit_size",
+			  "4096..16777216"));
+	CU_ASSERT_EQUAL(CHECK(o.num_shared_buffers = RBLK_TARGET_SHARED_BUFFERS_MAX), 0);
+	CU_ASSERT(refused(CHECK(o.num_shared_buffers = RBLK_TARGET_SHARED_BUFFERS_MAX + 1),
+			  "num_shared_buffers", "8..1048576"));
+	CU_ASSERT_EQUAL(CHECK(o.kato_check_ms = RBLK_TARGET_KATO_CHECK_MS_MAX), 0);
+	CU_ASSERT_EQUAL(CHECK(o.connect_timeout_ms = RBLK_TARGET_CONNECT_TIMEOUT_MS_MIN), 0);
+	CU_ASSERT(refused(CHECK(o.connect_timeout_ms = RBLK_TARGET_CONNECT_TIMEOUT_MS_MIN - 1),
+			  "connect_timeout_ms", "100..600000"));
+	CU_ASSERT(refused(CHECK(o.connect_timeout_ms = RBLK_TARGET_CONNECT_TIMEOUT_MS_MAX + 1),
+			  "connect_timeout_ms", "100..600000"));
+	CU_ASSERT_EQUAL(CHECK(o.max_pending_per_addr = RBLK_TARGET_PENDING_MAX), 0);
+	CU_ASSERT(refused(CHECK(o.max_pending_queues = RBLK_TARGET_PENDING_MAX + 1),
+			  "max_pending_queues", "1..65536"));
+	CU_ASSERT(refused(CHECK(o.max_ctrls_per_host = RBLK_TARGET_CTRLS_PER_HOST_MAX + 1),
+			  "max_ctrls_per_host", "1..65519"));
+	CU_ASSERT(refused(CHECK(o.max_queues = RBLK_TARGET_QUEUES_MAX + 1), "max_queues",
+			  "2..1048576"));
+	CU_ASSERT_EQUAL(CHECK(o.srq_depth = RBLK_TARGET_SRQ_DEPTH_MAX), 0);
+	CU_ASSERT(refused(CHECK(o.srq_depth = RBLK_TARGET_SRQ_DEPTH_MAX + 1), "srq_depth",
+			  "16..65536"));
+}
+
 static const struct ut_case cases[] = {
 	UT_CASE(test_defaults_pass),
 	UT_CASE(test_in_capsule),
@@ -117,6 +177,8 @@ static const struct ut_case cases[] = {
 	UT_CASE(test_pool_holds_one_io),
 	UT_CASE(test_kato_and_enums),
 	UT_CASE(test_create_refuses),
+	UT_CASE(test_public_check),
+	UT_CASE(test_public_bounds),
 	UT_END,
 };
 

@@ -2,9 +2,15 @@
 /*
  * Tests for target/rdma/poll_group.c without RDMA devices: the mailbox (run_on
  * runs on the group's thread, in order, exactly once, also when posted right
- * before a stop), adaptive and event polling sleep when idle (the iteration
- * count stops growing) and wake up for a message, busy polling never sleeps.
- * The adaptive spin's decisions are spin_ut.c's.
+ * before a stop), adaptive and event polling sleep when idle and wake up for
+ * a message, busy polling never sleeps. The adaptive spin's decisions are
+ * spin_ut.c's.
+ *
+ * Every verdict is a count of the group's events (its stats: iterations,
+ * sleeps, messages run), never a duration: the test waits for a count to be
+ * reached, and the wait's bound (HANG_GUARD_MS) only keeps a broken group
+ * from hanging the run. On a loaded machine the waits take longer; what
+ * they wait for does not change.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -16,8 +22,10 @@
 #include "target/rdma/poll_group.h"
 #include "ut.h"
 
+#define HANG_GUARD_MS 10000
+
 struct probe {
-	_Atomic int runs;
+	_Atomic uint64_t runs;
 	_Atomic int order_ok;
 	_Atomic int last;
 	pthread_t thread;
@@ -59,11 +67,12 @@ static struct rblk_poll_group *start(enum rblk_poll_mode mode)
 	return pg;
 }
 
-static bool wait_runs(struct probe *p, int n)
+/* Waits for the event count *c to reach n. */
+static bool reaches(_Atomic uint64_t *c, uint64_t n)
 {
-	for (int i = 0; i < 500 && atomic_load(&p->runs) < n; i++)
-		sleep_ms(2);
-	return atomic_load(&p->runs) >= n;
+	for (unsigned i = 0; i < HANG_GUARD_MS && atomic_load(c) < n; i++)
+		sleep_ms(1);
+	return atomic_load(c) >= n;
 }
 
 static void test_run_on_runs_on_the_group_thread_in_order(void)
@@ -78,7 +87,7 @@ static void test_run_on_runs_on_the_group_thread_in_order(void)
 	for (int i = 0; i < 8; i++)
 		CU_ASSERT_EQUAL(rblk_poll_group_run_on(pg, probe_fn, &p[i]), 0);
 	for (int i = 0; i < 8; i++) {
-		CU_ASSERT_TRUE(wait_runs(&p[i], 1));
+		CU_ASSERT_TRUE(reaches(&p[i].runs, 1));
 		CU_ASSERT_EQUAL(atomic_load(&p[i].runs), 1);
 		CU_ASSERT_FALSE(pthread_equal(p[i].thread, pthread_self()));
 		CU_ASSERT_TRUE(pthread_equal(p[i].thread, p[0].thread));
@@ -128,34 +137,51 @@ static void test_messages_before_stop_still_run_once(void)
 	rblk_poll_group_destroy(pg);
 }
 
-/* Iterations during ms milliseconds of quiet. */
-static uint64_t iterations_over(struct rblk_poll_group *pg, unsigned ms)
+/*
+ * Asleep for good: not one iteration nor sleep more while nothing happens.
+ * A group without queues sleeps with no timeout, so any count here is a
+ * wakeup without a cause. The pause only gives one the time to show; load
+ * makes it shorter in effect, and cannot make the counts move.
+ */
+static bool stays_asleep(struct rblk_poll_group *pg)
 {
-	uint64_t a = atomic_load(&pg->stats.iterations);
+	uint64_t iterations = atomic_load(&pg->stats.iterations);
+	uint64_t sleeps = atomic_load(&pg->stats.sleeps);
 
-	sleep_ms(ms);
-	return atomic_load(&pg->stats.iterations) - a;
+	sleep_ms(20);
+	return atomic_load(&pg->stats.iterations) == iterations &&
+	       atomic_load(&pg->stats.sleeps) == sleeps;
 }
 
 static void idle_sleeps(enum rblk_poll_mode mode)
 {
 	struct rblk_poll_group *pg = start(mode);
+	uint64_t sleeps, iterations;
 	struct probe p;
-	uint64_t sleeps;
 
-	sleep_ms(50);
-	/* No queues, nothing in flight: asleep, not spinning. */
-	CU_ASSERT_TRUE(atomic_load(&pg->stats.sleeps) >= 1);
-	CU_ASSERT_TRUE(iterations_over(pg, 200) <= 2);
-	/* A message wakes it, then it sleeps again. */
+	/* No queues, nothing in flight: it goes to sleep, and stays asleep. */
+	CU_ASSERT_TRUE_FATAL(reaches(&pg->stats.sleeps, 1));
+	CU_ASSERT_TRUE(stays_asleep(pg));
+	CU_ASSERT_EQUAL(atomic_load(&pg->stats.msgs), 0);
+	/* A message wakes it: the message runs, and the group sleeps again, once. */
 	memset(&p, 0, sizeof(p));
 	p.seq = 1;
 	sleeps = atomic_load(&pg->stats.sleeps);
+	iterations = atomic_load(&pg->stats.iterations);
 	CU_ASSERT_EQUAL(rblk_poll_group_run_on(pg, probe_fn, &p), 0);
-	CU_ASSERT_TRUE(wait_runs(&p, 1));
-	sleep_ms(50);
-	CU_ASSERT_TRUE(atomic_load(&pg->stats.sleeps) > sleeps);
-	CU_ASSERT_TRUE(iterations_over(pg, 200) <= 2);
+	CU_ASSERT_TRUE(reaches(&pg->stats.msgs, 1));
+	CU_ASSERT_EQUAL(atomic_load(&p.runs), 1);
+	CU_ASSERT_TRUE(reaches(&pg->stats.sleeps, sleeps + 1));
+	CU_ASSERT_TRUE(stays_asleep(pg));
+	CU_ASSERT_EQUAL(atomic_load(&pg->stats.sleeps), sleeps + 1);
+	CU_ASSERT_EQUAL(atomic_load(&pg->stats.msgs), 1);
+	/*
+	 * Event mode polls no more than the message needs: the iteration that
+	 * runs it and the empty one that sends the group back to sleep. (The
+	 * adaptive mode spins a while first, for as long as its clock says.)
+	 */
+	if (mode == RBLK_POLL_EVENT)
+		CU_ASSERT_EQUAL(atomic_load(&pg->stats.iterations), iterations + 2);
 	rblk_poll_group_destroy(pg);
 }
 
@@ -174,12 +200,15 @@ static void test_busy_never_sleeps(void)
 	struct rblk_poll_group *pg = start(RBLK_POLL_BUSY);
 	struct probe p;
 
-	CU_ASSERT_TRUE(iterations_over(pg, 100) > 100);
+	/* Thousands of empty iterations, and not one sleep among them. */
+	CU_ASSERT_TRUE(reaches(&pg->stats.iterations, 10000));
 	CU_ASSERT_EQUAL(atomic_load(&pg->stats.sleeps), 0);
 	memset(&p, 0, sizeof(p));
 	p.seq = 1;
 	CU_ASSERT_EQUAL(rblk_poll_group_run_on(pg, probe_fn, &p), 0);
-	CU_ASSERT_TRUE(wait_runs(&p, 1));
+	CU_ASSERT_TRUE(reaches(&pg->stats.msgs, 1));
+	CU_ASSERT_EQUAL(atomic_load(&p.runs), 1);
+	CU_ASSERT_EQUAL(atomic_load(&pg->stats.sleeps), 0);
 	rblk_poll_group_destroy(pg);
 }
 
