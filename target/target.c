@@ -861,3 +861,21 @@ out:
 	json_object_put(root);
 	return ret;
 }
+
+/* ------------------------------------------------------------------------ */
+/* What an engine reads of its target (target/fabric.h).                     */
+
+const struct rblk_target_opts *rblk_tgt_opts(const struct rblk_target *tgt)
+{
+	return &tgt->opts;
+}
+
+const char *rblk_tgt_backend_engine(const struct rblk_target *tgt)
+{
+	return tgt->backend;
+}
+
+int rblk_tgt_stop_fd(const struct rblk_target *tgt)
+{
+	return tgt->stop_fd;
+}

@@ -65,7 +65,7 @@ static bool same_key(const struct rblk_rdma_admit_key *a, const struct rblk_rdma
 
 int rblk_rdma_admit(struct rblk_transport *t, const struct sockaddr *peer, const char *peer_str)
 {
-	const struct rblk_target_opts *o = &t->tgt->opts;
+	const struct rblk_target_opts *o = rblk_tgt_opts(t->tgt);
 	struct rblk_rdma_admit_view v = { 0 };
 	struct rblk_rdma_admit_key key;
 	enum rblk_rdma_admit_verdict verdict;
@@ -149,7 +149,7 @@ void rblk_rdma_admit_release(struct rblk_transport *t, struct rblk_rdma_queue *q
 
 bool rblk_rdma_admit_tick(struct rblk_rdma_queue *q, uint64_t now_ms)
 {
-	uint32_t limit = q->t->tgt->opts.connect_timeout_ms;
+	uint32_t limit = rblk_tgt_opts(q->t->tgt)->connect_timeout_ms;
 
 	/* q->pending changes on this thread only, until the queue is freed. */
 	if (!q->pending || now_ms - q->accepted_ms < limit || q->state > RBLK_RDMA_Q_LIVE)

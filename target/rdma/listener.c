@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The RDMA transport as the core sees it (rblk_transport_* in core.h):
+ * The RDMA transport as the core sees it (struct rblk_fabric_ops, target/fabric.h):
  * listeners (rdma_cm ids on one event channel), the CM thread that handles
  * every CM event (CONNECT_REQUEST: validate the NVMe/RDMA private data,
  * reject with the right status or pick a poll group round robin and hand it
@@ -71,7 +71,7 @@ static void reject(struct rblk_cm_event *ev, uint16_t sts)
 static void on_connect_request(struct rblk_transport *t, struct rblk_cm_event *ev)
 {
 	struct rblk_rdma_listener *rl = rblk_cm_id_context(ev->listen_id);
-	const struct rblk_target_opts *o = &t->tgt->opts;
+	const struct rblk_target_opts *o = rblk_tgt_opts(t->tgt);
 	struct rblk_rdma_conn_limits lim;
 	struct rblk_rdma_conn_plan plan;
 	struct rblk_device_attr attr;
@@ -394,12 +394,12 @@ static void destroy_groups(struct rblk_transport *t)
 /* The poll groups' options, from the target's. */
 static void pg_opts(const struct rblk_transport *t, struct rblk_pg_opts *po)
 {
-	const struct rblk_target_opts *o = &t->tgt->opts;
+	const struct rblk_target_opts *o = rblk_tgt_opts(t->tgt);
 
 	memset(po, 0, sizeof(*po));
 	po->tgt = t->tgt;
 	po->mode = o->poll_mode;
-	po->backend = t->tgt->backend;
+	po->backend = rblk_tgt_backend_engine(t->tgt);
 	po->bq_depth = o->max_queue_depth > RBLK_BQUEUE_MAX_DEPTH ? RBLK_BQUEUE_MAX_DEPTH
 		       : (o->max_queue_depth < 128 ? 128 : o->max_queue_depth);
 	po->io_unit_size = o->io_unit_size;
@@ -411,7 +411,7 @@ static void pg_opts(const struct rblk_transport *t, struct rblk_pg_opts *po)
 
 static int start_threads(struct rblk_transport *t, struct rblk_pg_opts *po)
 {
-	const struct rblk_target_opts *o = &t->tgt->opts;
+	const struct rblk_target_opts *o = rblk_tgt_opts(t->tgt);
 	int ret;
 
 	t->npg = o->num_poll_groups; /* resolved by rblk_target_create() */
@@ -439,7 +439,7 @@ static int start_threads(struct rblk_transport *t, struct rblk_pg_opts *po)
 
 int rblk_rdma_transport_start(struct rblk_transport *t)
 {
-	const struct rblk_target_opts *o = &t->tgt->opts;
+	const struct rblk_target_opts *o = rblk_tgt_opts(t->tgt);
 	struct rblk_pg_opts po;
 	int ret = 0;
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The RDMA transport object the core holds (struct rblk_transport, opaque in
- * target/core.h): listeners, the CM thread, the poll groups. Private to
+ * target/fabric.h): listeners, the CM thread, the poll groups. Private to
  * target/rdma/listener.c and target/rdma/queue.c; kept out of rdma.h so unit tests can
  * link the request code with the test transport's own struct rblk_transport.
  */
@@ -74,7 +74,7 @@ int rblk_rdma_loop_start(struct rblk_transport *t, struct rblk_pg_opts *po);
 void rblk_rdma_loop_stop(struct rblk_transport *t);
 
 /*
- * The RDMA engine's side of struct rblk_fabric_ops (target/core.h says what
+ * The RDMA engine's side of struct rblk_fabric_ops (target/fabric.h says what
  * each does): listener.c owns the transport's life and listeners, loop.c the
  * embedder's loop and the core's idle waits. fabric.c puts them in the table.
  */

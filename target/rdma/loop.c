@@ -60,7 +60,7 @@ int rblk_rdma_loop_start(struct rblk_transport *t, struct rblk_pg_opts *po)
 	}
 	ret = epoll_add(pg->epfd, rblk_cm_channel_fd(t->ch));
 	if (!ret)
-		ret = epoll_add(pg->epfd, t->tgt->stop_fd);
+		ret = epoll_add(pg->epfd, rblk_tgt_stop_fd(t->tgt));
 	if (ret)
 		goto out_destroy;
 	t->pgs[0] = pg;

@@ -30,7 +30,7 @@
 #include <rblk/target.h>
 
 #include "common/clock.h"
-#include "target/core.h"
+#include "target/fabric.h"
 #include "common/spin.h"
 #include "transport/rdma.h"
 

@@ -143,7 +143,7 @@ static unsigned min_u(unsigned a, unsigned b)
 /* QP, buffers and requests for the plan; every receive staged. */
 static int setup(struct rblk_rdma_queue *q)
 {
-	const struct rblk_target_opts *o = &q->t->tgt->opts;
+	const struct rblk_target_opts *o = rblk_tgt_opts(q->t->tgt);
 	struct rblk_poll_group *pg = q->pg;
 	struct rblk_qp_caps caps;
 	unsigned units, per_req, reads;
@@ -158,6 +158,7 @@ static int setup(struct rblk_rdma_queue *q)
 	q->nreqs = q->plan.depth;
 	/* Admin capsules are 64 bytes: its Connect data comes by RDMA READ (docs/interop.md §6.4). */
 	q->icd_size = q->plan.qid ? o->in_capsule_data_size : 0;
+	q->max_io_size = o->max_io_size;
 	q->no_invalidate = q->t->no_invalidate;
 	q->max_sge = min_u(q->dev->attr.max_sge ? q->dev->attr.max_sge : 1, RBLK_RDMA_SEND_SGE);
 	q->max_sge_rd = q->dev->attr.max_sge_rd ? min_u(q->dev->attr.max_sge_rd, q->max_sge)

@@ -37,7 +37,7 @@
 #include "common/util.h"
 #include "protocol/nvme_rdma.h"
 #include "protocol/sgl.h"
-#include "target/core.h"
+#include "target/fabric.h"
 #include "target/rdma/admit.h"
 #include "target/rdma/poll_group.h"
 #include "transport/rdma.h"
@@ -377,6 +377,7 @@ struct rblk_rdma_queue {
 	struct rblk_mr_pool *icd;         /* depth x in-capsule size, I/O queues only */
 	struct rblk_mr_pool *rsps;        /* nreqs x 16 B */
 	uint32_t icd_size;                /* 0 on the admin queue */
+	uint32_t max_io_size;             /* the target's MDTS, bytes (SGL limit) */
 	bool no_invalidate;               /* plain SEND even for 0x4F (debugging) */
 	struct rblk_rdma_recv *recvs;     /* [depth] */
 	struct rblk_rdma_req *reqs;       /* [nreqs] */

@@ -138,7 +138,7 @@ static void step_new(struct rblk_rdma_req *r)
 
 	/* The SGL must describe exactly data_len (DSM: at least) — docs/interop.md §4.3. */
 	lim.incapsule_max = q->icd_size;
-	lim.max_xfer = q->sq.tgt->opts.max_io_size;
+	lim.max_xfer = q->max_io_size;
 	status = rblk_sgl_decode(req->cmd, &lim, host_to_ctrl(req->cmd), &r->sgl);
 	at_least = q->sq.qid && req->cmd->opc == NVME_IO_DSM;
 	if (!status)

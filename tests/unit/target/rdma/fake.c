@@ -373,6 +373,7 @@ struct rblk_rdma_queue *fq_create(struct tt_env *env, struct rblk_pg_dev *dev,
 	q->plan.initiator_depth = o->ird;
 	q->depth = q->nreqs = o->depth;
 	q->icd_size = o->icd_size;
+	q->max_io_size = rblk_tgt_opts(env->tgt)->max_io_size;
 	q->max_sge = o->max_sge;
 	q->max_sge_rd = o->max_sge_rd ? o->max_sge_rd : o->max_sge;
 	snprintf(q->peer, sizeof(q->peer), "test");
