@@ -230,7 +230,7 @@ int rblk_config_preflight(struct rblk_config *cfg, enum rblk_cfg_mode mode, cons
 			  unsigned *nerrors);
 
 /*
- * The NQN policy of nvmet/nvmetcli (target core's rblk_tgt_nqn_check): 1..223
+ * The NQN policy of nvmet/nvmetcli (protocol/nqn.h rblk_nqn_check): 1..223
  * bytes of printable ASCII without spaces; false with the reason in @why.
  * A valid name not of the NVMe form (nqn.yyyy-mm.reverse.domain[:name], the
  * UUID form) is accepted with one warning per name naming @where (NULL: none).

@@ -23,14 +23,14 @@
 /* -------------------------------------------------------- value rules */
 
 /*
- * The target core's NQN policy (rblk_tgt_nqn_check, as nvmet/nvmetcli):
+ * The NQN policy (protocol/nqn.h rblk_nqn_check, as nvmet/nvmetcli):
  * the library applies the same rule when the name reaches it, and the
  * once-per-name warning is shared, so a name is reported once whichever
  * layer sees it first.
  */
 bool rblk_cfg_nqn_valid(const char *nqn, const char *where, char *why, size_t len)
 {
-	if (rblk_tgt_nqn_check(nqn, why, len))
+	if (rblk_nqn_check(nqn, why, len))
 		return false;
 	if (where)
 		rblk_tgt_nqn_warn_form(where, nqn);

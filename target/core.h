@@ -591,12 +591,6 @@ int rblk_tgt_opts_check(const struct rblk_target_opts *o, const char **field, ch
 
 /* subsys.c */
 /*
- * The NQN policy for configured names (subsystems, allowed hosts), as nvmet
- * and nvmetcli: 1..223 bytes of printable ASCII without spaces. 0, or
- * -EINVAL with the reason in @why ("is empty", "contains a space", ...).
- */
-int rblk_tgt_nqn_check(const char *nqn, char *why, size_t len);
-/*
  * True when @nqn has the NVMe form (protocol/nqn.h rblk_nqn_validate). Else
  * false, and the first time this process sees the name, one warning naming
  * @where ("subsystems[0].nqn", "--subsystem testnqn", "subsystem").
