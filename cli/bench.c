@@ -205,6 +205,7 @@ static const struct option bench_longopts[] = {
 
 static int parse_args(int argc, char **argv, struct bench_args *a, struct cli_conn *c, enum cli_fmt *fmt)
 {
+	char why[160];
 	int opt, ret;
 
 	while ((opt = getopt_long(argc, argv, ":" CLI_CONN_SHORTOPTS CLI_COMMON_SHORTOPTS "N:", bench_longopts,
@@ -219,8 +220,8 @@ static int parse_args(int argc, char **argv, struct bench_args *a, struct cli_co
 		case ':':
 			return rblk_cli_bad_option(opt, argc, argv);
 		case 'N':
-			if (rblk_cli_parse_nsid(o, &c->nsid))
-				return rblk_cli_usage_err("invalid namespace ID '%s' (1..4294967294)", o);
+			if (rblk_nsid_parse(o, &c->nsid, why, sizeof(why)))
+				return rblk_cli_usage_err("invalid namespace ID '%s': it %s", o, why);
 			c->have_nsid = true;
 			break;
 		case 1:
@@ -233,8 +234,10 @@ static int parse_args(int argc, char **argv, struct bench_args *a, struct cli_co
 				return rblk_cli_usage_err("invalid --rwmixread '%s' (0..100)", o);
 			break;
 		case 3:
-			if (rblk_cli_parse_size(o, &a->bs) || !a->bs || a->bs > (64u << 20))
-				return rblk_cli_usage_err("invalid --bs '%s' (1 block .. 64m)", o);
+			if (rblk_size_parse(o, &a->bs, why, sizeof(why)))
+				return rblk_cli_usage_err("invalid --bs '%s': it %s", o, why);
+			if (!a->bs || a->bs > (64u << 20))
+				return rblk_cli_usage_err("invalid --bs '%s': 1 block .. 64M", o);
 			break;
 		case 4:
 			if (rblk_cli_parse_long(o, 1, 1024, &a->qd))
@@ -255,9 +258,9 @@ static int parse_args(int argc, char **argv, struct bench_args *a, struct cli_co
 		case 8:
 		case 10:
 		case 11:
-			if (rblk_cli_parse_size(o, opt == 7 ? &a->offset : opt == 8 ? &a->size :
-						opt == 10 ? &a->sweep_min : &a->sweep_max))
-				return rblk_cli_usage_err("invalid size '%s'", o);
+			if (rblk_size_parse(o, opt == 7 ? &a->offset : opt == 8 ? &a->size :
+					    opt == 10 ? &a->sweep_min : &a->sweep_max, why, sizeof(why)))
+				return rblk_cli_usage_err("invalid size '%s': it %s", o, why);
 			break;
 		case 9: a->sweep = true; break;
 		case 13: a->verify = true; break;
