@@ -19,7 +19,7 @@
 
 static void fio(const char *s)
 {
-	struct rblk_fio_trid t, back, none;
+	struct rblk_trid t, back, none;
 	char why[256], str[1024];
 
 	memset(&none, 0, sizeof(none));
