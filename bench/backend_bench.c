@@ -42,6 +42,7 @@
 #include "bench/fio.h"
 #include "bench/stats.h"
 #include "common/log.h"
+#include "common/parse.h"
 #include "common/util.h"
 
 struct workload {
@@ -510,19 +511,6 @@ static void usage(void)
 	       "  --json FILE       write every figure as JSON\n");
 }
 
-static uint64_t parse_size(const char *s)
-{
-	char *end;
-	uint64_t v = strtoull(s, &end, 10);
-
-	switch (*end) {
-	case 'G': case 'g': v <<= 10; /* fallthrough */
-	case 'M': case 'm': v <<= 10; /* fallthrough */
-	case 'K': case 'k': v <<= 10; break;
-	}
-	return v;
-}
-
 static int parse_args(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -536,12 +524,18 @@ static int parse_args(int argc, char **argv)
 		{ "thp", no_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },        { NULL, 0, NULL, 0 },
 	};
+	char why[160];
 	int c;
 
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f': cfg.file = optarg; break;
-		case 's': cfg.size = parse_size(optarg); break;
+		case 's':
+			if (rblk_size_parse(optarg, &cfg.size, why, sizeof(why))) {
+				fprintf(stderr, "backend_bench: --size %s: it %s\n", optarg, why);
+				return -1;
+			}
+			break;
 		case 't': cfg.runtime = atof(optarg); break;
 		case 'r': cfg.reps = atoi(optarg); break;
 		case 'n': cfg.fio = false; break;

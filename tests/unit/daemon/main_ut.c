@@ -177,9 +177,12 @@ static void test_listen_forms(void)
 	static const struct {
 		const char *in, *why;
 	} bad[] = {
-		{ "10.0.0.1:44x0", "\"44x0\" is not a port number (1..65535)" },
-		{ "10.0.0.1:0", "\"0\" is not a port number" },
-		{ "10.0.0.1:65536", "\"65536\" is not a port number" },
+		{ "10.0.0.1:44x0", "port \"44x0\" must be a decimal number 1-65535" },
+		{ "10.0.0.1:0", "port \"0\" must be a decimal number 1-65535" },
+		{ "10.0.0.1:65536", "port \"65536\" must be" },
+		{ "10.0.0.1:0x1144", "port \"0x1144\" must be" },
+		{ "10.0.0.1:04420", "without leading zeros" },
+		{ "10.0.0.1:", "port \"\" is empty" },
 		{ "10.0.0.300", "\"10.0.0.300\" is not an IPv4 address" },
 		{ "host.example", "\"host.example\" is not an IPv4 address" },
 		{ "[fe80::1", "an IPv6 address goes inside [ ]" },
@@ -209,7 +212,7 @@ static void test_listen_forms(void)
 	}
 	/* Through the flag: the message names the flag and the value. */
 	CU_ASSERT_EQUAL(parse("--listen", "10.0.0.1:44x0", "--subsystem", SUB0, NULL), -EINVAL);
-	CU_ASSERT(err_has("rblk-target: --listen 10.0.0.1:44x0: \"44x0\" is not a port number"));
+	CU_ASSERT(err_has("rblk-target: --listen 10.0.0.1:44x0: port \"44x0\" must be a decimal number 1-65535"));
 	CU_ASSERT_EQUAL(parse("--listen", "[fd00::1]:4421", "--listen", "10.0.0.2",
 			      "--subsystem", SUB0, NULL), 0);
 	CU_ASSERT_EQUAL(args.flags->nr_ports, 2);
