@@ -310,7 +310,6 @@ static int add_subsystem(struct pstate *p, const char *nqn)
 static int ns_option(struct pstate *p, const char *arg, struct rblk_cfg_ns *ns, char *opt)
 {
 	char *val = strchr(opt, '=');
-	uint64_t n;
 
 	if (val)
 		*val++ = '\0';
@@ -319,10 +318,10 @@ static int ns_option(struct pstate *p, const char *arg, struct rblk_cfg_ns *ns, 
 	} else if (!strcmp(opt, "rw") && !val) {
 		ns->read_only = false;
 	} else if (!strcmp(opt, "nsid") && val) {
-		if (parse_u64(val, &n) || n < 1 || n > RBLK_CFG_NSID_MAX)
+		/* The NSID rule of rblk -N and ns= (common/parse.h): 0x hex too. */
+		if (rblk_nsid_parse(val, &ns->nsid, NULL, 0))
 			return usage_err(p, "--ns %s: nsid %s is not a valid namespace id (1..%u)\n",
 					 arg, val, RBLK_CFG_NSID_MAX);
-		ns->nsid = n;
 	} else if ((!strcmp(opt, "uuid") || !strcmp(opt, "nguid")) && val) {
 		bool u = opt[0] == 'u';
 
