@@ -42,6 +42,7 @@
 #include "bench/fio.h"
 #include "bench/stats.h"
 #include "common/log.h"
+#include "common/parse.h"
 #include "common/util.h"
 
 struct workload {
@@ -110,7 +111,7 @@ struct run {
 	uint64_t cursor;
 	uint64_t nblocks;
 	int err;
-	struct rblk_bench_hist hist;
+	struct rblk_hist hist;
 };
 
 static uint64_t next_offset(struct run *run)
@@ -158,7 +159,7 @@ static void io_done(struct rblk_bio *bio)
 	if (run->stop)
 		return;
 	{
-		rblk_bench_hist_add(&run->hist, rblk_bench_now_ns() - io->t0);
+		rblk_hist_add(&run->hist, rblk_bench_now_ns() - io->t0);
 		run->done++;
 	}
 	start_io(run, io);
@@ -254,9 +255,9 @@ static int drive(struct run *run, int efd, struct rblk_bench_result *res)
 	secs = (t_stop - t0) / 1e9;
 	res->iops = run->done / secs;
 	res->mbps = run->done * (double)run->w->bs / secs / 1e6;
-	res->lat_avg_us = run->hist.n ? run->hist.sum / run->hist.n / 1e3 : 0;
-	res->lat_p50_us = rblk_bench_hist_pct(&run->hist, 50) / 1e3;
-	res->lat_p99_us = rblk_bench_hist_pct(&run->hist, 99) / 1e3;
+	res->lat_avg_us = rblk_hist_mean(&run->hist) / 1e3;
+	res->lat_p50_us = (double)rblk_hist_pct(&run->hist, 50) / 1e3;
+	res->lat_p99_us = (double)rblk_hist_pct(&run->hist, 99) / 1e3;
 	res->ok = true;
 	return 0;
 }
@@ -279,6 +280,7 @@ static int run_ours(struct rblk_bdev *bdev, const char *engine, const struct wor
 	run->bdev = bdev;
 	run->nblocks = bdev->size / w->bs;
 	run->rng = 0x9e3779b97f4a7c15ull ^ rblk_bench_now_ns();
+	rblk_hist_init(&run->hist);
 	r = rblk_bqueue_create(&qo, &run->q);
 	if (r)
 		goto out;
@@ -510,19 +512,6 @@ static void usage(void)
 	       "  --json FILE       write every figure as JSON\n");
 }
 
-static uint64_t parse_size(const char *s)
-{
-	char *end;
-	uint64_t v = strtoull(s, &end, 10);
-
-	switch (*end) {
-	case 'G': case 'g': v <<= 10; /* fallthrough */
-	case 'M': case 'm': v <<= 10; /* fallthrough */
-	case 'K': case 'k': v <<= 10; break;
-	}
-	return v;
-}
-
 static int parse_args(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -536,12 +525,18 @@ static int parse_args(int argc, char **argv)
 		{ "thp", no_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },        { NULL, 0, NULL, 0 },
 	};
+	char why[160];
 	int c;
 
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f': cfg.file = optarg; break;
-		case 's': cfg.size = parse_size(optarg); break;
+		case 's':
+			if (rblk_size_parse(optarg, &cfg.size, why, sizeof(why))) {
+				fprintf(stderr, "backend_bench: --size %s: it %s\n", optarg, why);
+				return -1;
+			}
+			break;
 		case 't': cfg.runtime = atof(optarg); break;
 		case 'r': cfg.reps = atoi(optarg); break;
 		case 'n': cfg.fio = false; break;

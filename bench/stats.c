@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Benchmark figures: percentiles from the histogram, clocks, medians over
- * repetitions, JSON. Shared by the programs in bench/.
+ * Benchmark figures: clocks, medians over repetitions, JSON. Shared by the programs in bench/.
  */
 #include <stddef.h>
 #include <stdlib.h>
@@ -9,29 +8,6 @@
 #include <time.h>
 
 #include "bench/stats.h"
-
-static double hist_value(unsigned b)
-{
-	unsigned shift;
-
-	if (b < RBLK_HIST_SUB)
-		return b;
-	shift = b / RBLK_HIST_SUB - 1;
-	return (double)((uint64_t)(RBLK_HIST_SUB + b % RBLK_HIST_SUB) << shift) +
-	       (double)(1ull << shift) / 2;
-}
-
-double rblk_bench_hist_pct(const struct rblk_bench_hist *h, double pct)
-{
-	uint64_t want = (uint64_t)(h->n * pct / 100.0), seen = 0;
-
-	for (unsigned b = 0; b < RBLK_HIST_BUCKETS; b++) {
-		seen += h->count[b];
-		if (seen > want)
-			return hist_value(b);
-	}
-	return 0;
-}
 
 uint64_t rblk_bench_now_ns(void)
 {

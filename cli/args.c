@@ -2,6 +2,9 @@
 /*
  * Command-line parsing shared by the verbs (see cli/args.h): numbers, the
  * output format, nvme-cli connection flags and SPDK transport-ID strings.
+ * Ports, sizes, NSIDs, NQNs and transport IDs follow the rules every rblk
+ * program applies (common/parse.h, protocol/nqn.h, rblk_trid_parse): what
+ * the CLI accepts, the library connects to.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -14,7 +17,9 @@
 #include "auth/auth.h"
 #include "cli/cli.h"
 #include "cli/args.h"
+#include "common/parse.h"
 #include "common/uuid.h"
+#include "protocol/nqn.h"
 
 int rblk_cli_parse_format(const char *s, enum cli_fmt *out)
 {
@@ -24,39 +29,6 @@ int rblk_cli_parse_format(const char *s, enum cli_fmt *out)
 	}
 	if (!strcmp(s, "json")) {
 		*out = CLI_FMT_JSON;
-		return 0;
-	}
-	return -EINVAL;
-}
-
-int rblk_cli_parse_size(const char *s, uint64_t *out)
-{
-	static const struct {
-		const char *sfx;
-		unsigned shift;
-	} sfx[] = {
-		{ "", 0 },	{ "k", 10 },	{ "K", 10 },	{ "KiB", 10 },	{ "KB", 10 },
-		{ "m", 20 },	{ "M", 20 },	{ "MiB", 20 },	{ "MB", 20 },	{ "g", 30 },
-		{ "G", 30 },	{ "GiB", 30 },	{ "GB", 30 },	{ "t", 40 },	{ "T", 40 },
-		{ "TiB", 40 },	{ "TB", 40 },
-	};
-	unsigned long long v;
-	char *end;
-
-	if (!s || !*s || *s == '-' || isspace((unsigned char)*s))
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno == ERANGE)
-		return -ERANGE;
-	if (end == s)
-		return -EINVAL;
-	for (size_t i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++) {
-		if (strcmp(end, sfx[i].sfx))
-			continue;
-		if (sfx[i].shift && v > (UINT64_MAX >> sfx[i].shift))
-			return -ERANGE;
-		*out = (uint64_t)v << sfx[i].shift;
 		return 0;
 	}
 	return -EINVAL;
@@ -98,23 +70,12 @@ int rblk_cli_parse_seconds(const char *s, double *out)
 	return 0;
 }
 
-int rblk_cli_parse_nsid(const char *s, uint32_t *out)
-{
-	long v;
-	int ret = rblk_cli_parse_long(s, 1, 0xFFFFFFFEL, &v);
-
-	if (ret)
-		return ret;
-	*out = (uint32_t)v;
-	return 0;
-}
-
 const char rblk_cli_conn_help[] =
 	"Connection:\n"
 	"  -t, --transport=rdma          transport type (only rdma)\n"
 	"  -a, --traddr=ADDR             target address (IPv4/IPv6)\n"
-	"  -s, --trsvcid=PORT            target port (default 4420); an -s after an -a is that\n"
-	"                                address's port (attach, read, write: repeat\n"
+	"  -s, --trsvcid=PORT            target port, decimal 1-65535 (default 4420); an -s after\n"
+	"                                an -a is that address's port (attach, read, write: repeat\n"
 	"                                -a ADDR [-s PORT] per path to one subsystem)\n"
 	"  -n, --nqn=SUBNQN              subsystem NQN\n"
 	"  -q, --hostnqn=NQN             host NQN (default /etc/nvme/hostnqn, else generated)\n"
@@ -126,7 +87,8 @@ const char rblk_cli_conn_help[] =
 	"  -c, --reconnect-delay=SEC     delay between reconnect attempts (default 10)\n"
 	"  -l, --ctrl-loss-tmo=SEC       give up reconnecting after SEC, -1 = never (default 600)\n"
 	"  -r, --trid='KEY=VAL ...'      SPDK transport ID: trtype=RDMA adrfam=IPv4 traddr=ADDR\n"
-	"                                trsvcid=PORT subnqn=NQN [hostnqn=NQN] [hostaddr=ADDR] [ns=N]\n"
+	"                                trsvcid=PORT subnqn=NQN [hostnqn=NQN] [hostid=UUID]\n"
+	"                                [hostaddr=ADDR] [ns=N]\n"
 	"                                (key:value works too; later flags override earlier ones)\n"
 	"  -S, --dhchap-secret=SECRET    DH-HMAC-CHAP host secret (DHHC-1:NN:...:, as nvme\n"
 	"                                gen-dhchap-key makes it), used when the target asks\n"
@@ -144,7 +106,7 @@ void rblk_cli_conn_init(struct cli_conn *c)
 void rblk_cli_conn_fini(struct cli_conn *c)
 {
 	for (unsigned i = 0; i < c->n_trid; i++)
-		free(c->trid_copy[i]);
+		free(c->trid[i]);
 	c->n_trid = 0;
 }
 
@@ -172,16 +134,20 @@ static int check_secret(int opt, const char *arg, const char **dst)
 	return 1;
 }
 
-static int check_port(const char *s)
+static int check_nqn(int opt, const char *arg, const char **dst)
 {
-	long port;
+	char why[80];
 
-	return rblk_cli_parse_long(s, 1, 65535, &port);
+	if (rblk_nqn_policy_check(arg, why, sizeof(why)))
+		return rblk_cli_usage_err("invalid value '%s' for -%c: the NQN %s", arg, opt, why);
+	*dst = arg;
+	return 1;
 }
 
 int rblk_cli_conn_opt(struct cli_conn *c, int opt, const char *arg)
 {
-	char why[160];
+	char why[256];
+	uint16_t port;
 	long v;
 
 	switch (opt) {
@@ -199,8 +165,8 @@ int rblk_cli_conn_opt(struct cli_conn *c, int opt, const char *arg)
 		c->traddr = c->paths[0].traddr;
 		return 1;
 	case 's':
-		if (check_port(arg))
-			return bad_value(opt, arg, "a port number 1..65535");
+		if (rblk_port_parse(arg, &port, why, sizeof(why)))
+			return rblk_cli_usage_err("invalid value '%s' for -s: the port %s", arg, why);
 		/* An -s belongs to the -a before it; before any -a it is everyone's default. */
 		if (!c->npaths) {
 			c->trsvcid = arg;
@@ -213,15 +179,9 @@ int rblk_cli_conn_opt(struct cli_conn *c, int opt, const char *arg)
 		}
 		return 1;
 	case 'n':
-		if (!*arg || strlen(arg) > RBLK_NQN_MAX)
-			return bad_value(opt, arg, "an NQN of 1..223 bytes");
-		c->subnqn = arg;
-		return 1;
+		return check_nqn(opt, arg, &c->subnqn);
 	case 'q':
-		if (!*arg || strlen(arg) > RBLK_NQN_MAX)
-			return bad_value(opt, arg, "an NQN of 1..223 bytes");
-		c->hostnqn = arg;
-		return 1;
+		return check_nqn(opt, arg, &c->hostnqn);
 	case 'I':
 		if (!rblk_uuid_valid(arg))
 			return bad_value(opt, arg, "a UUID (xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)");
@@ -262,7 +222,7 @@ int rblk_cli_conn_opt(struct cli_conn *c, int opt, const char *arg)
 	case 'C':
 		return check_secret(opt, arg, &c->dhchap_ctrl_secret);
 	case 'r':
-		if (rblk_cli_parse_trid(c, arg, why, sizeof(why)))
+		if (rblk_cli_conn_trid(c, arg, why, sizeof(why)))
 			return rblk_cli_usage_err("invalid transport ID '%s': %s", arg, why);
 		return 1;
 	default:
@@ -270,109 +230,56 @@ int rblk_cli_conn_opt(struct cli_conn *c, int opt, const char *arg)
 	}
 }
 
-/* The earliest '=' or ':' splits key from value (IPv6 values keep their colons). */
-static char *split_kv(char *tok)
+int rblk_cli_conn_trid(struct cli_conn *c, const char *s, char *why, size_t whylen)
 {
-	char *eq = strchr(tok, '='), *colon = strchr(tok, ':');
-
-	if (!eq || (colon && colon < eq))
-		eq = colon;
-	if (!eq)
-		return NULL;
-	*eq = '\0';
-	return eq + 1;
-}
-
-int rblk_cli_parse_trid(struct cli_conn *c, const char *s, char *why, size_t whylen)
-{
-	struct cli_conn t = *c;	/* committed to @c only when the whole string is valid */
-	const char *adrfam = NULL;
-	char *copy, *save = NULL, *tok;
+	struct rblk_trid *t;
 
 	if (c->n_trid == CLI_TRID_MAX) {
 		snprintf(why, whylen, "at most %d transport IDs", CLI_TRID_MAX);
 		return -EINVAL;
 	}
-	copy = strdup(s);
-	if (!copy) {
+	t = malloc(sizeof(*t));
+	if (!t) {
 		snprintf(why, whylen, "out of memory");
 		return -EINVAL;
 	}
-	/* Strings point into the copy, which lives as long as @c. */
-	for (tok = strtok_r(copy, " \t\n", &save); tok; tok = strtok_r(NULL, " \t\n", &save)) {
-		char *val = split_kv(tok);
-
-		if (!val || !*tok) {
-			snprintf(why, whylen, "'%s' is not KEY=VALUE", tok);
-			goto err;
-		}
-		if (!*val) {
-			snprintf(why, whylen, "%s has an empty value", tok);
-			goto err;
-		}
-		if (!strcasecmp(tok, "trtype")) {
-			if (strcasecmp(val, "rdma")) {
-				snprintf(why, whylen, "trtype %s: only RDMA is supported", val);
-				goto err;
-			}
-			t.transport = val;
-		} else if (!strcasecmp(tok, "adrfam")) {
-			if (strcasecmp(val, "ipv4") && strcasecmp(val, "ipv6")) {
-				snprintf(why, whylen, "adrfam %s: IPv4 or IPv6", val);
-				goto err;
-			}
-			adrfam = val;
-		} else if (!strcasecmp(tok, "traddr")) {
-			t.traddr = val;
-			t.npaths = 0;	/* -r's address replaces the -a before it */
-		} else if (!strcasecmp(tok, "trsvcid")) {
-			if (check_port(val)) {
-				snprintf(why, whylen, "trsvcid %s: a port number 1..65535", val);
-				goto err;
-			}
-			t.trsvcid = val;
-			if (t.npaths == 1)
-				t.paths[0].trsvcid = NULL;
-		} else if (!strcasecmp(tok, "subnqn")) {
-			if (strlen(val) > RBLK_NQN_MAX) {
-				snprintf(why, whylen, "subnqn longer than 223 bytes");
-				goto err;
-			}
-			t.subnqn = val;
-		} else if (!strcasecmp(tok, "hostnqn")) {
-			if (strlen(val) > RBLK_NQN_MAX) {
-				snprintf(why, whylen, "hostnqn longer than 223 bytes");
-				goto err;
-			}
-			t.hostnqn = val;
-		} else if (!strcasecmp(tok, "hostaddr")) {
-			t.host_traddr = val;
-		} else if (!strcasecmp(tok, "ns")) {
-			if (rblk_cli_parse_nsid(val, &t.nsid)) {
-				snprintf(why, whylen, "ns %s: a namespace ID 1..4294967294", val);
-				goto err;
-			}
-			t.have_nsid = true;
-		} else {
-			snprintf(why, whylen,
-				 "unknown key '%s' (trtype, adrfam, traddr, trsvcid, subnqn, hostnqn, hostaddr, ns)",
-				 tok);
-			goto err;
-		}
+	t->size = sizeof(*t);
+	if (rblk_trid_parse(s, t, why, whylen))
+		goto err;
+	/* The paths of a multipath attach are -a flags; a list would hide which -s goes where. */
+	if (strchr(t->traddr, ',') || strchr(t->trsvcid, ',')) {
+		snprintf(why, whylen, "one traddr and trsvcid per -r: give several paths as -a ADDR "
+			 "[-s PORT] each");
+		goto err;
 	}
-	if (adrfam && t.traddr) {
-		bool v6 = strchr(t.traddr, ':') != NULL;
-
-		if (v6 != !strcasecmp(adrfam, "ipv6")) {
-			snprintf(why, whylen, "adrfam %s does not match traddr %s", adrfam, t.traddr);
-			goto err;
-		}
+	/* Strings point into @t, which lives as long as @c. */
+	if (t->set & RBLK_TRID_TRTYPE)
+		c->transport = "rdma";
+	if (t->set & RBLK_TRID_TRADDR) {
+		c->traddr = t->traddr;
+		c->npaths = 0;	/* -r's address replaces the -a before it */
 	}
-	t.trid_copy[t.n_trid++] = copy;
-	*c = t;
+	if (t->set & RBLK_TRID_TRSVCID) {
+		c->trsvcid = t->trsvcid;
+		if (c->npaths == 1)
+			c->paths[0].trsvcid = NULL;
+	}
+	if (t->set & RBLK_TRID_SUBNQN)
+		c->subnqn = t->subnqn;
+	if (t->set & RBLK_TRID_HOSTNQN)
+		c->hostnqn = t->hostnqn;
+	if (t->set & RBLK_TRID_HOSTID)
+		c->hostid = t->hostid;
+	if (t->set & RBLK_TRID_HOSTADDR)
+		c->host_traddr = t->host_traddr;
+	if (t->set & RBLK_TRID_NS) {
+		c->nsid = t->nsid;
+		c->have_nsid = true;
+	}
+	c->trid[c->n_trid++] = t;
 	return 0;
 err:
-	free(copy);
+	free(t);
 	return -EINVAL;
 }
 

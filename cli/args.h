@@ -14,6 +14,8 @@
 
 #include <rblk/initiator.h>
 
+#include "common/parse.h"
+
 enum cli_fmt {
 	CLI_FMT_NORMAL,
 	CLI_FMT_JSON,
@@ -22,19 +24,11 @@ enum cli_fmt {
 /* "normal" or "json" (nvme-cli's names); -EINVAL otherwise. */
 int rblk_cli_parse_format(const char *s, enum cli_fmt *out);
 
-/*
- * Unsigned decimal (or 0x hex) with an optional binary suffix: k/K/KiB,
- * m/M/MiB, g/G/GiB, t/T/TiB (fio's convention: k = 1024). 0 or -EINVAL
- * (junk, negative, empty), -ERANGE (overflow).
- */
-int rblk_cli_parse_size(const char *s, uint64_t *out);
+/* Sizes and NSIDs: rblk_size_parse() and rblk_nsid_parse() of common/parse.h. */
 /* A plain integer within [min, max]; 0, -EINVAL or -ERANGE. */
 int rblk_cli_parse_long(const char *s, long min, long max, long *out);
 /* A non-negative decimal number of seconds, fractions allowed ("0.5"). */
 int rblk_cli_parse_seconds(const char *s, double *out);
-/* "1", "0x1f"; 1..0xFFFFFFFE (0 and the broadcast NSID are not namespaces). */
-int rblk_cli_parse_nsid(const char *s, uint32_t *out);
-/* 8-4-4-4-12 hex digits. */
 
 #define CLI_TRID_MAX 4
 
@@ -64,7 +58,7 @@ struct cli_conn {
 	const char *dhchap_ctrl_secret;	/* -C, checked to be DHHC-1 */
 	uint32_t nsid;			/* from -r ns=N or the verb's -N */
 	bool have_nsid;
-	char *trid_copy[CLI_TRID_MAX];	/* -r strings, tokenised in place (fields point into them) */
+	struct rblk_trid *trid[CLI_TRID_MAX];	/* each -r, parsed (fields point into them) */
 	unsigned n_trid;
 };
 
@@ -99,11 +93,12 @@ void rblk_cli_conn_fini(struct cli_conn *c);
  */
 int rblk_cli_conn_opt(struct cli_conn *c, int opt, const char *arg);
 /*
- * Parses an SPDK transport ID: space-separated key=value or key:value pairs
- * (keys case-insensitive: trtype, adrfam, traddr, trsvcid, subnqn, hostnqn,
- * hostaddr, ns). 0, or -EINVAL with a reason in @why.
+ * Applies an SPDK transport ID (rblk_trid_parse: trtype, adrfam, traddr,
+ * trsvcid, subnqn, hostnqn, hostid, hostaddr, ns) to @c: the keys it gives
+ * override earlier flags. One path per -r (no comma lists: several paths
+ * are several -a). 0, or -EINVAL with a reason in @why and @c unchanged.
  */
-int rblk_cli_parse_trid(struct cli_conn *c, const char *s, char *why, size_t whylen);
+int rblk_cli_conn_trid(struct cli_conn *c, const char *s, char *why, size_t whylen);
 /*
  * Checks what the verb needs (one path: several -a are refused, exit 2, as
  * a usage error naming `rblk attach`; an address; a subsystem NQN unless

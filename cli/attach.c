@@ -237,6 +237,7 @@ static int parse_attach(int argc, char **argv, struct attach_args *a, struct cli
 		{ "nbd", no_argument, NULL, 9 },
 		{ NULL, 0, NULL, 0 },
 	};
+	char why[96];
 	int opt, ret;
 
 	while ((opt = getopt_long(argc, argv, ":" CLI_CONN_SHORTOPTS CLI_COMMON_SHORTOPTS "N:", longopts,
@@ -249,8 +250,8 @@ static int parse_attach(int argc, char **argv, struct attach_args *a, struct cli
 		case ':':
 			return rblk_cli_bad_option(opt, argc, argv);
 		case 'N':
-			if (rblk_cli_parse_nsid(optarg, &c->nsid))
-				return rblk_cli_usage_err("invalid namespace ID '%s' (1..4294967294)", optarg);
+			if (rblk_nsid_parse(optarg, &c->nsid, why, sizeof(why)))
+				return rblk_cli_usage_err("invalid namespace ID '%s': it %s", optarg, why);
 			c->have_nsid = true;
 			break;
 		case 1:

@@ -110,7 +110,7 @@ static const char *const dir_name[2] = { "read", "write" };
 static void add_dir_figures(struct cli_figures *fs, const char *prefix, const struct bench_result *r, int d)
 {
 	char n[160];
-	const struct cli_hist *h = &r->lat[d];
+	const struct rblk_hist *h = &r->lat[d];
 
 #define FIG(suffix, val, unit, better)                                   \
 	do {                                                             \
@@ -119,24 +119,24 @@ static void add_dir_figures(struct cli_figures *fs, const char *prefix, const st
 	} while (0)
 	FIG("iops", r->seconds > 0 ? (double)r->ios[d] / r->seconds : 0, "IO/s", CLI_HIGHER_IS_BETTER);
 	FIG("bw_MBps", mbps(r->bytes[d], r->seconds), "MB/s", CLI_HIGHER_IS_BETTER);
-	FIG("lat_avg_us", rblk_cli_hist_mean(h) / 1e3, "us", CLI_LOWER_IS_BETTER);
-	FIG("lat_p50_us", (double)rblk_cli_hist_pct(h, 50) / 1e3, "us", CLI_LOWER_IS_BETTER);
-	FIG("lat_p99_us", (double)rblk_cli_hist_pct(h, 99) / 1e3, "us", CLI_LOWER_IS_BETTER);
-	FIG("lat_p99.9_us", (double)rblk_cli_hist_pct(h, 99.9) / 1e3, "us", CLI_LOWER_IS_BETTER);
+	FIG("lat_avg_us", rblk_hist_mean(h) / 1e3, "us", CLI_LOWER_IS_BETTER);
+	FIG("lat_p50_us", (double)rblk_hist_pct(h, 50) / 1e3, "us", CLI_LOWER_IS_BETTER);
+	FIG("lat_p99_us", (double)rblk_hist_pct(h, 99) / 1e3, "us", CLI_LOWER_IS_BETTER);
+	FIG("lat_p99.9_us", (double)rblk_hist_pct(h, 99.9) / 1e3, "us", CLI_LOWER_IS_BETTER);
 #undef FIG
 }
 
 static void print_dir(FILE *f, const struct bench_result *r, int d)
 {
-	const struct cli_hist *h = &r->lat[d];
+	const struct rblk_hist *h = &r->lat[d];
 	char sz[32];
 
 	fprintf(f, "  %s: IOPS %.0f, BW %.1f MB/s, %" PRIu64 " I/Os (%s) in %.2f s\n", dir_name[d],
 		(double)r->ios[d] / r->seconds, mbps(r->bytes[d], r->seconds), r->ios[d],
 		rblk_cli_fmt_iec(r->bytes[d], sz, sizeof(sz)), r->seconds);
 	fprintf(f, "    lat (us): min %.2f, avg %.2f, p50 %.2f, p99 %.2f, p99.9 %.2f, max %.2f\n",
-		(double)h->min / 1e3, rblk_cli_hist_mean(h) / 1e3, (double)rblk_cli_hist_pct(h, 50) / 1e3,
-		(double)rblk_cli_hist_pct(h, 99) / 1e3, (double)rblk_cli_hist_pct(h, 99.9) / 1e3,
+		(double)h->min / 1e3, rblk_hist_mean(h) / 1e3, (double)rblk_hist_pct(h, 50) / 1e3,
+		(double)rblk_hist_pct(h, 99) / 1e3, (double)rblk_hist_pct(h, 99.9) / 1e3,
 		(double)h->max / 1e3);
 	fprintf(f, "    latency histogram (log2):\n");
 	rblk_cli_hist_print(f, h, "      ");
@@ -205,6 +205,7 @@ static const struct option bench_longopts[] = {
 
 static int parse_args(int argc, char **argv, struct bench_args *a, struct cli_conn *c, enum cli_fmt *fmt)
 {
+	char why[160];
 	int opt, ret;
 
 	while ((opt = getopt_long(argc, argv, ":" CLI_CONN_SHORTOPTS CLI_COMMON_SHORTOPTS "N:", bench_longopts,
@@ -219,8 +220,8 @@ static int parse_args(int argc, char **argv, struct bench_args *a, struct cli_co
 		case ':':
 			return rblk_cli_bad_option(opt, argc, argv);
 		case 'N':
-			if (rblk_cli_parse_nsid(o, &c->nsid))
-				return rblk_cli_usage_err("invalid namespace ID '%s' (1..4294967294)", o);
+			if (rblk_nsid_parse(o, &c->nsid, why, sizeof(why)))
+				return rblk_cli_usage_err("invalid namespace ID '%s': it %s", o, why);
 			c->have_nsid = true;
 			break;
 		case 1:
@@ -233,8 +234,10 @@ static int parse_args(int argc, char **argv, struct bench_args *a, struct cli_co
 				return rblk_cli_usage_err("invalid --rwmixread '%s' (0..100)", o);
 			break;
 		case 3:
-			if (rblk_cli_parse_size(o, &a->bs) || !a->bs || a->bs > (64u << 20))
-				return rblk_cli_usage_err("invalid --bs '%s' (1 block .. 64m)", o);
+			if (rblk_size_parse(o, &a->bs, why, sizeof(why)))
+				return rblk_cli_usage_err("invalid --bs '%s': it %s", o, why);
+			if (!a->bs || a->bs > (64u << 20))
+				return rblk_cli_usage_err("invalid --bs '%s': 1 block .. 64M", o);
 			break;
 		case 4:
 			if (rblk_cli_parse_long(o, 1, 1024, &a->qd))
@@ -255,9 +258,9 @@ static int parse_args(int argc, char **argv, struct bench_args *a, struct cli_co
 		case 8:
 		case 10:
 		case 11:
-			if (rblk_cli_parse_size(o, opt == 7 ? &a->offset : opt == 8 ? &a->size :
-						opt == 10 ? &a->sweep_min : &a->sweep_max))
-				return rblk_cli_usage_err("invalid size '%s'", o);
+			if (rblk_size_parse(o, opt == 7 ? &a->offset : opt == 8 ? &a->size :
+					    opt == 10 ? &a->sweep_min : &a->sweep_max, why, sizeof(why)))
+				return rblk_cli_usage_err("invalid size '%s': it %s", o, why);
 			break;
 		case 9: a->sweep = true; break;
 		case 13: a->verify = true; break;
@@ -478,13 +481,13 @@ static int run_sweep(struct bench_ctx *b, struct rblk_ctrl *ctrl, struct rblk_ns
 		b->moved[0] += r->bytes[0];
 		b->moved[1] += r->bytes[1];
 		b->verify_bad += r->verify_bad;
-		rblk_cli_hist_merge(&r->lat[0], &r->lat[1]);
+		rblk_hist_merge(&r->lat[0], &r->lat[1]);
 		snprintf(n, sizeof(n), "sweep.%s.%" PRIu64 ".bw_peak_MBps", rblk_cli_bench_rw_str(b->p.rw), sz);
 		rblk_cli_figures_add(&b->figs, n, r->peak_bps / 1e6, "MB/s", CLI_HIGHER_IS_BETTER);
 		snprintf(n, sizeof(n), "sweep.%s.%" PRIu64 ".bw_avg_MBps", rblk_cli_bench_rw_str(b->p.rw), sz);
 		rblk_cli_figures_add(&b->figs, n, avg, "MB/s", CLI_HIGHER_IS_BETTER);
 		snprintf(n, sizeof(n), "sweep.%s.%" PRIu64 ".lat_avg_us", rblk_cli_bench_rw_str(b->p.rw), sz);
-		rblk_cli_figures_add(&b->figs, n, rblk_cli_hist_mean(&r->lat[0]) / 1e3, "us",
+		rblk_cli_figures_add(&b->figs, n, rblk_hist_mean(&r->lat[0]) / 1e3, "us",
 				     CLI_LOWER_IS_BETTER);
 		if (b->fmt == CLI_FMT_JSON) {
 			struct json_object *row = json_object_new_object();
@@ -496,12 +499,12 @@ static int run_sweep(struct bench_ctx *b, struct rblk_ctrl *ctrl, struct rblk_ns
 			json_object_object_add(row, "msg_rate_Mpps",
 					       json_object_new_double(round((double)ios / r->seconds) / 1e6));
 			json_object_object_add(row, "lat_avg_us",
-					       json_object_new_double(r2(rblk_cli_hist_mean(&r->lat[0]) / 1e3)));
+					       json_object_new_double(r2(rblk_hist_mean(&r->lat[0]) / 1e3)));
 			json_object_array_add(rows, row);
 		} else {
 			fprintf(rblk_cli_out, " %-10" PRIu64 " %-14" PRIu64 " %-18.2f %-20.2f %-15.6f %.2f\n", sz,
 				ios, r->peak_bps / 1e6, avg, (double)ios / r->seconds / 1e6,
-				rblk_cli_hist_mean(&r->lat[0]) / 1e3);
+				rblk_hist_mean(&r->lat[0]) / 1e3);
 			fflush(rblk_cli_out);
 		}
 		if (r->verify_bad) {

@@ -2,8 +2,8 @@
 /*
  * `rblk bench` building blocks that need no target, so they are unit-tested
  * on their own:
- *   - a latency histogram (log-linear buckets, <= 1/32 relative error) with
- *     percentiles and a log2 summary            (cli/bench_stats.c)
+ *   - the latency histogram's summary, log2 rows and JSON as the tool shows
+ *     them (the histogram itself is common/hist.c) (cli/bench_stats.c)
  *   - the data pattern --verify writes and checks (cli/bench_stats.c)
  *   - named figures, saved as a JSON baseline and compared against one with a
  *     threshold                                   (cli/baseline.c)
@@ -19,54 +19,17 @@
 #include <stdio.h>
 #include <sys/socket.h>
 
+#include "common/hist.h"
 #include "transport/rdma.h"
 
-/* ---- latency histogram ---------------------------------------------------- */
+/* ---- latency histogram (common/hist.h), as the tool shows it ---------------- */
 
-/*
- * Values below 64 get a bucket each; above, every power of two is split into
- * 32 linear sub-buckets (HDR-histogram style), so a percentile is within
- * 1/32 of the true value. Values are nanoseconds.
- */
-#define CLI_HIST_SUB_BITS 5
-#define CLI_HIST_SUB (1u << CLI_HIST_SUB_BITS)
-#define CLI_HIST_BUCKETS ((64 - CLI_HIST_SUB_BITS + 1) * CLI_HIST_SUB)
-
-struct cli_hist {
-	uint64_t count, sum, min, max;
-	uint64_t b[CLI_HIST_BUCKETS];
-};
-
-void rblk_cli_hist_init(struct cli_hist *h);
-unsigned rblk_cli_hist_index(uint64_t v);
-/* Smallest and largest value of bucket @i. */
-uint64_t rblk_cli_hist_lower(unsigned i);
-uint64_t rblk_cli_hist_upper(unsigned i);
-static inline void rblk_cli_hist_add(struct cli_hist *h, uint64_t v)
-{
-	h->b[rblk_cli_hist_index(v)]++;
-	h->count++;
-	h->sum += v;
-	if (v < h->min)
-		h->min = v;
-	if (v > h->max)
-		h->max = v;
-}
-void rblk_cli_hist_merge(struct cli_hist *dst, const struct cli_hist *src);
-double rblk_cli_hist_mean(const struct cli_hist *h);
-/*
- * The @p-th percentile (0 < p <= 100): the middle of the bucket holding the
- * ceil(p/100 * count)-th smallest value, clamped to [min, max]. 0 if empty.
- */
-uint64_t rblk_cli_hist_pct(const struct cli_hist *h, double p);
-/* Counts per power of two: out[k] = values in [2^k, 2^(k+1)) (out[0] also holds 0). */
-void rblk_cli_hist_log2(const struct cli_hist *h, uint64_t out[64]);
 /* Latency summary {"min","avg","p50","p99","p99.9","max"} in microseconds. */
-struct json_object *rblk_cli_hist_json(const struct cli_hist *h);
+struct json_object *rblk_cli_hist_json(const struct rblk_hist *h);
 /* The log2 histogram as rows "[lo, hi) us  count  pct  bar" (non-empty rows only). */
-void rblk_cli_hist_print(FILE *f, const struct cli_hist *h, const char *indent);
+void rblk_cli_hist_print(FILE *f, const struct rblk_hist *h, const char *indent);
 /* [{"from_us","to_us","count","pct"}] for the non-empty log2 rows. */
-struct json_object *rblk_cli_hist_log2_json(const struct cli_hist *h);
+struct json_object *rblk_cli_hist_log2_json(const struct rblk_hist *h);
 
 /* ---- the verify pattern ------------------------------------------------------- */
 

@@ -180,7 +180,7 @@ static void io_done(struct rblk_io *io, uint16_t status, int err, void *arg)
 		fail(j, err ? err : -EREMOTEIO, status, s->off, s->dir == BENCH_DIR_READ ? "read" : "write");
 		return;
 	}
-	rblk_cli_hist_add(&j->r.lat[s->dir], lat);
+	rblk_hist_add(&j->r.lat[s->dir], lat);
 	j->r.ios[s->dir]++;
 	j->r.bytes[s->dir] += j->p->bs;
 	__atomic_store_n(&j->bytes_live, j->bytes_live + j->p->bs, __ATOMIC_RELAXED);
@@ -397,8 +397,8 @@ static int job_setup(struct job *j, const struct bench_params *p, struct rblk_ct
 	j->idx = idx;
 	j->lbs = rblk_ns_block_size(ns);
 	j->rng = 0x9e3779b97f4a7c15ULL * (idx + 1) ^ (uint64_t)time(NULL);
-	rblk_cli_hist_init(&j->r.lat[0]);
-	rblk_cli_hist_init(&j->r.lat[1]);
+	rblk_hist_init(&j->r.lat[0]);
+	rblk_hist_init(&j->r.lat[1]);
 	/* sequential streams split the region; random ones share all of it */
 	share = p->size / p->numjobs / p->bs * p->bs;
 	if (p->rw >= BENCH_RANDREAD && !p->one_pass) {
@@ -508,8 +508,8 @@ int rblk_cli_bench_run(struct rblk_ctrl *ctrl, struct rblk_ns *ns, const struct 
 	int ret = 0;
 
 	memset(r, 0, sizeof(*r));
-	rblk_cli_hist_init(&r->lat[0]);
-	rblk_cli_hist_init(&r->lat[1]);
+	rblk_hist_init(&r->lat[0]);
+	rblk_hist_init(&r->lat[1]);
 	if (!p->numjobs || !p->qd || !p->bs || p->size < p->bs || !p->qpairs || p->qpairs > BENCH_QPAIRS_MAX)
 		return -EINVAL;
 	run.jobs = calloc(p->numjobs, sizeof(*run.jobs));
@@ -550,7 +550,7 @@ int rblk_cli_bench_run(struct rblk_ctrl *ctrl, struct rblk_ns *ns, const struct 
 		for (int d = 0; d < 2; d++) {
 			r->ios[d] += j->r.ios[d];
 			r->bytes[d] += j->r.bytes[d];
-			rblk_cli_hist_merge(&r->lat[d], &j->r.lat[d]);
+			rblk_hist_merge(&r->lat[d], &j->r.lat[d]);
 		}
 		if (j->r.verify_bad && !r->verify_bad)
 			r->first_bad_off = j->r.first_bad_off;

@@ -51,7 +51,7 @@ enum { BENCH_DIR_READ = 0, BENCH_DIR_WRITE = 1 };
 
 struct bench_result {
 	uint64_t ios[2], bytes[2];
-	struct cli_hist lat[2];
+	struct rblk_hist lat[2];
 	double seconds;
 	double peak_bps;		/* best window's bytes/s */
 	uint64_t verify_checked, verify_bad, first_bad_off;

@@ -1,119 +1,28 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Latency statistics for `rblk bench` (see cli/bench.h): a log-linear
- * histogram that costs one increment per I/O and gives percentiles within
- * 1/32 of the truth, its log2 summary, and the verify data pattern.
+ * Latency statistics for `rblk bench` (see cli/bench.h): the histogram of
+ * common/hist.h as the tool prints it (a summary, log2 rows, JSON), and the
+ * verify data pattern.
  */
 #include <math.h>
 #include <string.h>
 
 #include "cli/bench.h"
 
-void rblk_cli_hist_init(struct cli_hist *h)
-{
-	memset(h, 0, sizeof(*h));
-	h->min = UINT64_MAX;
-}
-
-unsigned rblk_cli_hist_index(uint64_t v)
-{
-	unsigned msb, shift;
-
-	if (v < 2 * CLI_HIST_SUB)
-		return (unsigned)v;
-	msb = 63 - (unsigned)__builtin_clzll(v);
-	shift = msb - CLI_HIST_SUB_BITS;
-	return (shift + 1) * CLI_HIST_SUB + (unsigned)((v >> shift) & (CLI_HIST_SUB - 1));
-}
-
-uint64_t rblk_cli_hist_lower(unsigned i)
-{
-	unsigned shift;
-
-	if (i < 2 * CLI_HIST_SUB)
-		return i;
-	shift = i / CLI_HIST_SUB - 1;
-	return (uint64_t)(CLI_HIST_SUB + i % CLI_HIST_SUB) << shift;
-}
-
-uint64_t rblk_cli_hist_upper(unsigned i)
-{
-	if (i < 2 * CLI_HIST_SUB)
-		return i;
-	return rblk_cli_hist_lower(i) + ((uint64_t)1 << (i / CLI_HIST_SUB - 1)) - 1;
-}
-
-void rblk_cli_hist_merge(struct cli_hist *dst, const struct cli_hist *src)
-{
-	for (unsigned i = 0; i < CLI_HIST_BUCKETS; i++)
-		dst->b[i] += src->b[i];
-	dst->count += src->count;
-	dst->sum += src->sum;
-	if (src->min < dst->min)
-		dst->min = src->min;
-	if (src->max > dst->max)
-		dst->max = src->max;
-}
-
-double rblk_cli_hist_mean(const struct cli_hist *h)
-{
-	return h->count ? (double)h->sum / (double)h->count : 0;
-}
-
-uint64_t rblk_cli_hist_pct(const struct cli_hist *h, double p)
-{
-	uint64_t rank, seen = 0;
-
-	if (!h->count || p <= 0)
-		return 0;
-	if (p > 100)
-		p = 100;
-	rank = (uint64_t)ceil(p / 100.0 * (double)h->count);
-	if (!rank)
-		rank = 1;
-	for (unsigned i = 0; i < CLI_HIST_BUCKETS; i++) {
-		uint64_t lo, hi, mid;
-
-		seen += h->b[i];
-		if (seen < rank)
-			continue;
-		lo = rblk_cli_hist_lower(i);
-		hi = rblk_cli_hist_upper(i);
-		mid = lo + (hi - lo) / 2;
-		if (mid < h->min)
-			mid = h->min;
-		if (mid > h->max)
-			mid = h->max;
-		return mid;
-	}
-	return h->max;
-}
-
-void rblk_cli_hist_log2(const struct cli_hist *h, uint64_t out[64])
-{
-	memset(out, 0, 64 * sizeof(out[0]));
-	for (unsigned i = 0; i < CLI_HIST_BUCKETS; i++) {
-		uint64_t lo = rblk_cli_hist_lower(i);
-
-		if (h->b[i])
-			out[lo ? 63 - __builtin_clzll(lo) : 0] += h->b[i];
-	}
-}
-
 static struct json_object *us(uint64_t ns)
 {
 	return json_object_new_double(round((double)ns / 10.0) / 100.0);
 }
 
-struct json_object *rblk_cli_hist_json(const struct cli_hist *h)
+struct json_object *rblk_cli_hist_json(const struct rblk_hist *h)
 {
 	struct json_object *o = json_object_new_object();
 
 	json_object_object_add(o, "min", us(h->count ? h->min : 0));
-	json_object_object_add(o, "avg", us((uint64_t)llround(rblk_cli_hist_mean(h))));
-	json_object_object_add(o, "p50", us(rblk_cli_hist_pct(h, 50)));
-	json_object_object_add(o, "p99", us(rblk_cli_hist_pct(h, 99)));
-	json_object_object_add(o, "p99.9", us(rblk_cli_hist_pct(h, 99.9)));
+	json_object_object_add(o, "avg", us((uint64_t)llround(rblk_hist_mean(h))));
+	json_object_object_add(o, "p50", us(rblk_hist_pct(h, 50)));
+	json_object_object_add(o, "p99", us(rblk_hist_pct(h, 99)));
+	json_object_object_add(o, "p99.9", us(rblk_hist_pct(h, 99.9)));
 	json_object_object_add(o, "max", us(h->max));
 	return o;
 }
@@ -131,12 +40,12 @@ static void range_str(char *buf, size_t len, unsigned k)
 		snprintf(buf, len, "[%7.1f, %7.1f) ms", (double)lo / 1e6, (double)hi / 1e6);
 }
 
-void rblk_cli_hist_print(FILE *f, const struct cli_hist *h, const char *indent)
+void rblk_cli_hist_print(FILE *f, const struct rblk_hist *h, const char *indent)
 {
 	uint64_t l2[64], top = 0;
 	char r[48];
 
-	rblk_cli_hist_log2(h, l2);
+	rblk_hist_log2(h, l2);
 	for (unsigned k = 0; k < 64; k++)
 		if (l2[k] > top)
 			top = l2[k];
@@ -155,12 +64,12 @@ void rblk_cli_hist_print(FILE *f, const struct cli_hist *h, const char *indent)
 	}
 }
 
-struct json_object *rblk_cli_hist_log2_json(const struct cli_hist *h)
+struct json_object *rblk_cli_hist_log2_json(const struct rblk_hist *h)
 {
 	struct json_object *a = json_object_new_array();
 	uint64_t l2[64];
 
-	rblk_cli_hist_log2(h, l2);
+	rblk_hist_log2(h, l2);
 	for (unsigned k = 0; k < 64; k++) {
 		struct json_object *r;
 

@@ -103,6 +103,7 @@ static int run(int argc, char **argv, enum id_verb v)
 	struct rblk_ctrl *ctrl = NULL;
 	struct rblk_ns *ns = NULL;
 	struct cli_conn c;
+	char why[96];
 	uint32_t nsid;
 	int opt, ret;
 
@@ -123,8 +124,8 @@ static int run(int argc, char **argv, enum id_verb v)
 				ret = rblk_cli_usage_err("-N is for id-ns");
 				goto out;
 			}
-			if (rblk_cli_parse_nsid(optarg, &c.nsid)) {
-				ret = rblk_cli_usage_err("invalid namespace ID '%s' (1..4294967294)", optarg);
+			if (rblk_nsid_parse(optarg, &c.nsid, why, sizeof(why))) {
+				ret = rblk_cli_usage_err("invalid namespace ID '%s': it %s", optarg, why);
 				goto out;
 			}
 			c.have_nsid = true;

@@ -501,6 +501,7 @@ static int parse_rw(int argc, char **argv, bool write, struct rw_args *a, struct
 		{ "quiet", no_argument, NULL, 9 },
 		{ NULL, 0, NULL, 0 },
 	};
+	char why[160];
 	int opt, ret;
 
 	while ((opt = getopt_long(argc, argv, ":" CLI_CONN_SHORTOPTS CLI_COMMON_SHORTOPTS "N:d:", longopts,
@@ -515,8 +516,8 @@ static int parse_rw(int argc, char **argv, bool write, struct rw_args *a, struct
 		case ':':
 			return rblk_cli_bad_option(opt, argc, argv);
 		case 'N':
-			if (rblk_cli_parse_nsid(optarg, &c->nsid))
-				return rblk_cli_usage_err("invalid namespace ID '%s' (1..4294967294)", optarg);
+			if (rblk_nsid_parse(optarg, &c->nsid, why, sizeof(why)))
+				return rblk_cli_usage_err("invalid namespace ID '%s': it %s", optarg, why);
 			c->have_nsid = true;
 			continue;
 		case 'd':
@@ -546,10 +547,11 @@ static int parse_rw(int argc, char **argv, bool write, struct rw_args *a, struct
 				return ret;
 			continue;
 		}
-		if (rblk_cli_parse_size(optarg, dst)) {
+		if (rblk_size_parse(optarg, dst, why, sizeof(why))) {
 			static const char *const name[] = { "", "offset", "lba", "length", "bs" };
 
-			return rblk_cli_usage_err("invalid size '%s' for --%s", optarg, name[opt]);
+			return rblk_cli_usage_err("invalid size '%s' for --%s: it %s", optarg, name[opt],
+						  why);
 		}
 	}
 	if (optind < argc)

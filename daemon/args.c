@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/parse.h"
 #include "common/uuid.h"
 #include "daemon/args.h"
 
@@ -187,28 +188,11 @@ static int parse_u64(const char *s, uint64_t *out)
 
 int rblk_tgt_parse_size(const char *s, uint64_t max, uint32_t *out)
 {
-	uint64_t v, mul = 1;
-	char *end;
+	uint64_t v;
 
-	if (s[0] < '0' || s[0] > '9')
+	if (rblk_size_parse(s, &v, NULL, 0) || v > max || v > UINT32_MAX)
 		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno)
-		return -EINVAL;
-	switch (*end) {
-	case 'k': case 'K': mul = 1ull << 10; end++; break;
-	case 'm': case 'M': mul = 1ull << 20; end++; break;
-	case 'g': case 'G': mul = 1ull << 30; end++; break;
-	default: break;
-	}
-	if (*end == 'i' || *end == 'I')
-		end++;
-	if ((*end == 'b' || *end == 'B') && mul > 1)
-		end++;
-	if (*end || v > max / mul)
-		return -EINVAL;
-	*out = v * mul;
+	*out = (uint32_t)v;
 	return 0;
 }
 
@@ -243,13 +227,12 @@ int rblk_tgt_parse_listen(const char *s, char *addr, size_t addrlen, bool *ipv6,
 		hlen = colon ? (size_t)(colon - s) : strlen(s);
 	}
 	if (colon) {
-		uint64_t p;
+		char rule[96];
 
-		if (parse_u64(colon + 1, &p) || p < 1 || p > 65535) {
-			snprintf(why, whylen, "\"%s\" is not a port number (1..65535)", colon + 1);
+		if (rblk_port_parse(colon + 1, port, rule, sizeof(rule))) {
+			snprintf(why, whylen, "port \"%s\" %s", colon + 1, rule);
 			return -EINVAL;
 		}
-		*port = p;
 	}
 	if (hlen == 0 || hlen >= sizeof(buf) || hlen >= addrlen) {
 		snprintf(why, whylen, "missing or overlong address");
@@ -326,7 +309,6 @@ static int add_subsystem(struct pstate *p, const char *nqn)
 static int ns_option(struct pstate *p, const char *arg, struct rblk_cfg_ns *ns, char *opt)
 {
 	char *val = strchr(opt, '=');
-	uint64_t n;
 
 	if (val)
 		*val++ = '\0';
@@ -335,10 +317,10 @@ static int ns_option(struct pstate *p, const char *arg, struct rblk_cfg_ns *ns, 
 	} else if (!strcmp(opt, "rw") && !val) {
 		ns->read_only = false;
 	} else if (!strcmp(opt, "nsid") && val) {
-		if (parse_u64(val, &n) || n < 1 || n > RBLK_CFG_NSID_MAX)
+		/* The NSID rule of rblk -N and ns= (common/parse.h): 0x hex too. */
+		if (rblk_nsid_parse(val, &ns->nsid, NULL, 0))
 			return usage_err(p, "--ns %s: nsid %s is not a valid namespace id (1..%u)\n",
 					 arg, val, RBLK_CFG_NSID_MAX);
-		ns->nsid = n;
 	} else if ((!strcmp(opt, "uuid") || !strcmp(opt, "nguid")) && val) {
 		bool u = opt[0] == 'u';
 
@@ -444,7 +426,7 @@ static int set_u32(struct pstate *p, const char *flag, const char *arg, uint32_t
 
 	if (size) {
 		if (rblk_tgt_parse_size(arg, max, &s) || s < min)
-			return usage_err(p, "%s %s: not a size in %u..%u bytes (k/m suffixes allowed)\n",
+			return usage_err(p, "%s %s: not a size in %u..%u bytes (k, M, G suffixes allowed)\n",
 					 flag, arg, min, max);
 		*out = s;
 		return 0;

@@ -51,7 +51,7 @@ void rblk_tgt_usage(FILE *out);
  */
 int rblk_tgt_parse_listen(const char *s, char *addr, size_t addrlen, bool *ipv6,
 			  uint16_t *port, char *why, size_t whylen);
-/* Sizes with an optional k/m/g suffix (powers of 1024): "131072", "128k", "1M". */
+/* rblk_size_parse() (common/parse.h) within 0..@max (and 32 bits): "131072", "128k", "1M". */
 int rblk_tgt_parse_size(const char *s, uint64_t max, uint32_t *out);
 
 #endif

@@ -248,7 +248,6 @@ int rblk_config_set_auth(struct rblk_config *cfg, const char *where, const char 
 /* Sets one field (@value NULL clears it; the old secret is overwritten). */
 int rblk_cfg_auth_set(struct rblk_cfg_auth *a, enum rblk_cfg_auth_field f, const char *value);
 const struct rblk_cfg_auth *rblk_config_find_auth(const struct rblk_config *cfg, const char *host);
-void rblk_config_del_auth(struct rblk_config *cfg, size_t i);
 void rblk_config_free_auth(struct rblk_config *cfg);
 int rblk_config_dup_auth(struct rblk_config *dst, const struct rblk_config *src);
 /* Same settings (NULL = none). */

@@ -104,13 +104,6 @@ int rblk_cfg_auth_set(struct rblk_cfg_auth *a, enum rblk_cfg_auth_field f, const
 	return -EINVAL;
 }
 
-void rblk_config_del_auth(struct rblk_config *cfg, size_t i)
-{
-	auth_clear(&cfg->auth[i]);
-	memmove(&cfg->auth[i], &cfg->auth[i + 1], (cfg->nr_auth - i - 1) * sizeof(*cfg->auth));
-	cfg->nr_auth--;
-}
-
 int rblk_config_dup_auth(struct rblk_config *dst, const struct rblk_config *src)
 {
 	for (size_t i = 0; i < src->nr_auth; i++) {

@@ -24,6 +24,7 @@
 
 #include "common/fdio.h"
 #include "common/log.h"
+#include "common/parse.h"
 #include "common/uuid.h"
 #include "daemon/config.h"
 #include "daemon/config_json.h"
@@ -457,9 +458,19 @@ static bool parse_addr(struct rblk_cj_ctx *c, const char *path, struct json_obje
 				return false;
 		} else if (strcmp(key, "trsvcid") == 0) {
 			uint32_t port_no;
+			uint16_t svc;
+			char why[96];
 
-			if (!rblk_cj_get_u32(c, p, val, 1, 65535, "a port number (1..65535)", "port", &port_no))
+			/* nvmetcli writes it as a string: the port rule of every rblk program. */
+			if (json_object_get_type(val) == json_type_string) {
+				if (rblk_port_parse(json_object_get_string(val), &svc, why, sizeof(why))) {
+					perr(c, "port", "%s: %s %s", p, rblk_cj_jstr(val), why);
+					return false;
+				}
+				port_no = svc;
+			} else if (!rblk_cj_get_u32(c, p, val, 1, 65535, RBLK_PORT_RULE, "port", &port_no)) {
 				return false;
+			}
 			port->trsvcid = port_no;
 		} else if (strcmp(key, "treq") == 0) {
 			if (!rblk_cj_get_str(c, p, val, "port", &s))

@@ -23,8 +23,8 @@
 
 struct rblk_fio_ctrl {
 	struct rblk_fio_ctrl *next;
-	struct rblk_fio_path paths[RBLK_FIO_PATHS_MAX];
-	struct rblk_fio_trid trid;       /* nsid unused */
+	struct rblk_trid_path paths[RBLK_MPATH_MAX_PATHS];
+	struct rblk_trid trid;       /* nsid unused */
 	struct rblk_fio_conn_params params;
 	struct rblk_ctrl *ctrl;          /* a multipath head: its first connected path */
 	struct rblk_mpath *mpath;        /* several paths */
@@ -50,7 +50,7 @@ static bool same_params(const struct rblk_fio_conn_params *a, const struct rblk_
 	       !strcmp(a->dhchap_ctrl_secret, b->dhchap_ctrl_secret);
 }
 
-static bool matches(const struct rblk_fio_ctrl *rc, const struct rblk_fio_trid *t,
+static bool matches(const struct rblk_fio_ctrl *rc, const struct rblk_trid *t,
 		    const struct rblk_fio_conn_params *p)
 {
 	return !rc->is_private && !p->private_ctrl && rblk_fio_trid_same_ctrl(&rc->trid, t) &&
@@ -83,7 +83,7 @@ static const char *connect_hint(int err)
 static int connect_mpath(struct rblk_fio_ctrl *rc, const struct rblk_connect_opts *o, unsigned n,
 			 uint16_t *status)
 {
-	struct rblk_connect_opts po[RBLK_FIO_PATHS_MAX];
+	struct rblk_connect_opts po[RBLK_MPATH_MAX_PATHS];
 	struct rblk_mpath_opts mo;
 	int ret;
 
@@ -105,13 +105,13 @@ static int connect_mpath(struct rblk_fio_ctrl *rc, const struct rblk_connect_opt
 }
 
 /* With the lock held: a new controller at the head of the list, refs 0. */
-static int connect_new(const struct rblk_fio_trid *t, const struct rblk_fio_conn_params *p,
+static int connect_new(const struct rblk_trid *t, const struct rblk_fio_conn_params *p,
 		       struct rblk_fio_ctrl **out, char *why, size_t whylen)
 {
 	struct rblk_connect_opts o;
 	struct rblk_fio_ctrl *rc;
 	uint16_t status = 0;
-	char where[RBLK_FIO_ADDR_MAX * 2 + RBLK_NQN_MAX + 64];
+	char where[RBLK_TRID_ADDR_MAX * 2 + RBLK_NQN_MAX + 64];
 	int ret;
 
 	rc = calloc(1, sizeof(*rc));
@@ -174,7 +174,7 @@ static int connect_new(const struct rblk_fio_trid *t, const struct rblk_fio_conn
 	return 0;
 }
 
-int rblk_fio_ctrl_get(const struct rblk_fio_trid *t, const struct rblk_fio_conn_params *p,
+int rblk_fio_ctrl_get(const struct rblk_trid *t, const struct rblk_fio_conn_params *p,
 		      struct rblk_fio_ctrl **out, char *why, size_t whylen)
 {
 	struct rblk_fio_ctrl *rc;
@@ -212,7 +212,7 @@ static int take_qpairs(struct rblk_fio_ctrl *rc, unsigned n, struct rblk_qpair *
 	return ret;
 }
 
-int rblk_fio_ctrl_get_qpairs(const struct rblk_fio_trid *t, const struct rblk_fio_conn_params *p,
+int rblk_fio_ctrl_get_qpairs(const struct rblk_trid *t, const struct rblk_fio_conn_params *p,
 			     unsigned n, struct rblk_fio_ctrl **out, struct rblk_qpair **qps,
 			     char *why, size_t whylen)
 {

@@ -40,7 +40,7 @@ struct rblk_fio_ctrl;
  * On failure -errno and a sentence in @why (with the NVMe status name when the
  * target refused the Connect).
  */
-int rblk_fio_ctrl_get(const struct rblk_fio_trid *t, const struct rblk_fio_conn_params *p,
+int rblk_fio_ctrl_get(const struct rblk_trid *t, const struct rblk_fio_conn_params *p,
 		      struct rblk_fio_ctrl **out, char *why, size_t whylen);
 
 /*
@@ -49,7 +49,7 @@ int rblk_fio_ctrl_get(const struct rblk_fio_trid *t, const struct rblk_fio_conn_
  * when no shared one has @n free queues. One reference per qpair: give each
  * back with rblk_fio_ctrl_put_qpair().
  */
-int rblk_fio_ctrl_get_qpairs(const struct rblk_fio_trid *t, const struct rblk_fio_conn_params *p,
+int rblk_fio_ctrl_get_qpairs(const struct rblk_trid *t, const struct rblk_fio_conn_params *p,
 			     unsigned n, struct rblk_fio_ctrl **out, struct rblk_qpair **qps,
 			     char *why, size_t whylen);
 void rblk_fio_ctrl_put_qpair(struct rblk_fio_ctrl *rc, struct rblk_qpair *qp);

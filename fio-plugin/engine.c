@@ -86,7 +86,7 @@ static void file_release(struct fio_file *f)
 }
 
 /* Pass 1: every file's transport ID, before anything connects. */
-static int file_parse(struct thread_data *td, struct fio_file *f, const struct rblk_fio_trid *defaults)
+static int file_parse(struct thread_data *td, struct fio_file *f, const struct rblk_trid *defaults)
 {
 	struct rblk_fio_file *rf;
 	char why[WHY_LEN] = "";
@@ -206,7 +206,7 @@ static int rblk_fio_setup(struct thread_data *td)
 	char why[WHY_LEN] = "";
 	struct rblk_fio_opts *o = td->eo;
 	struct rblk_fio_conn_params p;
-	struct rblk_fio_trid defaults;
+	struct rblk_trid defaults;
 	struct fio_file *f;
 	unsigned int i;
 	int err = 0;
@@ -301,7 +301,7 @@ static int rblk_fio_init(struct thread_data *td)
 {
 	struct rblk_fio_opts *o = td->eo;
 	struct rblk_fio_conn_params p;
-	struct rblk_fio_trid defaults;
+	struct rblk_trid defaults;
 	struct rblk_fio_td *d;
 	struct fio_file *f;
 	unsigned int i, nqp;

@@ -53,14 +53,15 @@ struct rblk_fio_opts {
 extern struct fio_option rblk_fio_options[];
 
 /*
- * Checks what the engine options cannot express by type: the DH-HMAC-CHAP
- * secrets are DHHC-1 and the controller one comes with a host one. -EINVAL
- * with a sentence in @why that never quotes a secret.
+ * Checks what the engine options cannot express by type: hostid is a UUID,
+ * subnqn and hostnqn follow the NQN rule, the DH-HMAC-CHAP secrets are
+ * DHHC-1 and the controller one comes with a host one. -EINVAL with a
+ * sentence in @why that never quotes a secret.
  */
 int rblk_fio_opts_check(const struct rblk_fio_opts *o, char *why, size_t whylen);
 
 /* The engine options as transport-ID defaults and connection parameters. */
-void rblk_fio_opts_defaults(const struct rblk_fio_opts *o, struct rblk_fio_trid *defaults,
+void rblk_fio_opts_defaults(const struct rblk_fio_opts *o, struct rblk_trid *defaults,
 			    struct rblk_fio_conn_params *params);
 
 #define RBLK_FIO_QPAIRS_MAX 16
@@ -72,13 +73,13 @@ void rblk_fio_opts_defaults(const struct rblk_fio_opts *o, struct rblk_fio_trid 
 struct rblk_fio_qp {
 	struct rblk_fio_ctrl *rc;
 	struct rblk_qpair *qp;
-	struct rblk_fio_trid trid;
+	struct rblk_trid trid;
 	bool staged;                    /* rblk_submit() since the last flush */
 };
 
 /* A fio file (f->engine_data): set up in ->setup, bound to a qpair in ->init. */
 struct rblk_fio_file {
-	struct rblk_fio_trid trid;
+	struct rblk_trid trid;
 	struct rblk_fio_ctrl *setup_rc; /* the controller that sized it (a reference) */
 	struct rblk_ns *ns;             /* the namespace on qp's controller (after init) */
 	struct rblk_fio_qp *qp;         /* the first of its controller's nqp ... */

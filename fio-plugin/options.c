@@ -12,7 +12,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/uuid.h"
 #include "fio-plugin/engine.h"
+#include "protocol/nqn.h"
 
 #define OPT_STR(n, field, l, h) {                                       \
 		.name = n, .lname = l, .type = FIO_OPT_STR_STORE,       \
@@ -110,6 +112,16 @@ static bool bad_secret(const char *s)
 	return ret != 0;
 }
 
+static bool bad_nqn(const char *key, const char *s, char *why, size_t whylen)
+{
+	char rule[80];
+
+	if (!s || !*s || !rblk_nqn_policy_check(s, rule, sizeof(rule)))
+		return false;
+	snprintf(why, whylen, "%s %s", key, rule);
+	return true;
+}
+
 int rblk_fio_opts_check(const struct rblk_fio_opts *o, char *why, size_t whylen)
 {
 	static const char form[] = "not a DHHC-1 secret (DHHC-1:00..03:<base64 of a 32, 48 or "
@@ -124,6 +136,14 @@ int rblk_fio_opts_check(const struct rblk_fio_opts *o, char *why, size_t whylen)
 		snprintf(why, whylen, "dhchap_ctrl_secret: %s", form);
 		return -EINVAL;
 	}
+	/* The options fill what a filename leaves out: the same rules as its keys. */
+	if (o->hostid && *o->hostid && !rblk_uuid_valid(o->hostid)) {
+		snprintf(why, whylen, "hostid %s: a UUID (xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)",
+			 o->hostid);
+		return -EINVAL;
+	}
+	if (bad_nqn("subnqn", o->subnqn, why, whylen) || bad_nqn("hostnqn", o->hostnqn, why, whylen))
+		return -EINVAL;
 	if (o->dhchap_ctrl_secret && *o->dhchap_ctrl_secret && !host) {
 		snprintf(why, whylen, "dhchap_ctrl_secret needs dhchap_secret (the target "
 				      "authenticates itself only to an authenticated host)");
@@ -132,7 +152,7 @@ int rblk_fio_opts_check(const struct rblk_fio_opts *o, char *why, size_t whylen)
 	return 0;
 }
 
-void rblk_fio_opts_defaults(const struct rblk_fio_opts *o, struct rblk_fio_trid *d,
+void rblk_fio_opts_defaults(const struct rblk_fio_opts *o, struct rblk_trid *d,
 			    struct rblk_fio_conn_params *p)
 {
 	memset(d, 0, sizeof(*d));

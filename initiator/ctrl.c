@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "common/log.h"
+#include "common/parse.h"
 #include "initiator/ctrl.h"
 #include "protocol/nqn.h"
 
@@ -103,19 +104,6 @@ static int resolve(const char *host, uint16_t port, struct sockaddr_storage *out
 	memcpy(out, res->ai_addr, res->ai_addrlen);
 	freeaddrinfo(res);
 	rblk_addr_set_port((struct sockaddr *)out, port);
-	return 0;
-}
-
-static int parse_port(const char *s, uint16_t *port)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || *end || v <= 0 || v > 65535)
-		return -EINVAL;
-	*port = (uint16_t)v;
 	return 0;
 }
 
@@ -244,6 +232,7 @@ int rblk_ctrl_create(const struct rblk_connect_opts *opts, bool oneshot, struct 
 		     uint16_t *status)
 {
 	struct rblk_ctrl *c;
+	char why[80];
 	uint16_t port;
 	int ret = 0;
 
@@ -289,9 +278,10 @@ int rblk_ctrl_create(const struct rblk_connect_opts *opts, bool oneshot, struct 
 	c->discovery = rblk_nqn_is_discovery(c->subnqn);
 	c->kato_ms = c->opts.keep_alive_tmo * 1000;
 
-	ret = parse_port(c->trsvcid, &port);
+	ret = rblk_port_parse(c->trsvcid, &port, why, sizeof(why));
 	if (ret) {
-		RBLK_ERR("connect: trsvcid '%s' is not a port number", c->trsvcid);
+		RBLK_ERR("connect: trsvcid '%s': %s", c->trsvcid, why);
+		ret = -EINVAL;
 		goto out_free;
 	}
 	ret = resolve(c->traddr, port, &c->dst);

@@ -5,6 +5,7 @@
  * enforces (it refuses longer NQNs), so a longer one can never interoperate.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "common/uuid.h"
@@ -57,6 +58,42 @@ static bool parse_domain(const char *s)
 		prev = *s;
 	}
 	return label > 0 && prev != '-';
+}
+
+int rblk_nqn_policy_check(const char *nqn, char *why, size_t len)
+{
+	size_t n;
+
+	if (!nqn) {
+		snprintf(why, len, "is missing");
+		return -EINVAL;
+	}
+	n = strnlen(nqn, NVMF_NQN_SIZE + 1);
+	if (n == 0) {
+		snprintf(why, len, "is empty");
+		return -EINVAL;
+	}
+	if (n > NVMF_NQN_SIZE) {
+		snprintf(why, len, "is %zu bytes long (at most %d)", strlen(nqn), NVMF_NQN_SIZE);
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)nqn[i];
+
+		if (c < 0x20 || c == 0x7f) {
+			snprintf(why, len, "contains control characters");
+			return -EINVAL;
+		}
+		if (c == ' ') {
+			snprintf(why, len, "contains a space");
+			return -EINVAL;
+		}
+		if (c > 0x7f) {
+			snprintf(why, len, "contains a byte that is not ASCII (0x%02x)", c);
+			return -EINVAL;
+		}
+	}
+	return 0;
 }
 
 int rblk_nqn_validate(const char *nqn)

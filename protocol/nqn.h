@@ -16,6 +16,16 @@
 #define RBLK_NQN_UUID_PREFIX "nqn.2014-08.org.nvmexpress:uuid:"
 
 /*
+ * The rule every configured or typed NQN meets (subsystems, allowed hosts,
+ * rblk -n/-q, transport IDs), as nvmet and nvmetcli have it: 1..223 bytes
+ * of printable ASCII without spaces. Looser than rblk_nqn_validate() on
+ * purpose: a kernel config with "testnqn" moves over unchanged, and the wire
+ * takes any terminated NQN. 0, or -EINVAL with the reason in @why, worded to
+ * follow the name ("is empty", "contains a space", ...).
+ */
+int rblk_nqn_policy_check(const char *nqn, char *why, size_t len);
+
+/*
  * 0 when nqn is a valid NQN, else -EINVAL. Accepted: 1..223 bytes, no ASCII
  * control characters, and one of
  *  - the well-known discovery NQN;

@@ -170,11 +170,12 @@ int rblk_bdev_provider_open(struct rblk_target *tgt, const struct rblk_ns_opts *
 	bo.path = path;
 	if (!strncmp(path, "mem:", 4) || !strncmp(path, "null:", 5)) {
 		bo.engine = path[0] == 'm' ? "mem" : "null";
-		ret = rblk_tgt_parse_mem_size(strchr(path, ':') + 1, &bo.capacity);
+		char why[160];
+
+		ret = rblk_tgt_parse_mem_size(strchr(path, ':') + 1, &bo.capacity, why, sizeof(why));
 		if (ret) {
-			RBLK_ERR("namespace %s: size must be a number with an optional K/M/G/T suffix",
-				 path);
-			return ret;
+			RBLK_ERR("namespace %s: the size %s", path, why);
+			return -EINVAL;
 		}
 	} else if (rblk_rbd_path_is(path)) {
 		/* Served on any poll group's queue, whatever the target's engine. */

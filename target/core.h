@@ -255,12 +255,6 @@ int rblk_tgt_opts_check(const struct rblk_target_opts *o, const char **field, ch
 
 /* subsys.c */
 /*
- * The NQN policy for configured names (subsystems, allowed hosts), as nvmet
- * and nvmetcli: 1..223 bytes of printable ASCII without spaces. 0, or
- * -EINVAL with the reason in @why ("is empty", "contains a space", ...).
- */
-int rblk_tgt_nqn_check(const char *nqn, char *why, size_t len);
-/*
  * True when @nqn has the NVMe form (protocol/nqn.h rblk_nqn_validate). Else
  * false, and the first time this process sees the name, one warning naming
  * @where ("subsystems[0].nqn", "--subsystem testnqn", "subsystem").
@@ -383,8 +377,12 @@ static inline void rblk_tgt_ns_put(struct rblk_tgt_ns *ns)
 	atomic_fetch_sub_explicit(&ns->refs, 1, memory_order_release);
 }
 /* ns_path.c */
-/* "64M", "1g", "4096", "2GiB" -> bytes (not 0). 0 or -EINVAL. */
-int rblk_tgt_parse_mem_size(const char *s, uint64_t *out);
+/*
+ * The SIZE of "mem:SIZE" / "null:SIZE": rblk_size_parse() (common/parse.h:
+ * "64M", "1g", "4096", "2GiB"), and not 0. 0, or -EINVAL / -ERANGE with the
+ * reason in @why.
+ */
+int rblk_tgt_parse_mem_size(const char *s, uint64_t *out, char *why, size_t len);
 /*
  * Whether a namespace of @path would open, before there is a target: the
  * block size rule of ns.c, a mem:/null: size that parses, or a file or

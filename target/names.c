@@ -3,11 +3,9 @@
  * Names and identities, apart from the objects that carry them so that the
  * daemon's configuration code can check names without the rest of the core:
  *
- * The NQN policy for configured names (subsystems, allowed hosts), as nvmet
- * and nvmetcli have it: any name of 1..223 bytes of printable ASCII without
- * spaces is accepted (a kernel config with "testnqn" moves over unchanged;
- * the wire takes any terminated NQN anyway), and a name that does not follow
- * the NVMe form gets one warning per process.
+ * The NQN policy for configured names (subsystems, allowed hosts): any name
+ * that passes rblk_nqn_policy_check() (protocol/nqn.h, nvmet's rule) is accepted,
+ * and a name that does not follow the NVMe form gets one warning per process.
  *
  * The stable generated identifiers (serial, UUID, NGUID): hashes of the
  * subsystem NQN and nsid, so a restart or a reload exports the same identity
@@ -33,42 +31,6 @@
 /* ------------------------------------------------------------------------ */
 /* NQN policy.                                                               */
 
-int rblk_tgt_nqn_check(const char *nqn, char *why, size_t len)
-{
-	size_t n;
-
-	if (!nqn) {
-		snprintf(why, len, "is missing");
-		return -EINVAL;
-	}
-	n = strnlen(nqn, NVMF_NQN_SIZE + 1);
-	if (n == 0) {
-		snprintf(why, len, "is empty");
-		return -EINVAL;
-	}
-	if (n > NVMF_NQN_SIZE) {
-		snprintf(why, len, "is %zu bytes long (at most %d)", strlen(nqn), NVMF_NQN_SIZE);
-		return -EINVAL;
-	}
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)nqn[i];
-
-		if (c < 0x20 || c == 0x7f) {
-			snprintf(why, len, "contains control characters");
-			return -EINVAL;
-		}
-		if (c == ' ') {
-			snprintf(why, len, "contains a space");
-			return -EINVAL;
-		}
-		if (c > 0x7f) {
-			snprintf(why, len, "contains a byte that is not ASCII (0x%02x)", c);
-			return -EINVAL;
-		}
-	}
-	return 0;
-}
-
 /* Dot-separated labels of [A-Za-z0-9-], none empty, none starting or ending with '-'. */
 static bool domain_ok(const char *s, size_t len)
 {
@@ -91,7 +53,7 @@ static bool domain_ok(const char *s, size_t len)
 }
 
 /*
- * Why a name that passed rblk_tgt_nqn_check() is not of the NVMe form
+ * Why a name that passed rblk_nqn_policy_check() is not of the NVMe form
  * (protocol/nqn.c decides; this only puts its refusal in words).
  */
 static void form_why(const char *nqn, char *why, size_t len)
@@ -162,7 +124,7 @@ bool rblk_tgt_nqn_warn_form(const char *where, const char *nqn)
 
 int rblk_nqn_check(const char *nqn, const char *where, char *why, size_t len)
 {
-	int ret = rblk_tgt_nqn_check(nqn, why, len);
+	int ret = rblk_nqn_policy_check(nqn, why, len);
 
 	if (!ret && where)
 		rblk_tgt_nqn_warn_form(where, nqn);

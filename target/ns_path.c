@@ -16,32 +16,22 @@
 
 #include "backend/backend.h"
 #include "backend/rbd_path.h"
+#include "common/parse.h"
 #include "target/core.h"
 
-int rblk_tgt_parse_mem_size(const char *s, uint64_t *out)
+int rblk_tgt_parse_mem_size(const char *s, uint64_t *out, char *why, size_t len)
 {
-	char *end;
-	unsigned long long v;
-	unsigned shift = 0;
+	uint64_t v;
+	int ret = rblk_size_parse(s, &v, why, len);
 
-	if (!*s)
+	if (ret)
+		return ret;
+	/* A namespace of no blocks is one no host can use. */
+	if (!v) {
+		snprintf(why, len, "must not be 0");
 		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || end == s)
-		return -EINVAL;
-	switch (*end) {
-	case 'k': case 'K': shift = 10; end++; break;
-	case 'm': case 'M': shift = 20; end++; break;
-	case 'g': case 'G': shift = 30; end++; break;
-	case 't': case 'T': shift = 40; end++; break;
-	default: break;
 	}
-	if (shift && (!strcmp(end, "iB") || !strcmp(end, "B")))
-		end += strlen(end);
-	if (*end || !v || (shift && v > (UINT64_MAX >> shift)))
-		return -EINVAL;
-	*out = (uint64_t)v << shift;
+	*out = v;
 	return 0;
 }
 
@@ -57,9 +47,10 @@ int rblk_ns_path_check(const char *path, bool read_only, uint32_t block_size, ch
 		return -EINVAL;
 	}
 	if (path && (!strncmp(path, "mem:", 4) || !strncmp(path, "null:", 5))) {
-		if (rblk_tgt_parse_mem_size(strchr(path, ':') + 1, &bytes)) {
-			snprintf(why, len, "%s: the size must be a number with an optional K/M/G/T "
-				 "suffix", path);
+		char rule[160];
+
+		if (rblk_tgt_parse_mem_size(strchr(path, ':') + 1, &bytes, rule, sizeof(rule))) {
+			snprintf(why, len, "%s: the size %s", path, rule);
 			return -EINVAL;
 		}
 		return 0;

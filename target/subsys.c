@@ -48,7 +48,7 @@ int rblk_subsys_create(struct rblk_target *tgt, const struct rblk_subsystem_opts
 	char why[160];
 	int ret;
 
-	if (rblk_tgt_nqn_check(opts->nqn, why, sizeof(why))) {
+	if (rblk_nqn_policy_check(opts->nqn, why, sizeof(why))) {
 		RBLK_ERR("subsystem NQN \"%s\" %s", opts->nqn ? opts->nqn : "(null)", why);
 		return -EINVAL;
 	}
@@ -239,7 +239,7 @@ int rblk_subsys_add_host(struct rblk_subsystem *ss, const char *hostnqn)
 	char why[160];
 	int i, ret = 0;
 
-	if (rblk_tgt_nqn_check(hostnqn, why, sizeof(why))) {
+	if (rblk_nqn_policy_check(hostnqn, why, sizeof(why))) {
 		RBLK_ERR("subsystem %s: host NQN \"%s\" %s", ss->nqn, hostnqn ? hostnqn : "(null)",
 			 why);
 		return -EINVAL;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/parse.h"
 #include "transport/addr.h"
 
 static int parse_scope(const char *s, uint32_t *scope)
@@ -84,21 +85,6 @@ int rblk_addr_parse(const char *addr, uint16_t port, struct sockaddr_storage *ou
 	return 0;
 }
 
-static int parse_port(const char *s, uint16_t *port)
-{
-	char *end;
-	unsigned long v;
-
-	if (!*s || *s == '-' || *s == '+')
-		return -EINVAL;
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (*end || errno || v > 65535)
-		return -EINVAL;
-	*port = (uint16_t)v;
-	return 0;
-}
-
 int rblk_hostport_parse(const char *s, uint16_t default_port,
 			struct sockaddr_storage *out)
 {
@@ -106,7 +92,6 @@ int rblk_hostport_parse(const char *s, uint16_t default_port,
 	const char *colon, *portstr = NULL;
 	uint16_t port = 0;
 	size_t hlen;
-	int ret;
 
 	if (!s)
 		return -EINVAL;
@@ -134,12 +119,9 @@ int rblk_hostport_parse(const char *s, uint16_t default_port,
 		return -EINVAL;
 	memcpy(host, s, hlen);
 	host[hlen] = '\0';
-	if (portstr) {
-		ret = parse_port(portstr, &port);
-		if (ret)
-			return ret;
-	}
-	if (!port)
+	if (portstr && rblk_port_parse(portstr, &port, NULL, 0))
+		return -EINVAL;
+	if (!portstr)
 		port = default_port;
 	return rblk_addr_parse(host, port, out);
 }

@@ -30,7 +30,8 @@ int rblk_addr_parse(const char *addr, uint16_t port, struct sockaddr_storage *ou
 /*
  * Parses "ADDR[:PORT]": "10.0.0.1:4420", "10.0.0.1", "[::1]:4420", "::1",
  * ":4420" (wildcard). A bare IPv6 address cannot carry a port: "::1:4420" is
- * an address. Port 0 or a missing port means @default_port.
+ * an address. PORT follows rblk_port_parse() (common/parse.h); a missing
+ * port means @default_port.
  * Returns 0 or -EINVAL (-ENODEV for an unknown scope name).
  */
 int rblk_hostport_parse(const char *s, uint16_t default_port,

@@ -416,13 +416,10 @@ int rblk_srq_create(struct rblk_pd *pd, uint32_t max_wr, uint32_t max_sge,
 		    struct rblk_srq **out);
 /* NULL is fine. */
 void rblk_srq_destroy(struct rblk_srq *srq);
-/* Receives it holds at most: what was asked (the staging is sized by it). */
-uint32_t rblk_srq_size(const struct rblk_srq *srq);
 /* Stages one receive; -EINVAL (too many SGEs), -ENOBUFS (staging full). */
 int rblk_srq_queue_recv(struct rblk_srq *srq, uint64_t wr_id, const struct rblk_sge *sge,
 			uint32_t num_sge);
 /* Posts what is staged with one call; *posted as for rblk_qp_flush_recv(). */
 int rblk_srq_flush(struct rblk_srq *srq, unsigned *posted);
-unsigned rblk_srq_staged(const struct rblk_srq *srq);
 
 #endif

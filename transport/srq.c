@@ -76,11 +76,6 @@ void rblk_srq_destroy(struct rblk_srq *s)
 	srq_free(s);
 }
 
-uint32_t rblk_srq_size(const struct rblk_srq *s)
-{
-	return s->max_wr;
-}
-
 struct ibv_srq *rblk_srq_ibv(struct rblk_srq *s)
 {
 	return s ? s->srq : NULL;
@@ -107,9 +102,4 @@ int rblk_srq_flush(struct rblk_srq *s, unsigned *posted)
 	if (posted)
 		*posted = n;
 	return ret;
-}
-
-unsigned rblk_srq_staged(const struct rblk_srq *s)
-{
-	return s->r.n;
 }

@@ -561,11 +561,6 @@ void rblk_srq_destroy(struct rblk_srq *s)
 	free(s);
 }
 
-uint32_t rblk_srq_size(const struct rblk_srq *s)
-{
-	return s->max_wr;
-}
-
 int rblk_srq_queue_recv(struct rblk_srq *s, uint64_t wr_id, const struct rblk_sge *sge,
 			uint32_t num_sge)
 {
@@ -589,9 +584,4 @@ int rblk_srq_flush(struct rblk_srq *s, unsigned *posted)
 		*posted = n;
 	fab_leave(t0);
 	return 0;
-}
-
-unsigned rblk_srq_staged(const struct rblk_srq *s)
-{
-	return s->rq.nstaged;
 }

@@ -462,18 +462,6 @@ static int clean_stale(struct rblk_ublk_ctrl *ctl)
 	return n;
 }
 
-int rblk_ublk_clean_stale(void)
-{
-	struct rblk_ublk_ctrl *ctl;
-	int n;
-
-	if (rblk_ublk_ctrl_open(&ctl))
-		return 0;
-	n = clean_stale(ctl);
-	rblk_ublk_ctrl_close(ctl);
-	return n;
-}
-
 static double now_s(void)
 {
 	struct timespec ts;

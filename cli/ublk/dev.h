@@ -66,12 +66,6 @@ int rblk_ublk_parse_device(const char *s, int *id);
 bool rblk_ublk_available(void);
 
 /*
- * Deletes the devices that an `rblk attach` made and that no living process
- * serves any more (the attach was killed). Returns how many it deleted.
- */
-int rblk_ublk_clean_stale(void);
-
-/*
  * `rblk detach`: STOP_DEV for device @id (its attach process then deletes
  * it) and waits up to @wait_s for it to be gone; a device whose attach
  * process is dead is deleted here. 0, -ENODEV (no such device),

@@ -52,6 +52,11 @@ run_fio unescaped-colon "'disk' is not KEY=VALUE" --thread=1 \
 run_fio bad-key "unknown key 'bogus'" --thread=1 --filename='traddr=127.0.0.1 subnqn=n bogus=1'
 run_fio no-subnqn "no subsystem NQN" --thread=1 --filename='traddr=127.0.0.1 ns=1'
 run_fio tcp "only RDMA" --thread=1 --filename='trtype=TCP traddr=127.0.0.1 subnqn=n'
+# The port rule of every rblk program: decimal, in the filename and in the option alike.
+run_fio hex-port "trsvcid '0x1144': must be a decimal number 1-65535" --thread=1 \
+	--filename='traddr=127.0.0.1 trsvcid=0x1144 subnqn=n'
+run_fio hex-port-option "trsvcid '0x1144': must be a decimal number 1-65535" --thread=1 \
+	--filename='traddr=127.0.0.1 subnqn=n' --trsvcid=0x1144
 run_fio qpairs-0 "qpairs: min value out of range: 0" --thread=1 --qpairs=0 \
 	--filename='traddr=127.0.0.1 subnqn=n ns=1'
 # With processes (no thread=1) a helper child sizes the namespace: its failure too

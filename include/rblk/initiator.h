@@ -135,6 +135,76 @@ enum rblk_ctrl_state {
 enum rblk_ctrl_state rblk_ctrl_state(struct rblk_ctrl *ctrl) RBLK_EXPORT;
 const char *rblk_ctrl_state_str(enum rblk_ctrl_state st) RBLK_EXPORT;
 
+/* ---- Transport IDs -------------------------------------------------------- */
+
+/*
+ * SPDK's transport-ID strings, read as spdk_nvme_transport_id_parse() reads
+ * them, so a string written for SPDK's tools works here (`rblk -r`, the fio
+ * plugin's filenames):
+ *
+ *	"trtype=RDMA adrfam=IPv4 traddr=10.0.0.1 trsvcid=4420 subnqn=nqn... ns=1"
+ *
+ * KEY=VALUE (or KEY:VALUE) pairs separated by blanks; the first '=' or ':'
+ * ends the key, so values keep theirs (IPv6 addresses, NQNs). Keys are
+ * case-insensitive, values are kept as given. Keys: trtype (RDMA only),
+ * adrfam (IPv4 or IPv6), traddr, trsvcid (a decimal port 1-65535), subnqn;
+ * and rblk's own: hostnqn, hostid (a UUID), hostaddr (or host_traddr: the
+ * source address), ns (a namespace ID, decimal or 0x hex). NQNs follow
+ * nvmet's rule (1-223 printable ASCII bytes, no spaces). traddr and trsvcid
+ * may be comma-separated lists, one entry per path of a multipath head (one
+ * trsvcid serves every traddr). No key is required: callers fill the rest
+ * from elsewhere (flags, engine options, defaults).
+ */
+#define RBLK_TRID_ADDR_MAX 256       /* traddr, hostaddr: host names allowed */
+#define RBLK_TRID_SVC_MAX 32
+
+/* Which keys a transport ID gave (struct rblk_trid.set). */
+enum rblk_trid_key {
+	RBLK_TRID_TRTYPE = 1u << 0,
+	RBLK_TRID_ADRFAM = 1u << 1,
+	RBLK_TRID_TRADDR = 1u << 2,
+	RBLK_TRID_TRSVCID = 1u << 3,
+	RBLK_TRID_SUBNQN = 1u << 4,
+	RBLK_TRID_HOSTNQN = 1u << 5,
+	RBLK_TRID_HOSTID = 1u << 6,
+	RBLK_TRID_HOSTADDR = 1u << 7,
+	RBLK_TRID_NS = 1u << 8,
+};
+
+enum rblk_adrfam {
+	RBLK_ADRFAM_ANY = 0,         /* not given */
+	RBLK_ADRFAM_IPV4,
+	RBLK_ADRFAM_IPV6,
+};
+
+/*
+ * Filled by rblk_trid_parse(); strings not given are empty. Grows only at
+ * the end: set @size to sizeof(struct rblk_trid) before the call, and a
+ * library newer than the caller fills only the members the caller knows.
+ */
+struct rblk_trid {
+	size_t size;
+	unsigned set;                /* enum rblk_trid_key bits */
+	enum rblk_adrfam adrfam;
+	char traddr[RBLK_TRID_ADDR_MAX + 1];
+	char trsvcid[RBLK_TRID_SVC_MAX + 1];
+	char subnqn[RBLK_NQN_MAX + 1];
+	char hostnqn[RBLK_NQN_MAX + 1];
+	char hostid[37];             /* xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx */
+	char host_traddr[RBLK_TRID_ADDR_MAX + 1];
+	uint32_t nsid;               /* 0: not given */
+};
+
+/*
+ * Parses @str into @out (whose size must be set). 0, or -EINVAL with a
+ * sentence in @why naming the key and what is wrong with it ("trsvcid
+ * '0x1144': must be a decimal number 1-65535", "unknown key 'trtpye'",
+ * "subnqn is given twice"); @out is then unchanged. A string that gives both
+ * adrfam and traddr must have them agree (a dotted quad is not IPv6, a ':'
+ * not IPv4); host names fit either.
+ */
+int rblk_trid_parse(const char *str, struct rblk_trid *out, char *why, size_t len) RBLK_EXPORT;
+
 /* ---- Discovery ---------------------------------------------------------- */
 
 struct rblk_disc_entry {

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "common/log.h"
+#include "common/parse.h"
 #include "smoke.h"
 
 static int run_server(const struct opts *o)
@@ -441,23 +442,12 @@ static void usage(FILE *f)
 		DEFAULT_PORT, DEFAULT_SIZE);
 }
 
+/* A transfer size: the size rule of every rblk program, 1 byte .. 1 GiB. */
 static int parse_size(const char *s, uint32_t *out)
 {
-	char *end;
-	unsigned long long v;
+	uint64_t v;
 
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || end == s)
-		return -EINVAL;
-	if (*end == 'k' || *end == 'K') {
-		v <<= 10;
-		end++;
-	} else if (*end == 'm' || *end == 'M') {
-		v <<= 20;
-		end++;
-	}
-	if (*end || !v || v > (1ull << 30))
+	if (rblk_size_parse(s, &v, NULL, 0) || !v || v > (1ull << 30))
 		return -EINVAL;
 	*out = (uint32_t)v;
 	return 0;
@@ -510,14 +500,15 @@ int main(int argc, char **argv)
 		case 's':
 			o.src = optarg;
 			break;
-		case 'p':
-			v = strtol(optarg, &end, 10);
-			if (*end || v < 1 || v > 65535) {
-				fprintf(stderr, "rdma_smoke: bad port '%s'\n", optarg);
+		case 'p': {
+			char why[96];
+
+			if (rblk_port_parse(optarg, &o.port, why, sizeof(why))) {
+				fprintf(stderr, "rdma_smoke: port '%s': %s\n", optarg, why);
 				return 2;
 			}
-			o.port = (uint16_t)v;
 			break;
+		}
 		case 'n':
 			if (parse_size(optarg, &o.size)) {
 				fprintf(stderr, "rdma_smoke: bad size '%s'\n", optarg);

@@ -4,7 +4,7 @@
  * connecting verb runs it: an argv built from the input goes through
  * getopt_long with the connection and common options, each option through
  * rblk_cli_conn_opt / rblk_cli_common_opt (and -N through
- * rblk_cli_parse_nsid), then rblk_cli_conn_finish fills the connect
+ * rblk_nsid_parse), then rblk_cli_conn_finish fills the connect
  * options. No verb body runs, so nothing connects. Every argument is also
  * given to the number parsers. Checks: accepted numbers are within their
  * ranges; finish succeeds exactly when an address and a subsystem NQN were
@@ -35,15 +35,20 @@ static void numbers(const char *s)
 	double secs;
 	long v;
 	enum cli_fmt fmt;
+	uint16_t port;
 
-	if (rblk_cli_parse_nsid(s, &nsid) == 0)
+	if (rblk_nsid_parse(s, &nsid, NULL, 0) == 0)
 		FUZZ_CHECK(nsid >= 1 && nsid <= 0xFFFFFFFE);
+	/* the port rule: decimal digits only, no leading zero, 1..65535 */
+	if (rblk_port_parse(s, &port, NULL, 0) == 0)
+		FUZZ_CHECK(port >= 1 && s[0] != '0' && !s[strspn(s, "0123456789")] &&
+			   strtoul(s, NULL, 10) == port);
 	if (rblk_cli_parse_long(s, -5, 70000, &v) == 0)
 		FUZZ_CHECK(v >= -5 && v <= 70000);
 	if (rblk_cli_parse_seconds(s, &secs) == 0)
 		FUZZ_CHECK(secs >= 0 && isfinite(secs));
-	if (rblk_cli_parse_size(s, &size) == 0 && s[0] >= '0' && s[0] <= '9' && !s[strspn(s, "0123456789")])
-		FUZZ_CHECK(size == strtoull(s, NULL, 10) || s[0] == '0'); /* plain decimal */
+	if (rblk_size_parse(s, &size, NULL, 0) == 0 && !s[strspn(s, "0123456789")])
+		FUZZ_CHECK(size == strtoull(s, NULL, 10)); /* plain decimal, never octal */
 	if (rblk_cli_parse_format(s, &fmt) == 0)
 		FUZZ_CHECK(fmt == CLI_FMT_NORMAL || fmt == CLI_FMT_JSON);
 }
@@ -88,7 +93,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (r)
 			ret = r;
 		else if (opt == 'N')
-			ret = rblk_cli_parse_nsid(optarg, &nsid) ? CLI_EXIT_USAGE : CLI_EXIT_OK;
+			ret = rblk_nsid_parse(optarg, &nsid, NULL, 0) ? CLI_EXIT_USAGE : CLI_EXIT_OK;
 		else if (opt == 'h')
 			continue;
 		else

@@ -6,7 +6,7 @@
  * Checks: a fio ID that parses and completes prints (rblk_fio_trid_str) to a
  * string that parses back to the same controller and namespace; an address
  * that parses prints (rblk_addr_str) to one that parses back to the same
- * socket address; CLI fields point into its own copy.
+ * socket address; CLI fields point into its own parsed copy.
  */
 #include <errno.h>
 #include <netinet/in.h>
@@ -19,7 +19,7 @@
 
 static void fio(const char *s)
 {
-	struct rblk_fio_trid t, back, none;
+	struct rblk_trid t, back, none;
 	char why[256], str[1024];
 
 	memset(&none, 0, sizeof(none));
@@ -72,9 +72,9 @@ static void cli(const char *s)
 		null = fopen("/dev/null", "w");
 	rblk_cli_errf = rblk_cli_out = null;
 	rblk_cli_conn_init(&c);
-	if (rblk_cli_parse_trid(&c, s, why, sizeof(why)) == 0 && c.n_trid) {
-		const char *lo = c.trid_copy[c.n_trid - 1];
-		const char *hi = lo + strlen(s) + 1;
+	if (rblk_cli_conn_trid(&c, s, why, sizeof(why)) == 0 && c.n_trid) {
+		const char *lo = (const char *)c.trid[c.n_trid - 1];
+		const char *hi = lo + sizeof(*c.trid[0]);
 		const char *f[] = { c.traddr, c.trsvcid, c.subnqn, c.hostnqn, c.host_traddr };
 
 		for (unsigned i = 0; i < sizeof(f) / sizeof(f[0]); i++)

@@ -7,45 +7,10 @@
 #include "cli/args.h"
 #include "ut.h"
 
-static void test_parse_size_suffixes(void)
-{
-	uint64_t v;
-
-	CU_ASSERT_EQUAL(rblk_cli_parse_size("512", &v), 0);
-	CU_ASSERT_EQUAL(v, 512);
-	CU_ASSERT_EQUAL(rblk_cli_parse_size("4k", &v), 0);
-	CU_ASSERT_EQUAL(v, 4096);
-	CU_ASSERT_EQUAL(rblk_cli_parse_size("4KiB", &v), 0);
-	CU_ASSERT_EQUAL(v, 4096);
-	CU_ASSERT_EQUAL(rblk_cli_parse_size("1M", &v), 0);
-	CU_ASSERT_EQUAL(v, 1048576);
-	CU_ASSERT_EQUAL(rblk_cli_parse_size("2g", &v), 0);
-	CU_ASSERT_EQUAL(v, 2ULL << 30);
-	CU_ASSERT_EQUAL(rblk_cli_parse_size("0x200", &v), 0);
-	CU_ASSERT_EQUAL(v, 512);
-	CU_ASSERT_EQUAL(rblk_cli_parse_size("0", &v), 0);
-	CU_ASSERT_EQUAL(v, 0);
-}
-
-static void test_parse_size_rejects(void)
-{
-	uint64_t v = 77;
-
-	CU_ASSERT_EQUAL(rblk_cli_parse_size("", &v), -EINVAL);
-	CU_ASSERT_EQUAL(rblk_cli_parse_size("-1", &v), -EINVAL);
-	CU_ASSERT_EQUAL(rblk_cli_parse_size("4x", &v), -EINVAL);
-	CU_ASSERT_EQUAL(rblk_cli_parse_size("k", &v), -EINVAL);
-	CU_ASSERT_EQUAL(rblk_cli_parse_size(" 4", &v), -EINVAL);
-	CU_ASSERT_EQUAL(rblk_cli_parse_size("99999999999999999999", &v), -ERANGE);
-	CU_ASSERT_EQUAL(rblk_cli_parse_size("17179869184T", &v), -ERANGE);
-	CU_ASSERT_EQUAL(v, 77);
-}
-
 static void test_parse_long_and_seconds(void)
 {
 	long l;
 	double d;
-	uint32_t nsid;
 
 	CU_ASSERT_EQUAL(rblk_cli_parse_long("16", 16, 1024, &l), 0);
 	CU_ASSERT_EQUAL(l, 16);
@@ -60,12 +25,6 @@ static void test_parse_long_and_seconds(void)
 	CU_ASSERT_DOUBLE_EQUAL(d, 10.0, 1e-9);
 	CU_ASSERT_EQUAL(rblk_cli_parse_seconds("-1", &d), -ERANGE);
 	CU_ASSERT_EQUAL(rblk_cli_parse_seconds("1m", &d), -EINVAL);
-	CU_ASSERT_EQUAL(rblk_cli_parse_nsid("1", &nsid), 0);
-	CU_ASSERT_EQUAL(nsid, 1);
-	CU_ASSERT_EQUAL(rblk_cli_parse_nsid("0", &nsid), -ERANGE);
-	CU_ASSERT_EQUAL(rblk_cli_parse_nsid("0xffffffff", &nsid), -ERANGE);
-	CU_ASSERT_EQUAL(rblk_cli_parse_nsid("0xfffffffe", &nsid), 0);
-	CU_ASSERT_EQUAL(nsid, 0xfffffffeu);
 }
 
 static void test_format_and_uuid(void)
@@ -86,12 +45,12 @@ static void test_trid_key_value(void)
 	char why[160];
 
 	rblk_cli_conn_init(&c);
-	CU_ASSERT_EQUAL(rblk_cli_parse_trid(&c,
+	CU_ASSERT_EQUAL(rblk_cli_conn_trid(&c,
 					    "trtype=RDMA adrfam=IPv4 traddr=10.99.0.1 trsvcid=4421 "
 					    "subnqn=nqn.2016-06.io.spdk:cnode1 ns=2",
 					    why, sizeof(why)),
 			0);
-	CU_ASSERT_STRING_EQUAL(c.transport, "RDMA");
+	CU_ASSERT_STRING_EQUAL(c.transport, "rdma");
 	CU_ASSERT_STRING_EQUAL(c.traddr, "10.99.0.1");
 	CU_ASSERT_STRING_EQUAL(c.trsvcid, "4421");
 	/* the NQN keeps its own colon: only the first separator splits */
@@ -107,7 +66,7 @@ static void test_trid_key_colon_value_and_ipv6(void)
 	char why[160];
 
 	rblk_cli_conn_init(&c);
-	CU_ASSERT_EQUAL(rblk_cli_parse_trid(&c,
+	CU_ASSERT_EQUAL(rblk_cli_conn_trid(&c,
 					    "trtype:RDMA adrfam:IPv6 traddr:fe80::1%veth0 trsvcid:4420 "
 					    "subnqn:nqn.2016-06.io.spdk:cnode1 hostaddr=fe80::2",
 					    why, sizeof(why)),
@@ -128,8 +87,12 @@ static void test_trid_errors_leave_conn_unchanged(void)
 		{ "traddr=1.2.3.4 color=blue", "unknown key 'color'" },
 		{ "traddr", "not KEY=VALUE" },
 		{ "traddr=", "empty value" },
-		{ "trsvcid=70000", "port number" },
+		{ "trsvcid=70000", "trsvcid '70000': must be a decimal number 1-65535" },
+		{ "trsvcid=0x1144", "trsvcid '0x1144': must be a decimal number 1-65535" },
 		{ "ns=0", "namespace ID" },
+		{ "traddr=1.2.3.4 traddr=1.2.3.5", "traddr is given twice" },
+		{ "traddr=1.2.3.4,1.2.3.5", "one traddr and trsvcid per -r" },
+		{ "trsvcid=4420,4421", "one traddr and trsvcid per -r" },
 		{ "adrfam=IPv6 traddr=10.0.0.1", "does not match" },
 		{ "adrfam=IB", "IPv4 or IPv6" },
 	};
@@ -140,7 +103,7 @@ static void test_trid_errors_leave_conn_unchanged(void)
 		rblk_cli_conn_init(&c);
 		c.traddr = "keep";
 		why[0] = '\0';
-		CU_ASSERT_EQUAL(rblk_cli_parse_trid(&c, bad[i].trid, why, sizeof(why)), -EINVAL);
+		CU_ASSERT_EQUAL(rblk_cli_conn_trid(&c, bad[i].trid, why, sizeof(why)), -EINVAL);
 		CU_ASSERT_PTR_NOT_NULL(strstr(why, bad[i].why));
 		CU_ASSERT_STRING_EQUAL(c.traddr, "keep");
 		CU_ASSERT_EQUAL(c.n_trid, 0);
@@ -176,6 +139,17 @@ static void test_conn_opt_values(void)
 	CU_ASSERT_EQUAL(rblk_cli_conn_opt(&c, 's', "4420"), 1);
 	CU_ASSERT_EQUAL(rblk_cli_conn_opt(&c, 's', "0"), CLI_EXIT_USAGE);
 	CU_ASSERT_EQUAL(rblk_cli_conn_opt(&c, 's', "http"), CLI_EXIT_USAGE);
+	/* base 0 took this as 4420, and the initiator then refused it */
+	CU_ASSERT_EQUAL(rblk_cli_conn_opt(&c, 's', "0x1144"), CLI_EXIT_USAGE);
+	CU_ASSERT_PTR_NOT_NULL(strstr(errbuf, "invalid value '0x1144' for -s: the port must be a "
+					      "decimal number 1-65535"));
+	CU_ASSERT_STRING_EQUAL(c.trsvcid, "4420");
+	CU_ASSERT_EQUAL(rblk_cli_conn_opt(&c, 'n', "nqn.2024-01.io.example:a b"), CLI_EXIT_USAGE);
+	CU_ASSERT_PTR_NOT_NULL(strstr(errbuf, "for -n: the NQN contains a space"));
+	CU_ASSERT_EQUAL(rblk_cli_conn_opt(&c, 'q', ""), CLI_EXIT_USAGE);
+	CU_ASSERT_PTR_NOT_NULL(strstr(errbuf, "for -q: the NQN is empty"));
+	CU_ASSERT_PTR_NULL(c.subnqn);
+	CU_ASSERT_PTR_NULL(c.hostnqn);
 	CU_ASSERT_EQUAL(rblk_cli_conn_opt(&c, 'Q', "16"), 1);
 	CU_ASSERT_EQUAL(c.queue_size, 16);
 	CU_ASSERT_EQUAL(rblk_cli_conn_opt(&c, 'Q', "8"), CLI_EXIT_USAGE);
@@ -205,7 +179,9 @@ static void test_conn_order_later_wins(void)
 	CU_ASSERT_EQUAL(rblk_cli_conn_opt(&c, 'r', "traddr=10.0.0.3"), 1);
 	CU_ASSERT_STRING_EQUAL(c.traddr, "10.0.0.3");
 	CU_ASSERT_STRING_EQUAL(c.subnqn, "nqn.a:b");	/* first -r's string still alive */
-	CU_ASSERT_EQUAL(c.n_trid, 2);
+	CU_ASSERT_EQUAL(rblk_cli_conn_opt(&c, 'r', "hostid=5b0c1d7e-0000-4000-8000-000000000001"), 1);
+	CU_ASSERT_STRING_EQUAL(c.hostid, "5b0c1d7e-0000-4000-8000-000000000001");
+	CU_ASSERT_EQUAL(c.n_trid, 3);
 	CU_ASSERT_EQUAL(rblk_cli_conn_opt(&c, 'r', "bogus"), CLI_EXIT_USAGE);
 	CU_ASSERT_PTR_NOT_NULL(strstr(errbuf, "invalid transport ID 'bogus'"));
 	rblk_cli_conn_fini(&c);
@@ -380,8 +356,6 @@ static void test_exit_code_table(void)
 }
 
 static const struct ut_case cases[] = {
-	UT_CASE(test_parse_size_suffixes),
-	UT_CASE(test_parse_size_rejects),
 	UT_CASE(test_parse_long_and_seconds),
 	UT_CASE(test_format_and_uuid),
 	UT_CASE(test_trid_key_value),

@@ -68,11 +68,20 @@ expect 2 "stray argument" list $T extra && has err.txt "unexpected argument 'ext
 expect 2 "no address" id-ctrl -n $NQN && has err.txt "no target address" "no address message"
 expect 2 "no NQN" id-ctrl -a 192.0.2.1 && has err.txt "no subsystem NQN" "no NQN message"
 expect 2 "tcp transport" discover -t tcp -a 192.0.2.1 && has err.txt "only the rdma transport" "transport message"
-expect 2 "bad port" discover -a 192.0.2.1 -s 99999
+expect 2 "bad port" discover -a 192.0.2.1 -s 99999 &&
+	has err.txt "invalid value '99999' for -s: the port must be a decimal number 1-65535" "bad port message"
+# A port in hex used to pass here (base 0) and fail only in the library.
+expect 2 "hex port" id-ctrl $T -s 0x1144 &&
+	has err.txt "invalid value '0x1144' for -s: the port must be a decimal number 1-65535" "hex port message"
+expect 2 "hex port in a transport ID" id-ctrl -r "traddr=192.0.2.1 trsvcid=0x1144 subnqn=$NQN" &&
+	has err.txt "trsvcid '0x1144': must be a decimal number 1-65535" "hex trsvcid message"
+expect 2 "NQN with a space" id-ctrl -a 192.0.2.1 -n 'nqn.2024-01.io.example:a b' &&
+	has err.txt "for -n: the NQN contains a space" "NQN message"
 expect 2 "bad queue size" id-ctrl $T -Q 4
 expect 2 "bad hostid" id-ctrl $T -I nope
 expect 2 "bad -o" discover -a 192.0.2.1 -o xml && has err.txt "unknown output format 'xml'" "-o message"
 expect 2 "bad trid" discover -r 'trtype=RDMA color=red' && has err.txt "unknown key 'color'" "trid message"
+expect 2 "bad size" read $T -N 1 --length 1.5M && has err.txt "invalid size '1.5M' for --length: it must be a whole number" "size message"
 
 # ---- discover
 expect 0 "discover" discover -t rdma -a 192.0.2.1 -s 4420 &&

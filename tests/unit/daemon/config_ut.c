@@ -489,11 +489,16 @@ static void test_error_trsvcid(void)
 	char *json = one_subsys("", NS1, "\"trtype\": \"rdma\", \"traddr\": \"10.0.0.1\", "
 					 "\"trsvcid\": \"44x0\"");
 
-	expect_error(json, "ports[0].addr.trsvcid: \"44x0\" is not a port number");
+	expect_error(json, "ports[0].addr.trsvcid: \"44x0\" must be a decimal number 1-65535");
+	free(json);
+	/* what rblk -s and the initiator refuse, the target refuses too */
+	json = one_subsys("", NS1, "\"trtype\": \"rdma\", \"traddr\": \"10.0.0.1\", "
+				   "\"trsvcid\": \"0x1144\"");
+	expect_error(json, "ports[0].addr.trsvcid: \"0x1144\" must be a decimal number 1-65535");
 	free(json);
 	json = one_subsys("", NS1, "\"trtype\": \"rdma\", \"traddr\": \"10.0.0.1\", "
 				   "\"trsvcid\": 70000");
-	expect_error(json, "ports[0].addr.trsvcid: 70000 is not a port number (1..65535)");
+	expect_error(json, "ports[0].addr.trsvcid: 70000 is not a decimal number 1-65535");
 	free(json);
 }
 

@@ -34,7 +34,7 @@ truncate -s 1M "$dir/a.img" "$dir/b.img" "$dir/c.img"
 # Usage and config errors: exit 2, message names the flag or key path.
 "$bin" --listen 10.0.0.1:44x0 --subsystem $S 2>"$dir/e"; rc=$?
 check "bad flag exits 2" [ $rc = 2 ]
-check "bad flag message" has "$dir/e" '--listen 10.0.0.1:44x0: "44x0" is not a port number'
+check "bad flag message" has "$dir/e" '--listen 10.0.0.1:44x0: port "44x0" must be a decimal number 1-65535'
 config $dir/b.img | sed 's/"nsid": 2/"nsid": 0/' >"$dir/bad.json"
 "$bin" --config "$dir/bad.json" 2>"$dir/e"; rc=$?
 check "bad config exits 2" [ $rc = 2 ]

@@ -145,7 +145,7 @@ static void test_ns_options(void)
 	CU_ASSERT_EQUAL_FATAL(parse("--listen", "10.0.0.1", "--subsystem", SUB0, "--ns",
 				    "/a,nsid=2,uuid=0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0,"
 				    "nguid=00112233445566778899aabbccddeeff,backend=aio,bs=4k",
-				    "--ns", "/b", "--ns", "/c,rw", NULL), 0);
+				    "--ns", "/b", "--ns", "/c,rw", "--ns", "/d,nsid=0x10", NULL), 0);
 	ns = &args.flags->subsys[0].ns[0];
 	CU_ASSERT_EQUAL(ns->nsid, 2);
 	CU_ASSERT_TRUE(ns->has_uuid);
@@ -157,6 +157,8 @@ static void test_ns_options(void)
 	/* Automatic ids fill the gaps around explicit ones. */
 	CU_ASSERT_EQUAL(args.flags->subsys[0].ns[1].nsid, 1);
 	CU_ASSERT_EQUAL(args.flags->subsys[0].ns[2].nsid, 3);
+	/* the NSID rule of rblk -N: hex after 0x */
+	CU_ASSERT_EQUAL(args.flags->subsys[0].ns[3].nsid, 16);
 }
 
 static void test_listen_forms(void)
@@ -177,9 +179,12 @@ static void test_listen_forms(void)
 	static const struct {
 		const char *in, *why;
 	} bad[] = {
-		{ "10.0.0.1:44x0", "\"44x0\" is not a port number (1..65535)" },
-		{ "10.0.0.1:0", "\"0\" is not a port number" },
-		{ "10.0.0.1:65536", "\"65536\" is not a port number" },
+		{ "10.0.0.1:44x0", "port \"44x0\" must be a decimal number 1-65535" },
+		{ "10.0.0.1:0", "port \"0\" must be a decimal number 1-65535" },
+		{ "10.0.0.1:65536", "port \"65536\" must be" },
+		{ "10.0.0.1:0x1144", "port \"0x1144\" must be" },
+		{ "10.0.0.1:04420", "without leading zeros" },
+		{ "10.0.0.1:", "port \"\" is empty" },
 		{ "10.0.0.300", "\"10.0.0.300\" is not an IPv4 address" },
 		{ "host.example", "\"host.example\" is not an IPv4 address" },
 		{ "[fe80::1", "an IPv6 address goes inside [ ]" },
@@ -209,7 +214,7 @@ static void test_listen_forms(void)
 	}
 	/* Through the flag: the message names the flag and the value. */
 	CU_ASSERT_EQUAL(parse("--listen", "10.0.0.1:44x0", "--subsystem", SUB0, NULL), -EINVAL);
-	CU_ASSERT(err_has("rblk-target: --listen 10.0.0.1:44x0: \"44x0\" is not a port number"));
+	CU_ASSERT(err_has("rblk-target: --listen 10.0.0.1:44x0: port \"44x0\" must be a decimal number 1-65535"));
 	CU_ASSERT_EQUAL(parse("--listen", "[fd00::1]:4421", "--listen", "10.0.0.2",
 			      "--subsystem", SUB0, NULL), 0);
 	CU_ASSERT_EQUAL(args.flags->nr_ports, 2);
@@ -340,6 +345,7 @@ static void test_usage_errors(void)
 		{ { "--subsystem", SUB0, "--subsystem", SUB0 }, "--subsystem " SUB0 ": given twice" },
 		{ { "--subsystem", SUB0, "--ns", "/a,nsid=0" }, "--ns /a,nsid=0: nsid 0 is not a valid namespace id (1..4294967294)" },
 		{ { "--subsystem", SUB0, "--ns", "/a,nsid=x" }, "--ns /a,nsid=x: nsid x is not a valid namespace id" },
+		{ { "--subsystem", SUB0, "--ns", "/a,nsid=+1" }, "--ns /a,nsid=+1: nsid +1 is not a valid namespace id" },
 		{ { "--subsystem", SUB0, "--ns", "/a,nsid=2", "--ns", "/b,nsid=2" }, "--ns /b,nsid=2: nsid 2 is already used by --ns /a,nsid=2" },
 		{ { "--subsystem", SUB0, "--ns", "/a,uuid=nope" }, "--ns /a,uuid=nope: uuid nope is not a UUID" },
 		{ { "--subsystem", SUB0, "--ns", "/a,fast" }, "--ns /a,fast: unknown option \"fast\"" },

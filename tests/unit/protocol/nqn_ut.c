@@ -84,6 +84,34 @@ static void test_reject(void)
 	CU_ASSERT_EQUAL(rblk_nqn_validate(nqn_of_len(290)), -EINVAL);
 }
 
+/* nvmet's looser rule, with the reason worded to follow the name. */
+static void test_check_says_why(void)
+{
+	static const struct {
+		const char *nqn;
+		const char *why;
+	} t[] = {
+		{ "", "is empty" },
+		{ "my disk", "contains a space" },
+		{ "nqn.2024-01.org.ex\tample:x", "contains control characters" },
+		{ "nqn.2024-01.org.example:a\x7f", "contains control characters" },
+		{ "disk\xc3\xa9", "contains a byte that is not ASCII (0xc3)" },
+		{ NULL, "is missing" },
+	};
+	char why[80];
+
+	CU_ASSERT_EQUAL(rblk_nqn_policy_check("testnqn", why, sizeof(why)), 0);
+	CU_ASSERT_EQUAL(rblk_nqn_policy_check("nqn.2014-08.org.nvmexpress:uuid:x", why, sizeof(why)), 0);
+	CU_ASSERT_EQUAL(rblk_nqn_policy_check(nqn_of_len(223), why, sizeof(why)), 0);
+	CU_ASSERT_EQUAL(rblk_nqn_policy_check(nqn_of_len(224), why, sizeof(why)), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(why, "is 224 bytes long (at most 223)");
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		why[0] = '\0';
+		CU_ASSERT_EQUAL(rblk_nqn_policy_check(t[i].nqn, why, sizeof(why)), -EINVAL);
+		CU_ASSERT_STRING_EQUAL(why, t[i].why);
+	}
+}
+
 static void test_is_discovery(void)
 {
 	CU_ASSERT_TRUE(rblk_nqn_is_discovery("nqn.2014-08.org.nvmexpress.discovery"));
@@ -151,6 +179,7 @@ static void test_from_field(void)
 static const struct ut_case cases[] = {
 	UT_CASE(test_accept),
 	UT_CASE(test_reject),
+	UT_CASE(test_check_says_why),
 	UT_CASE(test_is_discovery),
 	UT_CASE(test_copy_field),
 	UT_CASE(test_from_field),

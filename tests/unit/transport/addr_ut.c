@@ -95,8 +95,6 @@ static void test_hostport(void)
 	CU_ASSERT_EQUAL(in4(&ss)->sin_addr.s_addr, htonl(0x0a000001));
 	CU_ASSERT_EQUAL(rblk_hostport_parse("10.0.0.1", 4420, &ss), 0);
 	CU_ASSERT_EQUAL(rblk_addr_port((struct sockaddr *)&ss), 4420);
-	CU_ASSERT_EQUAL(rblk_hostport_parse("10.0.0.1:0", 4420, &ss), 0);
-	CU_ASSERT_EQUAL(rblk_addr_port((struct sockaddr *)&ss), 4420);
 	CU_ASSERT_EQUAL(rblk_hostport_parse("[::1]:4422", 4420, &ss), 0);
 	CU_ASSERT_EQUAL(ss.ss_family, AF_INET6);
 	CU_ASSERT_EQUAL(rblk_addr_port((struct sockaddr *)&ss), 4422);
@@ -116,6 +114,10 @@ static void test_hostport(void)
 	CU_ASSERT_EQUAL(rblk_hostport_parse("10.0.0.1:65536", 4420, &ss), -EINVAL);
 	CU_ASSERT_EQUAL(rblk_hostport_parse("10.0.0.1:-1", 4420, &ss), -EINVAL);
 	CU_ASSERT_EQUAL(rblk_hostport_parse("10.0.0.1:44x", 4420, &ss), -EINVAL);
+	/* the port rule of every rblk program: 0 is no port, no hex */
+	CU_ASSERT_EQUAL(rblk_hostport_parse("10.0.0.1:0", 4420, &ss), -EINVAL);
+	CU_ASSERT_EQUAL(rblk_hostport_parse("10.0.0.1:0x1144", 4420, &ss), -EINVAL);
+	CU_ASSERT_EQUAL(rblk_hostport_parse("[::1]:+4420", 4420, &ss), -EINVAL);
 	CU_ASSERT_EQUAL(rblk_hostport_parse("[::1]4420", 4420, &ss), -EINVAL);
 	CU_ASSERT_EQUAL(rblk_hostport_parse("[::1", 4420, &ss), -EINVAL);
 	CU_ASSERT_EQUAL(rblk_hostport_parse(NULL, 4420, &ss), -EINVAL);

@@ -94,11 +94,6 @@ void rblk_srq_destroy(struct rblk_srq *srq)
 	free(srq);
 }
 
-uint32_t rblk_srq_size(const struct rblk_srq *srq)
-{
-	return srq->max_wr;
-}
-
 int rblk_srq_queue_recv(struct rblk_srq *s, uint64_t wr_id, const struct rblk_sge *sge,
 			uint32_t num_sge)
 {
@@ -127,11 +122,6 @@ int rblk_srq_flush(struct rblk_srq *s, unsigned *posted)
 		*posted = s->nstaged;
 	s->nstaged = 0;
 	return 0;
-}
-
-unsigned rblk_srq_staged(const struct rblk_srq *s)
-{
-	return s->nstaged;
 }
 
 /* target/rdma/poll_group.c: CQ room and draining (no CQ here). */
