@@ -439,22 +439,3 @@ const char *rblk_wc_status_str(enum rblk_wc_status status)
 		return "error";
 	}
 }
-
-const char *rblk_wc_opcode_str(enum rblk_wc_opcode op)
-{
-	switch (op) {
-	case RBLK_WC_SEND:
-		return "SEND";
-	case RBLK_WC_RDMA_WRITE:
-		return "RDMA_WRITE";
-	case RBLK_WC_RDMA_READ:
-		return "RDMA_READ";
-	case RBLK_WC_LOCAL_INV:
-		return "LOCAL_INV";
-	case RBLK_WC_RECV:
-		return "RECV";
-	case RBLK_WC_RECV_RDMA_WITH_IMM:
-		return "RECV_RDMA_WITH_IMM";
-	}
-	return "?";
-}
