@@ -77,10 +77,15 @@ static const char *const io_op_names[] = {
 /* ------------------------------------------------------------------------ */
 /* Completion.                                                               */
 
-/* Counted in the poll group's own slot of the namespace: no shared cache line. */
+/* The command's poll group's own slot of the namespace's counters: no shared cache line. */
+static struct rblk_tgt_ns_pgstats *io_stats(const struct rblk_req *req)
+{
+	return &req->ns->pgstats[req->sq->pg->id];
+}
+
 static void account(struct rblk_req *req, int res)
 {
-	struct rblk_tgt_ns_pgstats *st = &req->ns->pgstats[req->sq->pg->id];
+	struct rblk_tgt_ns_pgstats *st = io_stats(req);
 
 	/*
 	 * Both ends come from the poll iteration's coarse clock: a service-time
@@ -266,7 +271,7 @@ static void execute_flush(struct rblk_req *req)
 {
 	/* Nothing volatile to flush: done without reaching the provider. */
 	if (!req->ns->vwc) {
-		rblk_stat_inc(&req->ns->pgstats[req->sq->pg->id].other_cmds, 1);
+		rblk_stat_inc(&io_stats(req)->other_cmds, 1);
 		rblk_req_complete(req, 0);
 		return;
 	}
@@ -321,7 +326,7 @@ static void execute_dsm(struct rblk_req *req)
 	 * cannot discard takes deallocation as the hint it is: nothing to do.
 	 */
 	if (!(rblk_le32(c->attributes) & NVME_DSM_AD) || !req->ns->prov.can_discard) {
-		rblk_stat_inc(&req->ns->pgstats[req->sq->pg->id].other_cmds, 1);
+		rblk_stat_inc(&io_stats(req)->other_cmds, 1);
 		rblk_req_complete(req, 0);
 		return;
 	}
