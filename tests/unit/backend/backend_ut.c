@@ -382,6 +382,17 @@ static int readable(int fd)
 	return poll(&p, 1, 0) == 1 && (p.revents & POLLIN);
 }
 
+/* n FLUSHes on q, each completing through the queue's local list. */
+static void submit_flushes(struct rblk_bqueue *q, struct rblk_bdev *bdev, struct ut_req *reqs,
+			   int n)
+{
+	for (int i = 0; i < n; i++) {
+		ut_bio_init(&reqs[i].bio, RBLK_BIO_FLUSH, bdev, 0, 0, NULL, 0);
+		reqs[i].calls = 0;
+		CU_ASSERT_EQUAL(rblk_bqueue_submit(q, &reqs[i].bio), 0);
+	}
+}
+
 static void test_eventfd_for_local_completions(void)
 {
 	struct rblk_bdev *bdev = open_mem(false, 0);
@@ -394,11 +405,7 @@ static void test_eventfd_for_local_completions(void)
 	CU_ASSERT_FATAL(efd >= 0);
 	CU_ASSERT_EQUAL(rblk_bqueue_eventfd(q), efd);
 	CU_ASSERT_FALSE(readable(efd));
-	for (int i = 0; i < 3; i++) {
-		ut_bio_init(&reqs[i].bio, RBLK_BIO_FLUSH, bdev, 0, 0, NULL, 0);
-		reqs[i].calls = 0;
-		CU_ASSERT_EQUAL(rblk_bqueue_submit(q, &reqs[i].bio), 0);
-	}
+	submit_flushes(q, bdev, reqs, 3);
 	CU_ASSERT_TRUE(readable(efd));
 	CU_ASSERT_EQUAL(read(efd, &v, sizeof(v)), (ssize_t)sizeof(v));
 	CU_ASSERT_FALSE(readable(efd));
@@ -428,11 +435,7 @@ static void test_eventfd_quiet_while_polling(void)
 	efd = rblk_bqueue_eventfd(q);
 	CU_ASSERT_FATAL(efd >= 0);
 	CU_ASSERT_EQUAL(rblk_bqueue_eventfd_enable(q, false), 0);
-	for (int i = 0; i < 3; i++) {
-		ut_bio_init(&reqs[i].bio, RBLK_BIO_FLUSH, bdev, 0, 0, NULL, 0);
-		reqs[i].calls = 0;
-		CU_ASSERT_EQUAL(rblk_bqueue_submit(q, &reqs[i].bio), 0);
-	}
+	submit_flushes(q, bdev, reqs, 3);
 	CU_ASSERT_FALSE(readable(efd));
 	/* A poll that leaves some behind does not signal either: the owner polls again. */
 	CU_ASSERT_EQUAL(rblk_bqueue_poll(q, 1), 1);
@@ -615,11 +618,7 @@ static void test_destroy_completes_inflight(void)
 	struct rblk_bqueue *q = open_queue("mem", 8);
 	struct ut_req reqs[3];
 
-	for (int i = 0; i < 3; i++) {
-		ut_bio_init(&reqs[i].bio, RBLK_BIO_FLUSH, bdev, 0, 0, NULL, 0);
-		reqs[i].calls = 0;
-		CU_ASSERT_EQUAL(rblk_bqueue_submit(q, &reqs[i].bio), 0);
-	}
+	submit_flushes(q, bdev, reqs, 3);
 	rblk_bqueue_destroy(q);
 	for (int i = 0; i < 3; i++)
 		CU_ASSERT_EQUAL(reqs[i].calls, 1);
