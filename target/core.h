@@ -37,8 +37,19 @@
 
 struct rblk_target {
 	struct rblk_target_opts opts;    /* defaults filled in */
-	char backend[16];                /* resolved engine: "uring" or "aio" */
+	char backend[16];                /* the storage's kernel engine: "uring" or "aio" */
 	char *rbd_conf, *rbd_id, *rbd_keyring; /* opts' copies (NULL: not given) */
+	/* What path-named namespaces open through (target/storage.h). */
+	const struct rblk_storage_ops *storage_ops;
+	struct rblk_storage *storage;
+	/*
+	 * Provider engines in use ([slot], target/pg_engine.c): a slot is
+	 * taken under eng_lock before the first namespace naming the engine is
+	 * published, and kept until the target goes, so the poll groups read
+	 * it without a lock through the namespace that names it.
+	 */
+	pthread_mutex_t eng_lock;
+	const struct rblk_provider_engine *engines[RBLK_TGT_MAX_ENGINES];
 	uint64_t created_ms;             /* SMART power-on hours */
 	pthread_mutex_t lock;            /* subsystem list, listeners */
 	struct rblk_subsystem *subsys;   /* NVM subsystems, list by ->next */
@@ -151,6 +162,8 @@ struct rblk_tgt_ns {
 	uint32_t nsid;
 	char *path;                      /* backing file or device; a label for providers */
 	struct rblk_provider prov;       /* the storage: built-in backend or the embedder's */
+	int eng_slot;                    /* prov.engine's slot in tgt->engines, or -1 */
+	bool by_path;                    /* opened through tgt->storage (its size is the storage's) */
 	uint64_t nlb;                    /* size in logical blocks; rblk_tgt_ns_nlb():
 					  * a watched backend resizes it live */
 	uint32_t lbads;                  /* log2(block size), 9..12 */
@@ -376,38 +389,17 @@ static inline void rblk_tgt_ns_put(struct rblk_tgt_ns *ns)
 {
 	atomic_fetch_sub_explicit(&ns->refs, 1, memory_order_release);
 }
-/* ns_path.c */
 /*
- * The SIZE of "mem:SIZE" / "null:SIZE": rblk_size_parse() (common/parse.h:
- * "64M", "1g", "4096", "2GiB"), and not 0. 0, or -EINVAL / -ERANGE with the
- * reason in @why.
+ * pg_engine.c: the slot of prov's engine in tgt->engines (taken when new;
+ * -ENOSPC past RBLK_TGT_MAX_ENGINES, -EINVAL for an engine that misses a
+ * required callback or asks too much io->priv), or -1 without an engine.
  */
-int rblk_tgt_parse_mem_size(const char *s, uint64_t *out, char *why, size_t len);
+int rblk_tgt_engine_slot(struct rblk_target *tgt, const struct rblk_provider *prov);
 /*
- * Whether a namespace of @path would open, before there is a target: the
- * block size rule of ns.c, a mem:/null: size that parses, or a file or
- * block device that opens in the mode asked for (rblk_bdev_path_check()).
- * 0, or -errno with the reason in @why.
+ * The I/O path, on the group's thread: the engine of @slot attached on pg
+ * (attaching on first use). 0 or -errno.
  */
-int rblk_tgt_ns_path_check(const char *path, bool read_only, uint32_t block_size, char *why,
-			   size_t len);
-/* bdev_provider.c: the built-in backends (a file, block device, mem:, null:) as a provider. */
-int rblk_bdev_provider_open(struct rblk_target *tgt, const struct rblk_ns_opts *opts,
-			    struct rblk_provider *out);
-/*
- * rblk_bdev_sync() of a built-in backend's provider: 0 or -errno, and
- * -EOPNOTSUPP for an embedder's provider (whose submit() is only called on
- * poll-group threads: the target cannot flush it from elsewhere).
- */
-int rblk_bdev_provider_sync(const struct rblk_provider *p);
-/*
- * Calls fn(arg, bytes) on an engine thread when the built-in backend's size
- * changes (rbd); 0, -EOPNOTSUPP (an embedder's provider, a file), or -errno.
- */
-/* Whether p is a built-in backend (not an embedder's provider). */
-bool rblk_bdev_provider_is(const struct rblk_provider *p);
-int rblk_bdev_provider_watch_size(const struct rblk_provider *p,
-				  void (*fn)(void *arg, uint64_t bytes), void *arg);
+int rblk_tgt_pg_engine_attach(struct rblk_tgt_pg *pg, struct rblk_target *tgt, int slot);
 /* Stable identifiers: a hash of (subsystem NQN, nsid) or of the NQN. */
 void rblk_gen_uuid(const char *nqn, uint32_t nsid, uint8_t uuid[16]);
 void rblk_gen_nguid(const char *nqn, uint32_t nsid, uint8_t nguid[16]);

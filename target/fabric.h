@@ -54,11 +54,11 @@
 #include <rblk/provider.h>
 #include <rblk/target.h>
 
-#include "backend/backend.h"
 #include "common/clock.h"
 #include "protocol/nvme.h"
 #include "protocol/nvmf.h"
 #include "target/auth.h"
+#include "target/storage.h"
 
 struct rblk_target;
 struct rblk_subsystem;
@@ -128,25 +128,6 @@ struct rblk_transport_ops {
 };
 
 /* ======================================================================== */
-/* Built-in backends' parking queue (target/bdev_provider.c): requests       */
-/* waiting for room in a full rblk_bqueue.                                   */
-
-struct rblk_io_waitq {
-	struct rblk_req *head;
-	struct rblk_req **tailp;
-	unsigned count;
-};
-
-void rblk_io_waitq_init(struct rblk_io_waitq *wq);
-/*
- * Resubmits parked requests, oldest first, until the backend queue is full
- * again. The poll group calls it after every rblk_bqueue_poll() that reaped
- * completions (before rblk_bqueue_flush_submissions()). Returns how many were
- * submitted (or failed and completed).
- */
-unsigned rblk_io_waitq_run(struct rblk_io_waitq *wq);
-
-/* ======================================================================== */
 /* Submission queue: embedded by the transport in its queue object.         */
 
 enum rblk_sq_state {
@@ -163,6 +144,19 @@ struct rblk_sq_stats {
 	_Atomic uint64_t errors;    /* CQEs with a non-zero status */
 };
 
+/* Provider engines one target may use at once (the built-in backends take one). */
+#define RBLK_TGT_MAX_ENGINES 4
+
+/* One provider engine as one poll group runs it. */
+struct rblk_tgt_pg_engine {
+	const struct rblk_provider_engine *e;  /* NULL: not attached on this group */
+	void *thread;                   /* what e->attach() made */
+	int fd;                         /* its wait fd on the group's epoll set, or -1 */
+	bool toggle;                    /* notify() works: the fd signals only while asleep */
+	bool on;                        /* ... and signals now */
+	bool bufs;                      /* the group's buffers are registered: buf_index */
+};
+
 /*
  * The core's share of one poll group (target/pg.c), embedded by the
  * transport in its poll group: the group's slot in every namespace's
@@ -172,6 +166,15 @@ struct rblk_sq_stats {
 struct rblk_tgt_pg {
 	unsigned id;                    /* slot: 0 .. tgt->nr_pgs - 1 */
 	_Atomic uint64_t qs;            /* even: online (count), odd: offline */
+	/*
+	 * The storage engines attached on the group's thread (target/
+	 * pg_engine.c), [slot] as in the target's registry: attached on the
+	 * first io of a namespace whose provider names the engine.
+	 */
+	struct rblk_tgt_pg_engine eng[RBLK_TGT_MAX_ENGINES];
+	int epfd;                       /* the group's epoll set for their wait fds, or -1 */
+	struct iovec *bufs;             /* the group's I/O buffers, offered to each engine */
+	unsigned nbufs;
 };
 
 /*
@@ -199,17 +202,47 @@ void rblk_tgt_synchronize(struct rblk_target *tgt);
 /* Poll groups when the options say 0: one per online CPU. */
 unsigned rblk_tgt_default_poll_groups(void);
 
+/*
+ * The group's storage engines (target/pg_engine.c), all on its thread. The
+ * loop: rblk_tgt_pg_storage_poll() with the other completions,
+ * rblk_tgt_pg_storage_flush() once after the iteration's submissions;
+ * rblk_tgt_pg_storage_awake() at the top of an iteration after a sleep;
+ * before sleeping rblk_tgt_pg_storage_sleep(), and when epoll reports a tag
+ * that is not the group's own, rblk_tgt_pg_storage_event().
+ */
+/* Completions reaped (their commands finish through complete_io). */
+unsigned rblk_tgt_pg_storage_poll(struct rblk_tgt_pg *pg);
+void rblk_tgt_pg_storage_flush(struct rblk_tgt_pg *pg);
+/* Ios in flight in the group's engines; *local: of those, the local ones. */
+unsigned rblk_tgt_pg_storage_inflight(const struct rblk_tgt_pg *pg, unsigned *local);
+/* Awake: completions need not signal the wait fds. */
+void rblk_tgt_pg_storage_awake(struct rblk_tgt_pg *pg);
+/*
+ * About to sleep: switch the wait fds on (reset: read them first, for a loop
+ * that does not learn which fd fired) and poll once more. true: work showed
+ * up, or an engine without a wait fd has ios in flight; do not sleep.
+ */
+bool rblk_tgt_pg_storage_sleep(struct rblk_tgt_pg *pg, bool reset);
+/* Whether tag (epoll's data.ptr) is an engine's wait fd; if so it is read. */
+bool rblk_tgt_pg_storage_event(struct rblk_tgt_pg *pg, const void *tag);
+/*
+ * The group's I/O buffers (its registered pool), which requests' iov point
+ * into; offered to every engine that attaches (and to those attached and
+ * idle now). The array is copied. 0 or -ENOMEM.
+ */
+int rblk_tgt_pg_storage_buffers(struct rblk_tgt_pg *pg, const struct iovec *iov, unsigned n);
+/* The group stops: nothing is in flight; every engine detaches. */
+void rblk_tgt_pg_storage_detach(struct rblk_tgt_pg *pg);
+
 struct rblk_clock_cache; /* common/clock.h */
 
 struct rblk_sq {
 	/*
-	 * Set by rblk_sq_init(); then the transport fills bq, waitq, listener
-	 * and local_traddr before the first request. Read-only for the core.
+	 * Set by rblk_sq_init(); then the transport fills pg, listener and
+	 * local_traddr before the first request. Read-only for the core.
 	 */
 	struct rblk_target *tgt;
 	const struct rblk_transport_ops *ops;
-	struct rblk_bqueue *bq;          /* the poll group's queue for the built-in backends */
-	struct rblk_io_waitq *waitq;     /* the poll group's parking queue for bq */
 	struct rblk_listener *listener;  /* the listener the host came through, or NULL */
 	char local_traddr[RBLK_TRADDR_LEN]; /* our address on this connection ("" unknown) */
 	uint32_t cm_qid;                 /* QID from the CM private data, or RBLK_QID_UNKNOWN */
@@ -277,7 +310,6 @@ struct rblk_req {
 	uint16_t error_loc;         /* SQE byte offset for the error log; 0xFFFF none */
 
 	/* Core private. */
-	struct rblk_req *next;      /* rblk_io_waitq link */
 	struct rblk_req *cpl_next;  /* the transport's completion list (complete_io) */
 	uint64_t start_ns;          /* I/O: for the SMART busy time */
 	uint64_t err_lba;           /* I/O: LBA reported in the error log */
@@ -288,7 +320,8 @@ struct rblk_req {
 	struct rblk_provider_io pio; /* the command as the namespace's provider sees it */
 	int pio_res;                /* its result (rblk_provider_complete) */
 	void (*pio_done)(struct rblk_req *req, int res); /* the command's next step */
-	struct rblk_bio bio;        /* built-in backends: pio as a backend request */
+	/* pio.priv: an engine's per-io state (the built-in backends' request). */
+	_Alignas(16) unsigned char pio_priv[RBLK_PROVIDER_IO_PRIV_MAX];
 };
 
 /* On the sq's thread, after ops->complete_io: the provider's result arrives. */
@@ -406,12 +439,12 @@ struct rblk_fabric_ops {
 };
 
 /*
- * rblk_target_create() on a given fabric: the transport engine's public
- * constructor calls it (target/rdma/fabric.c), and so do the unit tests with
- * their test transport.
+ * rblk_target_create() on a given fabric and storage: the public
+ * constructor calls it (target/rdma/fabric.c: the RDMA engine and the
+ * built-in backends), and so do the unit tests with their test transport.
  */
 int rblk_tgt_create(const struct rblk_target_opts *opts, const struct rblk_fabric_ops *fabric,
-		    struct rblk_target **out);
+		    const struct rblk_storage_ops *storage, struct rblk_target **out);
 
 /* Relaxed counter helpers (statistics only, never synchronisation). */
 static inline void rblk_stat_add(_Atomic uint64_t *c, uint64_t v)
@@ -436,11 +469,9 @@ static inline uint64_t rblk_stat_get(const _Atomic uint64_t *c)
 
 /*
  * What an engine reads of the target it serves: the options, defaults filled
- * in (rblk_target_create() resolved num_poll_groups), and the backend engine
- * its poll groups' backend queues run ("uring" or "aio").
+ * in (rblk_target_create() resolved num_poll_groups and backend).
  */
 const struct rblk_target_opts *rblk_tgt_opts(const struct rblk_target *tgt);
-const char *rblk_tgt_backend_engine(const struct rblk_target *tgt);
 /* Readable once rblk_target_stop() was called: the embedder's loop waits on it too. */
 int rblk_tgt_stop_fd(const struct rblk_target *tgt);
 

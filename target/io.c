@@ -4,7 +4,7 @@
  * Management (deallocate), each validated at parse (namespace, opcode, LBA
  * range, write protection) and executed as provider ios (include/rblk/
  * provider.h) on the namespace's provider: the built-in backends
- * (bdev_provider.c) or the embedder's. Provider errno -> NVMe status; Write
+ * (backend/provider.c) or the embedder's. Provider errno -> NVMe status; Write
  * Zeroes emulated with writes for providers that cannot zero; the
  * per-namespace counters behind SMART and statistics.
  *
@@ -164,16 +164,43 @@ static void pio_prep(struct rblk_req *req, enum rblk_provider_op op, uint64_t sl
 	struct rblk_provider_io *io = &req->pio;
 
 	memset(io, 0, sizeof(*io));
+	io->buf_index = -1;
+	io->priv = req->pio_priv;
 	io->op = op;
 	io->offset = slba << req->ns->lbads;
 	io->len = nlb << req->ns->lbads;
 	req->pio_done = done;
 }
 
+/*
+ * The engine's context on this poll group (attached by the group's first io
+ * of it), and the registered buffer when the io's data is one pool unit.
+ */
+static int pio_engine(struct rblk_req *req)
+{
+	struct rblk_tgt_pg *pg = req->sq->pg;
+	struct rblk_provider_io *io = &req->pio;
+	struct rblk_tgt_pg_engine *pe = &pg->eng[req->ns->eng_slot];
+
+	if (__builtin_expect(!pe->e, 0)) {
+		int ret = rblk_tgt_pg_engine_attach(pg, req->sq->tgt, req->ns->eng_slot);
+
+		if (ret)
+			return ret;
+	}
+	io->thread = pe->thread;
+	if (pe->bufs && io->iov == req->iov && io->iovcnt == 1)
+		io->buf_index = req->buf_index;
+	return 0;
+}
+
 static void pio_submit(struct rblk_req *req)
 {
 	struct rblk_tgt_ns *ns = req->ns;
-	int ret = ns->prov.ops->submit(ns->prov.ctx, &req->pio);
+	int ret = ns->eng_slot >= 0 ? pio_engine(req) : 0;
+
+	if (!ret)
+		ret = ns->prov.ops->submit(ns->prov.ctx, &req->pio);
 
 	/* Refused: nothing started and no completion follows. */
 	if (ret)

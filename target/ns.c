@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Namespaces: the storage behind them (an embedder's provider, or the
- * built-in backends through bdev_provider.c), the LBA format, the
+ * built-in backends through the target's storage, target/storage.h), the LBA format, the
  * identifiers (given, or generated in names.c), and counter aggregation.
  */
 #include <errno.h>
@@ -63,6 +63,12 @@ void rblk_provider_init(struct rblk_provider *p)
 	p->size = sizeof(*p);
 }
 
+/* Whether the provider's ops table (sized: it may predate a member) has @member. */
+#define provider_has(p, member)                                                          \
+	((p)->ops->size >= offsetof(struct rblk_provider_ops, member) +                  \
+				   sizeof((p)->ops->member) &&                           \
+	 (p)->ops->member)
+
 /* The embedder's provider, checked as the target will rely on it. */
 static int provider_check(const struct rblk_provider *p, const char *label)
 {
@@ -115,9 +121,15 @@ int rblk_tgt_ns_create(struct rblk_subsystem *ss, const struct rblk_ns_opts *opt
 		memcpy(&ns->prov, ext, ext->size < sizeof(ns->prov) ? ext->size : sizeof(ns->prov));
 		ns->prov.size = sizeof(ns->prov);
 	} else {
-		ret = rblk_bdev_provider_open(ss->tgt, opts, &ns->prov);
+		ret = ss->tgt->storage_ops->open(ss->tgt->storage, opts, &ns->prov);
 		if (ret)
 			goto out_free_path;
+		ns->by_path = true;
+	}
+	ns->eng_slot = rblk_tgt_engine_slot(ss->tgt, &ns->prov);
+	if (ns->eng_slot < -1) {
+		ret = ns->eng_slot;
+		goto out_close;
 	}
 	/* The Linux host accepts LBADS 9..12 only (docs/interop.md §10.1). */
 	lbads = ns->prov.block_size ? (unsigned)__builtin_ctz(ns->prov.block_size) : 0;
@@ -189,7 +201,10 @@ int rblk_tgt_ns_sync(struct rblk_tgt_ns *ns, const char *why)
 	/* Nothing was written through us. */
 	if (ns->read_only)
 		return 0;
-	ret = rblk_bdev_provider_sync(&ns->prov);
+	/* A provider without sync() makes its writes durable by itself or at close(). */
+	if (!provider_has(&ns->prov, sync))
+		return 0;
+	ret = ns->prov.ops->sync(ns->prov.ctx);
 	if (ret == -EOPNOTSUPP)
 		return 0;
 	if (ret) {
@@ -212,11 +227,9 @@ int rblk_tgt_ns_sync(struct rblk_tgt_ns *ns, const char *why)
  * already past the range check: the backend refuses those (-ERANGE or
  * librbd's -EINVAL), as it must.
  */
-static void ns_resized(void *arg, uint64_t bytes)
+static void ns_resized(void *arg, uint64_t num_blocks)
 {
-	struct rblk_tgt_ns *ns = arg;
-
-	rblk_tgt_ns_set_nlb(ns, bytes >> ns->lbads);
+	rblk_tgt_ns_set_nlb(arg, num_blocks);
 }
 
 void rblk_tgt_ns_set_nlb(struct rblk_tgt_ns *ns, uint64_t nlb)
@@ -233,8 +246,10 @@ void rblk_tgt_ns_set_nlb(struct rblk_tgt_ns *ns, uint64_t nlb)
 
 int rblk_tgt_ns_watch_size(struct rblk_tgt_ns *ns)
 {
-	int ret = rblk_bdev_provider_watch_size(&ns->prov, ns_resized, ns);
+	int ret = -EOPNOTSUPP;
 
+	if (provider_has(&ns->prov, watch_size))
+		ret = ns->prov.ops->watch_size(ns->prov.ctx, ns_resized, ns);
 	if (ret == -EOPNOTSUPP)
 		return 0;
 	if (ret)

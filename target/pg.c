@@ -58,6 +58,7 @@ int rblk_tgt_pg_register(struct rblk_target *tgt, struct rblk_tgt_pg *pg, unsign
 		return -ERANGE;
 	pg->id = id;
 	atomic_store_explicit(&pg->qs, 1, memory_order_relaxed); /* offline until it polls */
+	pg->epfd = -1; /* until the group's loop has its epoll set */
 	pthread_mutex_lock(&tgt->pg_lock);
 	if (tgt->pgs[id])
 		ret = -EEXIST;

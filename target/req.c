@@ -31,7 +31,6 @@ void rblk_req_init(struct rblk_req *req, struct rblk_sq *sq, struct nvme_sqe *cm
 	req->execute = NULL;
 	req->status = 0;
 	req->error_loc = RBLK_NO_ERROR_LOC;
-	req->next = NULL;
 	req->start_ns = 0;
 	req->err_lba = 0;
 	/* Any command re-arms the keep-alive timer (TBKAS, CTRATT bit 6). */

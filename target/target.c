@@ -22,7 +22,6 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
-#include "backend/backend.h"
 #include "common/log.h"
 #include "protocol/nqn.h"
 #include "target/core.h"
@@ -114,19 +113,20 @@ void rblk_listen_opts_init(struct rblk_listen_opts *opts)
 }
 
 int rblk_tgt_create(const struct rblk_target_opts *opts, const struct rblk_fabric_ops *fabric,
-		    struct rblk_target **out)
+		    const struct rblk_storage_ops *storage, struct rblk_target **out)
 {
 	struct rblk_subsystem_opts dopts;
 	struct rblk_target *tgt;
 	char why[256];
 	int ret;
 
-	if (!out || !fabric || (opts && opts->size < sizeof(opts->size)))
+	if (!out || !fabric || !storage || (opts && opts->size < sizeof(opts->size)))
 		return -EINVAL;
 	tgt = calloc(1, sizeof(*tgt));
 	if (!tgt)
 		return -ENOMEM;
 	tgt->fabric = fabric;
+	tgt->storage_ops = storage;
 	rblk_target_opts_init(&tgt->opts);
 	if (opts)
 		COPY_OPTS(&tgt->opts, opts);
@@ -137,18 +137,6 @@ int rblk_tgt_create(const struct rblk_target_opts *opts, const struct rblk_fabri
 		goto out_free;
 	}
 
-	if (tgt->opts.backend) {
-		if (strcmp(tgt->opts.backend, "uring") && strcmp(tgt->opts.backend, "aio")) {
-			RBLK_ERR("target options: backend \"%s\" is not \"uring\" or \"aio\"",
-				 tgt->opts.backend);
-			ret = -EINVAL;
-			goto out_free;
-		}
-		snprintf(tgt->backend, sizeof(tgt->backend), "%s", tgt->opts.backend);
-	} else {
-		snprintf(tgt->backend, sizeof(tgt->backend), "%s", rblk_backend_auto_name(NULL, 0));
-	}
-	tgt->opts.backend = tgt->backend;
 	if ((tgt->opts.rbd_conf && !(tgt->rbd_conf = strdup(tgt->opts.rbd_conf))) ||
 	    (tgt->opts.rbd_id && !(tgt->rbd_id = strdup(tgt->opts.rbd_id))) ||
 	    (tgt->opts.rbd_keyring && !(tgt->rbd_keyring = strdup(tgt->opts.rbd_keyring)))) {
@@ -158,6 +146,14 @@ int rblk_tgt_create(const struct rblk_target_opts *opts, const struct rblk_fabri
 	tgt->opts.rbd_conf = tgt->rbd_conf;
 	tgt->opts.rbd_id = tgt->rbd_id;
 	tgt->opts.rbd_keyring = tgt->rbd_keyring;
+	ret = storage->create(&tgt->opts, &tgt->storage, why, sizeof(why));
+	if (ret) {
+		RBLK_ERR("target options: %s", why);
+		goto out_free;
+	}
+	/* The engine the options left to us ("uring" or "aio"), as resolved. */
+	snprintf(tgt->backend, sizeof(tgt->backend), "%s", storage->engine(tgt->storage));
+	tgt->opts.backend = tgt->backend;
 	tgt->created_ms = rblk_clock_ms();
 	tgt->next_portid = 1;
 	atomic_init(&tgt->genctr, 1);
@@ -179,10 +175,13 @@ int rblk_tgt_create(const struct rblk_target_opts *opts, const struct rblk_fabri
 	ret = -pthread_mutex_init(&tgt->pg_lock, NULL);
 	if (ret)
 		goto out_mutex;
+	ret = -pthread_mutex_init(&tgt->eng_lock, NULL);
+	if (ret)
+		goto out_pg_mutex;
 	tgt->stop_fd = eventfd(0, EFD_CLOEXEC);
 	if (tgt->stop_fd < 0) {
 		ret = -errno;
-		goto out_pg_mutex;
+		goto out_eng_mutex;
 	}
 	rblk_subsystem_opts_init(&dopts);
 	dopts.nqn = NVME_DISC_SUBSYS_NAME;
@@ -202,11 +201,15 @@ out_disc:
 	rblk_subsys_destroy(tgt->disc);
 out_close:
 	close(tgt->stop_fd);
+out_eng_mutex:
+	pthread_mutex_destroy(&tgt->eng_lock);
 out_pg_mutex:
 	pthread_mutex_destroy(&tgt->pg_lock);
 out_mutex:
 	pthread_mutex_destroy(&tgt->lock);
 out_free:
+	if (tgt->storage)
+		storage->destroy(tgt->storage);
 	free(tgt->pgs);
 	free(tgt->rbd_conf);
 	free(tgt->rbd_id);
@@ -244,8 +247,11 @@ void rblk_target_destroy(struct rblk_target *tgt)
 	}
 	free(tgt->listeners);
 	close(tgt->stop_fd);
+	pthread_mutex_destroy(&tgt->eng_lock);
 	pthread_mutex_destroy(&tgt->pg_lock);
 	pthread_mutex_destroy(&tgt->lock);
+	/* Every namespace has closed its provider. */
+	tgt->storage_ops->destroy(tgt->storage);
 	free(tgt->pgs);
 	free(tgt->rbd_conf);
 	free(tgt->rbd_id);
@@ -413,8 +419,8 @@ int rblk_subsystem_resize_namespace(struct rblk_subsystem *ss, uint32_t nsid,
 	ns = rblk_subsys_get_ns(ss, nsid);
 	if (!ns)
 		return -ENOENT;
-	/* A built-in backend's size is its storage's (rbd follows it by itself). */
-	if (rblk_bdev_provider_is(&ns->prov))
+	/* A path's size is its storage's (rbd follows it by itself). */
+	if (ns->by_path)
 		ret = -EOPNOTSUPP;
 	else if (num_blocks > (UINT64_MAX >> ns->lbads))
 		ret = -EINVAL;
@@ -868,11 +874,6 @@ out:
 const struct rblk_target_opts *rblk_tgt_opts(const struct rblk_target *tgt)
 {
 	return &tgt->opts;
-}
-
-const char *rblk_tgt_backend_engine(const struct rblk_target *tgt)
-{
-	return tgt->backend;
 }
 
 int rblk_tgt_stop_fd(const struct rblk_target *tgt)

@@ -44,6 +44,16 @@
  * copy between the wire and the provider; a provider that does its own DMA
  * (io_uring with fixed buffers, SPDK-style drivers) may use the memory
  * directly until it completes the io, and never after.
+ *
+ * Engines (optional): a provider whose ios go through per-thread state, such
+ * as an io_uring ring, names a struct rblk_provider_engine. Each poll-group
+ * thread attaches to the engine once, on that thread, before its first io
+ * of such a namespace; every namespace naming the same engine shares that
+ * thread's context (one ring per thread for all files, as the built-in
+ * backends do). submit() finds it in io->thread, the target's loop reaps
+ * completions with poll() and rings the doorbell with flush() once per
+ * iteration, and sleeps on wait_fd() when idle. The built-in backends are a
+ * provider with such an engine; nothing else reaches the core.
  */
 #ifndef RBLK_PROVIDER_H
 #define RBLK_PROVIDER_H
@@ -70,6 +80,9 @@ enum rblk_provider_op {
 /* WRITE and WRITE_ZEROES: durable before completion (NVMe FUA). */
 #define RBLK_PROVIDER_FUA (1u << 0)
 
+/* Bytes of io->priv an engine's provider may ask for (io_priv_size). */
+#define RBLK_PROVIDER_IO_PRIV_MAX 256
+
 /* One command for the provider. Owned by the target; valid until completed. */
 struct rblk_provider_io {
 	enum rblk_provider_op op;
@@ -79,6 +92,66 @@ struct rblk_provider_io {
 	const struct iovec *iov;    /* READ / WRITE: buffers totalling len bytes */
 	int iovcnt;
 	void *user[2];              /* the provider's, from submit to completion */
+	/* Providers with an engine only (NULL / -1 otherwise): */
+	void *thread;               /* the engine's context on the submitting thread */
+	/*
+	 * The buffer registered with that context (register_buffers) that
+	 * holds iov[0] when iovcnt is 1, or -1: an io_uring fixed buffer.
+	 */
+	int buf_index;
+	void *priv;                 /* io_priv_size bytes, 16-aligned, the provider's */
+};
+
+/*
+ * A provider engine: per-thread state shared by the namespaces whose
+ * provider names it (struct rblk_provider's engine), driven by the target's
+ * loop on each poll-group thread. The loop's order per iteration: poll()
+ * (completions), the commands it made ready (their submits), flush(). Every
+ * callback but attach() gets the context attach() made, on its thread.
+ */
+struct rblk_provider_engine {
+	size_t size;                /* sizeof(struct rblk_provider_engine) */
+	const char *name;           /* for logs ("uring") */
+	size_t io_priv_size;        /* bytes of io->priv per io; <= RBLK_PROVIDER_IO_PRIV_MAX */
+	/* Required. The calling thread's context: 0 and *thread, or -errno. */
+	int (*attach)(const struct rblk_provider_engine *engine, void **thread);
+	/* Required. Nothing is in flight any more; free the context. */
+	void (*detach)(void *thread);
+	/*
+	 * Required. Finishes up to max ios whose work is done, calling
+	 * rblk_provider_complete() for each; may start ios that waited for
+	 * room. Count (0: nothing) or -errno.
+	 */
+	int (*poll)(void *thread, unsigned max);
+	/* Optional. Hands the iteration's submissions over, in one system call. */
+	int (*flush)(void *thread);
+	/*
+	 * Required. Ios in flight; *local gets those that finish within
+	 * microseconds of this host's work (a disk, RAM), which the loop spins
+	 * for rather than sleeping; a remote service's (a network round trip)
+	 * wake it through wait_fd().
+	 */
+	unsigned (*inflight)(void *thread, unsigned *local);
+	/*
+	 * Optional. A non-blocking eventfd that becomes readable when poll()
+	 * has work; the loop reads it to reset it. -errno or NULL: the loop
+	 * never sleeps while ios are in flight.
+	 */
+	int (*wait_fd)(void *thread);
+	/*
+	 * Optional. on false: the loop is awake and polls anyway, so
+	 * completions need not signal the fd; true: it is about to sleep (it
+	 * polls once more afterwards). -EOPNOTSUPP (or NULL): the fd always
+	 * signals.
+	 */
+	int (*notify)(void *thread, bool on);
+	/*
+	 * Optional. The thread's I/O buffers, which later ios' iov point
+	 * into (io->buf_index names one): register them with the kernel
+	 * (io_uring fixed buffers). Nothing is in flight. 0 or -errno (the ios
+	 * then carry buf_index -1).
+	 */
+	int (*register_buffers)(void *thread, const struct iovec *iov, unsigned n);
 };
 
 struct rblk_provider_ops {
@@ -97,6 +170,18 @@ struct rblk_provider_ops {
 	 * removed it, which may block here.
 	 */
 	void (*close)(void *ctx);
+	/*
+	 * Optional. Makes completed writes durable, blocking: a host's
+	 * controller shutdown (CC.SHN), on a thread that may wait. 0 or -errno.
+	 */
+	int (*sync)(void *ctx);
+	/*
+	 * Optional. The storage can change size under the namespace (an RBD
+	 * image resized elsewhere): call fn(arg, num_blocks) from any thread
+	 * (short, non-blocking) whenever it does, until close(). 0, or
+	 * -EOPNOTSUPP when it cannot tell, or -errno.
+	 */
+	int (*watch_size)(void *ctx, void (*fn)(void *arg, uint64_t num_blocks), void *arg);
 };
 
 struct rblk_provider {
@@ -112,9 +197,8 @@ struct rblk_provider {
 	 * off every write carries RBLK_PROVIDER_FUA. false: completed writes are
 	 * durable and FLUSH completes without reaching the provider (a host may
 	 * still set FUA on a write). A host's controller shutdown (CC.SHN)
-	 * syncs the built-in backends but does not reach a provider (submit()
-	 * belongs to the poll-group threads): a provider with a volatile
-	 * cache has the host's FLUSH commands, and flushes in close().
+	 * reaches the provider's sync() when it has one; one without has the
+	 * host's FLUSH commands, and flushes in close().
 	 */
 	bool volatile_cache;
 	/*
@@ -139,6 +223,8 @@ struct rblk_provider {
 	uint32_t physical_block_size;
 	uint32_t optimal_io_size;
 	uint32_t discard_granularity;
+	/* The per-thread engine its ios go through, or NULL (none). */
+	const struct rblk_provider_engine *engine;
 };
 
 /* Zeroes p and sets its size. */

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The RDMA engine as the core's fabric (struct rblk_fabric_ops), and the
- * public constructor that puts a target on it. The core reaches the engine
- * only through this table, so target/ builds and is unit-tested without
- * target/rdma/, and the engine depends on the core, not the other way round.
+ * public constructor that puts a target on it, with the built-in backends
+ * as its storage. The core reaches the engine only through this table and
+ * the storage only through target/storage.h, so target/ builds and is
+ * unit-tested without either, and they depend on the core, not the other
+ * way round.
  */
 #include "target/rdma/listener.h"
 
@@ -21,5 +23,5 @@ const struct rblk_fabric_ops rblk_rdma_fabric = {
 
 int rblk_target_create(const struct rblk_target_opts *opts, struct rblk_target **out)
 {
-	return rblk_tgt_create(opts, &rblk_rdma_fabric, out);
+	return rblk_tgt_create(opts, &rblk_rdma_fabric, &rblk_backend_storage, out);
 }

@@ -399,9 +399,6 @@ static void pg_opts(const struct rblk_transport *t, struct rblk_pg_opts *po)
 	memset(po, 0, sizeof(*po));
 	po->tgt = t->tgt;
 	po->mode = o->poll_mode;
-	po->backend = rblk_tgt_backend_engine(t->tgt);
-	po->bq_depth = o->max_queue_depth > RBLK_BQUEUE_MAX_DEPTH ? RBLK_BQUEUE_MAX_DEPTH
-		       : (o->max_queue_depth < 128 ? 128 : o->max_queue_depth);
 	po->io_unit_size = o->io_unit_size;
 	po->num_units = o->num_shared_buffers ? o->num_shared_buffers : o->max_queue_depth;
 	po->tick_ms = o->kato_check_ms;

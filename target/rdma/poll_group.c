@@ -2,16 +2,18 @@
 /*
  * Poll groups (see poll_group.h): the reactor thread, its mailbox, its
  * per-device contexts (PD, shared send and receive CQs, registered pool that
- * doubles as the backend's fixed buffers), adaptive polling and the timers.
+ * the storage engines may register as fixed buffers), adaptive polling and
+ * the timers.
  *
- * One iteration: reap CQs (32 WCs at a time) -> mailbox -> backend
- * completions and parked I/O -> requests waiting for resources -> one post
- * per queue (receives, then the send chain) and reaping of drained queues ->
- * one backend submission -> ticks. Sleeping: arm every receive CQ that is not
- * still armed, and the send CQs only when something waits for a send-side
- * completion (send_awaited()), poll once more (a completion may have landed
- * before arming), switch the backend's eventfd on and poll it once more, then
- * epoll_wait on CQ channels, backend eventfd, completion eventfd and mailbox,
+ * One iteration: reap CQs (32 WCs at a time) -> mailbox -> storage engine
+ * completions (target/pg_engine.c) and the provider completions -> requests
+ * waiting for resources -> one post per queue (receives, then the send
+ * chain) and reaping of drained queues -> one storage submission per engine
+ * -> ticks. Sleeping: arm every receive CQ that is not still armed, and the
+ * send CQs only when something waits for a send-side completion
+ * (send_awaited()), poll once more (a completion may have landed before
+ * arming), switch the engines' eventfds on and poll them once more, then
+ * epoll_wait on CQ channels, engine eventfds, completion eventfd and mailbox,
  * with the next timer deadline as timeout when queues exist (no timeout
  * otherwise, so an idle target without hosts never wakes up). On waking, only
  * the sources epoll reported are read: a sleep costs one system call per
@@ -38,6 +40,9 @@ struct run_on_msg {
 	void (*fn)(void *arg);
 	void *arg;
 };
+
+/* Events per epoll_wait: CQ channels, mailbox, completions, storage engines. */
+#define PG_EPOLL_EVENTS (2 * RBLK_PG_MAX_DEVS + 2 + RBLK_TGT_MAX_ENGINES)
 
 /* The group this thread runs (its own thread, or the embedder's loop thread). */
 static __thread struct rblk_poll_group *pg_self;
@@ -230,30 +235,30 @@ static int dev_cqe(const struct rblk_pg_dev *dev)
 	return RBLK_PG_CQ_SIZE;
 }
 
-/* The pool as the backend's fixed buffers: one registered buffer per unit. */
-static void register_fixed(struct rblk_poll_group *pg, struct rblk_pg_dev *dev)
+/*
+ * The first device's pool as the group's I/O buffers, offered to the storage
+ * engines (io_uring fixed buffers: one registered buffer per unit).
+ */
+static void offer_pool(struct rblk_poll_group *pg, struct rblk_pg_dev *dev)
 {
 	uint32_t n = rblk_mr_pool_count(dev->pool);
 	struct iovec *iov;
 	int ret;
 
-	/* Registration replaces the previous one and needs an idle queue. */
-	if (pg->ndevs || rblk_bqueue_inflight(pg->bq))
+	if (pg->ndevs)
 		return;
 	iov = calloc(n, sizeof(*iov));
 	if (!iov)
 		return;
 	ret = rblk_mr_pool_iovecs(dev->pool, iov, n);
 	if (ret >= 0)
-		ret = rblk_bqueue_register_buffers(pg->bq, iov, n);
+		ret = rblk_tgt_pg_storage_buffers(&pg->core, iov, n);
 	free(iov);
-	if (ret) {
-		RBLK_WARN("poll group %u: cannot register the buffer pool with the %s backend "
-			  "(%s): I/O goes through unregistered buffers", pg->opts.id,
-			  rblk_bqueue_engine(pg->bq), strerror(-ret));
-		return;
-	}
-	dev->fixed_bufs = true;
+	if (ret < 0)
+		RBLK_WARN("poll group %u: cannot offer the buffer pool to the storage (%s): I/O "
+			  "goes through unregistered buffers", pg->opts.id, strerror(-ret));
+	else
+		dev->group_bufs = true;
 }
 
 int rblk_pg_dev_get(struct rblk_poll_group *pg, struct rblk_device *device,
@@ -300,7 +305,7 @@ int rblk_pg_dev_get(struct rblk_poll_group *pg, struct rblk_device *device,
 			 ret == -ENOMEM ? " (RLIMIT_MEMLOCK? see `ulimit -l`)" : "");
 		goto fail;
 	}
-	register_fixed(pg, dev);
+	offer_pool(pg, dev);
 	if (pg->opts.srq_depth && !dev->attr.max_srq_wr) {
 		RBLK_NOTICE("poll group %u: %s has no shared receive queues: receives per "
 			    "connection", pg->opts.id, rblk_device_name(device));
@@ -311,12 +316,11 @@ int rblk_pg_dev_get(struct rblk_poll_group *pg, struct rblk_device *device,
 				  "(%s): receives per connection", pg->opts.id,
 				  rblk_device_name(device), pg->opts.srq_depth, strerror(-ret));
 	}
-	RBLK_INFO("poll group %u: %s: CQs of %d entries, %u buffers of %u bytes%s%s; %s%u "
+	RBLK_INFO("poll group %u: %s: CQs of %d entries, %u buffers of %u bytes%s; %s%u "
 		  "shared receives", pg->opts.id, rblk_device_name(device),
 		  rblk_cq_size(dev->rcq.cq), rblk_mr_pool_count(dev->pool),
 		  pg->opts.io_unit_size, rblk_mr_pool_hugetlb(dev->pool) ? " on huge pages" : "",
-		  dev->fixed_bufs ? ", registered with the backend" : "", dev->srq ? "" : "no, ",
-		  dev->srq ? dev->srq->depth : 0);
+		  dev->srq ? "" : "no, ", dev->srq ? dev->srq->depth : 0);
 	pg->devs[pg->ndevs++] = dev;
 	*out = dev;
 	return 0;
@@ -446,24 +450,6 @@ static unsigned poll_cqs(struct rblk_poll_group *pg)
 	return total;
 }
 
-static unsigned poll_backend(struct rblk_poll_group *pg)
-{
-	unsigned n = 0;
-	int r;
-
-	if (!rblk_bqueue_inflight(pg->bq))
-		return 0;
-	r = rblk_bqueue_poll(pg->bq, RBLK_PG_BQ_BATCH);
-	if (r > 0) {
-		n = (unsigned)r;
-		/* Room in the backend queue: resubmit parked I/O (core contract). */
-		n += rblk_io_waitq_run(&pg->waitq);
-	} else if (r < 0) {
-		RBLK_ERR("poll group %u: polling the backend: %s", pg->opts.id, strerror(-r));
-	}
-	return n;
-}
-
 /*
  * The timers of the group's queues; returns when they next need a look.
  * Short timers (a Connect or an authentication due, a command waiting for a
@@ -504,23 +490,18 @@ unsigned rblk_poll_group_poll(struct rblk_poll_group *pg)
 	struct rblk_rdma_queue *q, *next;
 	unsigned n = 0, done = 0;
 	uint64_t now;
-	int r;
 
 	/* Nothing from the namespace tables is held uncounted between iterations. */
 	rblk_tgt_pg_quiescent(&pg->core);
 	rblk_stat_inc(&pg->stats.iterations, 1);
 	rblk_clock_cache_reset(&pg->clock);
 	rblk_clock_cache_reset(&pg->svc_clock);
-	if (pg->bq_fd_toggle && pg->bq_fd_on) {
-		/* Awake: we poll the backend anyway; signals would only need reading back. */
-		rblk_bqueue_eventfd_enable(pg->bq, false);
-		pg->bq_fd_on = false;
-	}
+	rblk_tgt_pg_storage_awake(&pg->core);
 	pg->awaited = 0;
 	n += poll_cqs(pg); /* counts its receives in awaited */
 	if (atomic_load_explicit(&pg->mbox_pending, memory_order_acquire))
 		done += run_mailbox(pg);
-	done += poll_backend(pg);
+	done += rblk_tgt_pg_storage_poll(&pg->core);
 	done += run_completions(pg);
 	pg->awaited += done;
 	n += done;
@@ -549,9 +530,7 @@ unsigned rblk_poll_group_poll(struct rblk_poll_group *pg)
 		if (pg->devs[d]->srq)
 			rblk_rdma_srq_flush(pg->devs[d]->srq);
 
-	r = rblk_bqueue_flush_submissions(pg->bq);
-	if (r < 0 && r != -EAGAIN && r != -EBUSY)
-		RBLK_ERR("poll group %u: backend submission: %s", pg->opts.id, strerror(-r));
+	rblk_tgt_pg_storage_flush(&pg->core);
 
 	if (pg->nqueues) {
 		now = rblk_clock_ms();
@@ -584,21 +563,23 @@ static bool send_awaited(struct rblk_poll_group *pg)
 }
 
 /*
- * Completions the group waits for: local backend I/O, and RDMA READs pulling a
+ * Completions the group waits for: local storage I/O, and RDMA READs pulling a
  * write's data (the response SENDs' completions only free slots: nobody
  * waits for them).
  */
 static bool work_due(struct rblk_poll_group *pg)
 {
 	struct rblk_rdma_queue *q;
+	unsigned local;
 
 	/*
-	 * Only local backend I/O: a remote engine's answers (rbd: a network
+	 * Only local storage I/O: a remote engine's answers (rbd: a network
 	 * round trip to the OSDs, milliseconds) come long after any spin, and a
 	 * gateway spinning for them takes the CPU the cluster's client threads
 	 * in this process need; their eventfd wakes the group.
 	 */
-	if (rblk_bqueue_inflight_local(pg->bq))
+	rblk_tgt_pg_storage_inflight(&pg->core, &local);
+	if (local)
 		return true;
 	TAILQ_FOREACH(q, &pg->queues, link)
 		if (q->reads_avail < q->plan.initiator_depth)
@@ -653,23 +634,8 @@ static bool prepare_sleep(struct rblk_poll_group *pg, bool reset)
 	/* A completion may have landed before the CQ was armed. */
 	if (poll_cqs(pg))
 		return true;
-	if (pg->bq_fd >= 0) {
-		if (pg->bq_fd_toggle) {
-			/* What completes from now on signals; what completed before, look. */
-			rblk_bqueue_eventfd_enable(pg->bq, true);
-			pg->bq_fd_on = true;
-			if (reset)
-				read_eventfd(pg, pg->bq_fd, "backend");
-		} else {
-			read_eventfd(pg, pg->bq_fd, "backend");
-		}
-		if (poll_backend(pg))
-			return true;
-	} else if (rblk_bqueue_inflight(pg->bq)) {
-		/* No eventfd to wake us: keep polling while I/O is in flight. */
-		poll_backend(pg);
+	if (rblk_tgt_pg_storage_sleep(&pg->core, reset))
 		return true;
-	}
 	/* Reset before looking: a completion pushed after the look writes it again. */
 	if (reset)
 		read_eventfd(pg, pg->cpl_fd, "completion");
@@ -724,12 +690,12 @@ int rblk_poll_group_idle(struct rblk_poll_group *pg)
 /* The group's own thread: sleep, then read what epoll says fired, nothing else. */
 static void sleep_wait(struct rblk_poll_group *pg)
 {
-	struct epoll_event ev[2 * RBLK_PG_MAX_DEVS + 3];
+	struct epoll_event ev[PG_EPOLL_EVENTS];
 	int n;
 
 	rblk_stat_inc(&pg->stats.sleeps, 1);
 	rblk_tgt_pg_offline(&pg->core);
-	n = epoll_wait(pg->epfd, ev, 2 * RBLK_PG_MAX_DEVS + 3, next_timeout(pg));
+	n = epoll_wait(pg->epfd, ev, PG_EPOLL_EVENTS, next_timeout(pg));
 	if (n < 0 && errno != EINTR)
 		RBLK_ERR("poll group %u: epoll_wait: %s", pg->opts.id, strerror(errno));
 	for (int i = 0; i < n; i++) {
@@ -739,8 +705,8 @@ static void sleep_wait(struct rblk_poll_group *pg)
 			continue; /* read by run_mailbox, which mbox_pending triggers */
 		if (src == &pg->cpl_fd)
 			read_eventfd(pg, pg->cpl_fd, "completion");
-		else if (src == &pg->bq_fd)
-			read_eventfd(pg, pg->bq_fd, "backend");
+		else if (rblk_tgt_pg_storage_event(&pg->core, src))
+			continue; /* a storage engine's: read */
 		else if (src)
 			take_cq_event(src);
 	}
@@ -772,21 +738,8 @@ static void loop(struct rblk_poll_group *pg)
 
 static int thread_setup(struct rblk_poll_group *pg)
 {
-	struct rblk_bqueue_opts bo = { .size = sizeof(bo) };
 	struct epoll_event ev;
-	int ret;
 
-	/* Created here: io_uring's SINGLE_ISSUER binds the ring to this thread. */
-	bo.engine = pg->opts.backend;
-	bo.depth = pg->opts.bq_depth;
-	bo.flags = RBLK_BQUEUE_SINGLE_ISSUER;
-	ret = rblk_bqueue_create(&bo, &pg->bq);
-	if (ret) {
-		RBLK_ERR("poll group %u: cannot create the %s backend queue: %s", pg->opts.id,
-			 pg->opts.backend ? pg->opts.backend : "default", strerror(-ret));
-		return ret;
-	}
-	rblk_io_waitq_init(&pg->waitq);
 	pg->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (pg->epfd < 0)
 		return -errno;
@@ -800,19 +753,8 @@ static int thread_setup(struct rblk_poll_group *pg)
 	if (epoll_ctl(pg->epfd, EPOLL_CTL_ADD, pg->cpl_fd, &ev) < 0)
 		return -errno;
 	pg_self = pg;
-	pg->bq_fd = rblk_bqueue_eventfd(pg->bq);
-	if (pg->bq_fd >= 0) {
-		ev.data.ptr = &pg->bq_fd;
-		if (epoll_ctl(pg->epfd, EPOLL_CTL_ADD, pg->bq_fd, &ev) < 0)
-			return -errno;
-		/* Off while awake, when the engine can (a flag in io_uring's ring). */
-		pg->bq_fd_toggle = rblk_bqueue_eventfd_enable(pg->bq, false) == 0;
-		pg->bq_fd_on = false;
-	} else {
-		RBLK_WARN("poll group %u: the backend has no eventfd (%s): it will not sleep "
-			  "while I/O is in flight", pg->opts.id, strerror(-pg->bq_fd));
-		pg->bq_fd = -1;
-	}
+	/* Storage engines attach on this thread at first use, their fds on this set. */
+	pg->core.epfd = pg->epfd;
 	return 0;
 }
 
@@ -826,9 +768,8 @@ static void thread_teardown(struct rblk_poll_group *pg)
 			  pg->opts.id, pg->nqueues);
 		return;
 	}
-	/* The backend first: it holds the pool as fixed buffers. */
-	rblk_bqueue_destroy(pg->bq);
-	pg->bq = NULL;
+	/* The storage first: it holds the pool as fixed buffers. */
+	rblk_tgt_pg_storage_detach(&pg->core);
 	for (unsigned d = 0; d < pg->ndevs; d++)
 		dev_destroy(pg->devs[d]);
 	pg->ndevs = 0;
@@ -845,11 +786,10 @@ static void *pg_thread(void *arg)
 	sem_post(&pg->ready);
 	if (pg->start_ret)
 		return NULL;
-	RBLK_DEBUG("poll group %u: running (%s polling, %s backend)", pg->opts.id,
+	RBLK_DEBUG("poll group %u: running (%s polling)", pg->opts.id,
 		   pg->opts.mode == RBLK_POLL_BUSY	 ? "busy"
 		   : pg->opts.mode == RBLK_POLL_EVENT ? "event"
-						      : "adaptive",
-		   rblk_bqueue_engine(pg->bq));
+						      : "adaptive");
 	loop(pg);
 	rblk_tgt_pg_offline(&pg->core);
 	RBLK_INFO("poll group %u: %llu iterations, %llu sleeps, %llu completions, %llu messages, "
@@ -880,7 +820,7 @@ int rblk_poll_group_create(const struct rblk_pg_opts *opts, struct rblk_transpor
 		pg->opts.tick_ms = 100;
 	pg->t = t;
 	pg->epfd = -1;
-	pg->bq_fd = -1;
+	pg->core.epfd = -1;
 	pg->mbox_tail = &pg->mbox_head;
 	pg->cpl_local_tail = &pg->cpl_local;
 	pg->svc_clock.coarse = true;
@@ -930,8 +870,6 @@ int rblk_poll_group_attach(struct rblk_poll_group *pg)
 		return -EBUSY;
 	ret = thread_setup(pg);
 	if (ret) {
-		rblk_bqueue_destroy(pg->bq);
-		pg->bq = NULL;
 		if (pg->epfd >= 0)
 			close(pg->epfd);
 		pg->epfd = -1;
@@ -954,7 +892,7 @@ void rblk_poll_group_detach(struct rblk_poll_group *pg)
 	if (pg->epfd >= 0)
 		close(pg->epfd);
 	pg->epfd = -1;
-	pg->bq_fd = -1;
+	pg->core.epfd = -1;
 }
 
 int rblk_poll_group_start(struct rblk_poll_group *pg)
@@ -971,8 +909,6 @@ int rblk_poll_group_start(struct rblk_poll_group *pg)
 		;
 	if (pg->start_ret) {
 		pthread_join(pg->thread, NULL);
-		rblk_bqueue_destroy(pg->bq);
-		pg->bq = NULL;
 		if (pg->epfd >= 0)
 			close(pg->epfd);
 		pg->epfd = -1;
@@ -996,7 +932,7 @@ void rblk_poll_group_stop(struct rblk_poll_group *pg)
 	if (pg->epfd >= 0)
 		close(pg->epfd);
 	pg->epfd = -1;
-	pg->bq_fd = -1;
+	pg->core.epfd = -1;
 }
 
 void rblk_poll_group_destroy(struct rblk_poll_group *pg)

@@ -4,13 +4,14 @@
  *   - per RDMA device it serves: a PD, a receive CQ and send CQs shared by
  *     all its QPs (each with a completion channel for sleeping), one shared
  *     receive queue (target/rdma/srq.c) and one registered buffer pool, whose
- *     memory is also registered with the backend queue (io_uring fixed
- *     buffers: disk <-> pool <-> NIC without a copy);
- *   - one backend queue (rblk_bqueue) and its parking queue;
+ *     memory is offered to the storage engines (io_uring fixed buffers:
+ *     disk <-> pool <-> NIC without a copy);
+ *   - its side of the storage engines (target/pg_engine.c: one io_uring
+ *     ring for all the group's files, attached at first use);
  *   - a mailbox (eventfd + list) through which other threads reach it;
  *   - its NVMe/RDMA queues, and their keep-alive ticks.
  * Polling is adaptive (docs/architecture.md §2.5): busy while work arrives, then arm the
- * CQs and the backend eventfd and sleep in epoll_wait; an idle group costs
+ * CQs and the storage eventfds and sleep in epoll_wait; an idle group costs
  * no CPU. RBLK_POLL_BUSY never sleeps; RBLK_POLL_EVENT sleeps whenever an
  * iteration found nothing. Where every doorbell and precise clock read is a
  * system call (Soft-RoCE, an hpet clocksource), the loop counts them: an
@@ -94,7 +95,7 @@ struct rblk_pg_dev {
 	unsigned nscq;
 	struct rblk_mr_pool *pool;        /* I/O buffer units (LOCAL_WRITE) */
 	struct rblk_rdma_srq *srq;        /* shared receives, or NULL: per queue */
-	bool fixed_bufs;                  /* pool units are the bqueue's fixed buffers */
+	bool group_bufs;                  /* pool = the group's I/O buffers (the engines') */
 	struct rblk_rdma_reqq pending_buf; /* requests waiting for units, FIFO */
 };
 
@@ -102,8 +103,6 @@ struct rblk_pg_opts {
 	struct rblk_target *tgt;          /* registers the group's core share (NULL: none) */
 	unsigned id;
 	enum rblk_poll_mode mode;
-	const char *backend;              /* bqueue engine ("uring", "aio", ...) */
-	unsigned bq_depth;
 	uint32_t io_unit_size;            /* pool unit */
 	uint32_t num_units;               /* pool units per device */
 	uint32_t tick_ms;                 /* keep-alive tick period */
@@ -138,18 +137,13 @@ struct rblk_poll_group {
 	struct rblk_pg_msg **mbox_tail;
 	atomic_bool mbox_pending;
 
-	struct rblk_bqueue *bq;
-	int bq_fd;                        /* its eventfd, -1 if none */
-	bool bq_fd_toggle;                /* on only while asleep (rblk_bqueue_eventfd_enable) */
-	bool bq_fd_on;                    /* ... and it is on now */
 	struct rblk_clock_cache clock;    /* "now" of this iteration (the spin window) */
 	struct rblk_clock_cache svc_clock; /* coarse "now" of this iteration (sq->clock) */
 	/*
 	 * This iteration's work that a spin waits for: capsules received,
-	 * backend and remote completions, mailbox items; not send completions.
+	 * storage and remote completions, mailbox items; not send completions.
 	 */
 	unsigned awaited;
-	struct rblk_io_waitq waitq;
 
 	/*
 	 * Provider completions (any thread), pushed LIFO without a lock; cpl_fd
@@ -157,7 +151,7 @@ struct rblk_poll_group {
 	 */
 	_Atomic(struct rblk_req *) cpl_head;
 	/*
-	 * Completions on the group's own thread (the built-in backends, a
+	 * Completions on the group's own thread (the storage engines, a
 	 * provider that completes inside submit): a plain FIFO, no atomics.
 	 */
 	struct rblk_req *cpl_local;
@@ -184,7 +178,7 @@ struct rblk_poll_group {
 /* Allocates a group (no thread yet). */
 int rblk_poll_group_create(const struct rblk_pg_opts *opts, struct rblk_transport *t,
 			   struct rblk_poll_group **out);
-/* Starts its thread; returns the thread's set-up result (backend queue). */
+/* Starts its thread; returns the thread's set-up result. */
 int rblk_poll_group_start(struct rblk_poll_group *pg);
 /*
  * Stops the thread (its queues must be gone: see rblk_rdma_transport_stop), runs
@@ -203,7 +197,7 @@ void rblk_poll_group_complete_io(struct rblk_poll_group *pg, struct rblk_req *re
 
 /*
  * The embedder's loop: set the group up on the calling thread instead of
- * starting one (its backend queue is bound to this thread), and tear it down
+ * starting one (its storage engines bind to this thread), and tear it down
  * there. Between the two, the embedder calls rblk_poll_group_poll() and
  * rblk_poll_group_idle() on that thread; pg->epfd is what it waits on.
  */
@@ -218,8 +212,8 @@ int rblk_poll_group_idle(struct rblk_poll_group *pg);
 
 /*
  * Group thread: the context for device (created on first use: PD, CQ and
- * pool; the pool becomes the backend queue's fixed buffers when that is the
- * group's first device and the queue is idle).
+ * pool; the first device's pool is offered to the storage engines as their
+ * fixed buffers).
  */
 int rblk_pg_dev_get(struct rblk_poll_group *pg, struct rblk_device *device,
 		    struct rblk_pg_dev **out);
@@ -245,7 +239,7 @@ void rblk_poll_group_remove_queue(struct rblk_poll_group *pg, struct rblk_rdma_q
 
 /*
  * One iteration of the loop (tests and the thread): completions, mailbox,
- * backend, waiting work, flushes, ticks. Returns the work done (0 = idle).
+ * storage, waiting work, flushes, ticks. Returns the work done (0 = idle).
  */
 unsigned rblk_poll_group_poll(struct rblk_poll_group *pg);
 

@@ -250,8 +250,6 @@ static int setup(struct rblk_rdma_queue *q)
 	q->reads_avail = q->plan.initiator_depth;
 
 	rblk_sq_init(&q->sq, q->t->tgt, &rblk_rdma_transport_ops, q->plan.qid, q->depth);
-	q->sq.bq = pg->bq;
-	q->sq.waitq = &pg->waitq;
 	q->sq.clock = &pg->svc_clock;
 	q->sq.pg = &pg->core;
 	q->sq.listener = q->listener;
@@ -523,7 +521,7 @@ void rblk_rdma_queue_check_stall(struct rblk_rdma_queue *q, uint64_t now_ms)
 	struct rblk_rdma_req *r;
 
 	/* A held AER waits for an event, not for us: not a stall. */
-	unsigned held = 0;
+	unsigned held = 0, storage, local;
 
 	for (uint16_t i = 0; !q->sq.qid && i < q->nreqs; i++)
 		held += q->reqs[i].state == RBLK_RDMA_REQ_EXECUTING &&
@@ -545,11 +543,12 @@ void rblk_rdma_queue_check_stall(struct rblk_rdma_queue *q, uint64_t now_ms)
 		waiting_buf++;
 	STAILQ_FOREACH(rv, &q->incoming, link)
 		incoming++;
+	storage = rblk_tgt_pg_storage_inflight(q->sq.pg, &local);
 	RBLK_WARN("%s qid %u: no progress for %llu ms: requests NEW %u NEED_BUFFER %u "
 		  "NEED_RDMA_READ %u TRANSFERRING_H2C %u READY_TO_EXECUTE %u EXECUTING %u "
 		  "READY_TO_COMPLETE %u COMPLETING %u; pool %u/%u free (%u waiting), send "
 		  "slots %u/%u, reads %u/%u, %s %u/%u, signaled WRs %u, "
-		  "unbound capsules %u, backend in flight %u, parked %u",
+		  "unbound capsules %u, storage in flight %u (local %u)",
 		  q->peer, q->sq.qid, (unsigned long long)(now_ms - q->stalled_since_ms),
 		  n[RBLK_RDMA_REQ_NEW], n[RBLK_RDMA_REQ_NEED_BUFFER], n[RBLK_RDMA_REQ_NEED_RDMA_READ],
 		  n[RBLK_RDMA_REQ_TRANSFERRING_H2C], n[RBLK_RDMA_REQ_READY_TO_EXECUTE],
@@ -560,6 +559,6 @@ void rblk_rdma_queue_check_stall(struct rblk_rdma_queue *q, uint64_t now_ms)
 		  /* Shared: what the SRQ holds for everybody, not this queue's own. */
 		  q->dev->srq ? "shared receives posted" : "receives posted",
 		  q->dev->srq ? q->dev->srq->posted : q->recv_posted,
-		  q->dev->srq ? q->dev->srq->depth : q->depth, q->signaled_inflight, incoming, rblk_bqueue_inflight(q->sq.bq),
-		  q->sq.waitq ? q->sq.waitq->count : 0);
+		  q->dev->srq ? q->dev->srq->depth : q->depth, q->signaled_inflight, incoming,
+		  storage, local);
 }

@@ -8,8 +8,8 @@
  *   struct rblk_transport      (target/rdma/listener.c) listeners, the CM thread,
  *                              the poll groups; what the core sees.
  *   struct rblk_poll_group     (poll_group.c) one reactor thread: per RDMA
- *                              device a CQ + PD + registered buffer pool, one
- *                              backend queue, a mailbox, its queues.
+ *                              device a CQ + PD + registered buffer pool, its
+ *                              storage engines' contexts, a mailbox, its queues.
  *   struct rblk_rdma_queue     (target/rdma/queue.c) one QP = one NVMe SQ; embeds the
  *                              core's struct rblk_sq; preallocated receives,
  *                              requests and responses.

@@ -196,8 +196,8 @@ static void step_need_buffer(struct rblk_rdma_req *r)
 	}
 	r->nunits = (uint16_t)n;
 	req->iovcnt = n;
-	/* One unit: the backend can use it as an io_uring fixed buffer. */
-	req->buf_index = n == 1 && dev->fixed_bufs
+	/* One unit: a storage engine can use it as an io_uring fixed buffer. */
+	req->buf_index = n == 1 && dev->group_bufs
 				 ? (int)rblk_mr_pool_index(dev->pool, req->iov[0].iov_base)
 				 : -1;
 	r->state = req->dir == RBLK_XFER_H2C ? RBLK_RDMA_REQ_NEED_RDMA_READ

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "backend/backend.h"
 #include "test_transport.h"
 #include "ut.h"
 
@@ -143,25 +144,25 @@ static void test_path_check(void)
 {
 	char why[256];
 
-	CU_ASSERT_EQUAL(rblk_tgt_ns_path_check("mem:1M", false, 0, why, sizeof(why)), 0);
-	CU_ASSERT_EQUAL(rblk_tgt_ns_path_check("null:1G", true, 4096, why, sizeof(why)), 0);
-	CU_ASSERT_EQUAL(rblk_tgt_ns_path_check("mem:lots", false, 0, why, sizeof(why)), -EINVAL);
+	CU_ASSERT_EQUAL(rblk_ns_path_check("mem:1M", false, 0, why, sizeof(why)), 0);
+	CU_ASSERT_EQUAL(rblk_ns_path_check("null:1G", true, 4096, why, sizeof(why)), 0);
+	CU_ASSERT_EQUAL(rblk_ns_path_check("mem:lots", false, 0, why, sizeof(why)), -EINVAL);
 	CU_ASSERT_STRING_EQUAL(why, "mem:lots: the size must be bytes, or a whole number with a "
 			       "binary suffix k, M, G or T (KiB, MiB, ... alike)");
-	CU_ASSERT_EQUAL(rblk_tgt_ns_path_check("mem:1.5G", false, 0, why, sizeof(why)), -EINVAL);
+	CU_ASSERT_EQUAL(rblk_ns_path_check("mem:1.5G", false, 0, why, sizeof(why)), -EINVAL);
 	CU_ASSERT_PTR_NOT_NULL(strstr(why, "mem:1.5G: the size must be a whole number"));
-	CU_ASSERT_EQUAL(rblk_tgt_ns_path_check("null:0", false, 0, why, sizeof(why)), -EINVAL);
+	CU_ASSERT_EQUAL(rblk_ns_path_check("null:0", false, 0, why, sizeof(why)), -EINVAL);
 	CU_ASSERT_STRING_EQUAL(why, "null:0: the size must not be 0");
-	CU_ASSERT_EQUAL(rblk_tgt_ns_path_check("mem:1M", false, 8192, why, sizeof(why)), -EINVAL);
+	CU_ASSERT_EQUAL(rblk_ns_path_check("mem:1M", false, 8192, why, sizeof(why)), -EINVAL);
 	CU_ASSERT_PTR_NOT_NULL(strstr(why, "block size 8192: must be 0 (detect) or a power of two in 512..4096"));
-	CU_ASSERT_EQUAL(rblk_tgt_ns_path_check("/nonexistent/a.img", true, 0, why, sizeof(why)), -ENOENT);
+	CU_ASSERT_EQUAL(rblk_ns_path_check("/nonexistent/a.img", true, 0, why, sizeof(why)), -ENOENT);
 	CU_ASSERT_STRING_EQUAL(why, "/nonexistent/a.img: No such file or directory");
 	/* rbd: only the form is checked here; whether the image opens needs the cluster. */
-	CU_ASSERT_EQUAL(rblk_tgt_ns_path_check("rbd:pool/img@snap", false, 0, why, sizeof(why)),
+	CU_ASSERT_EQUAL(rblk_ns_path_check("rbd:pool/img@snap", false, 0, why, sizeof(why)),
 			-EINVAL);
 	CU_ASSERT_STRING_EQUAL(why, "rbd:pool/img@snap: must be rbd:POOL/IMAGE or "
 			       "rbd:POOL/NAMESPACE/IMAGE (no @snapshot)");
-	CU_ASSERT_EQUAL(rblk_tgt_ns_path_check("rbd:pool/img", false, 0, why, sizeof(why)),
+	CU_ASSERT_EQUAL(rblk_ns_path_check("rbd:pool/img", false, 0, why, sizeof(why)),
 			rblk_backend_built("rbd") ? 0 : -EOPNOTSUPP);
 }
 

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "backend/provider.h"
 #include "common/util.h"
 #include "protocol/nvmf.h"
 #include "protocol/sgl.h"
@@ -85,7 +86,7 @@ static const struct rblk_fabric_ops tt_fabric = {
 
 int tt_target_create(const struct rblk_target_opts *opts, struct rblk_target **out)
 {
-	return rblk_tgt_create(opts, &tt_fabric, out);
+	return rblk_tgt_create(opts, &tt_fabric, &rblk_backend_storage, out);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -175,7 +176,6 @@ static const struct rblk_transport_ops tt_ops = {
 struct tt_env *tt_env_create(const struct rblk_target_opts *opts, unsigned bq_depth)
 {
 	struct tt_env *env = calloc(1, sizeof(*env));
-	struct rblk_bqueue_opts bo = { .size = sizeof(bo) };
 
 	if (!env)
 		return NULL;
@@ -183,17 +183,10 @@ struct tt_env *tt_env_create(const struct rblk_target_opts *opts, unsigned bq_de
 		free(env);
 		return NULL;
 	}
-	bo.engine = env->tgt->backend;
-	bo.depth = bq_depth;
-	if (rblk_bqueue_create(&bo, &env->bq)) {
-		rblk_target_destroy(env->tgt);
-		free(env);
-		return NULL;
-	}
-	rblk_io_waitq_init(&env->waitq);
+	if (bq_depth)
+		rblk_backend_storage_set_depth(env->tgt->storage, bq_depth);
 	/* Offline until a test calls rblk_tgt_pg_quiescent(): grace periods do not wait. */
 	if (rblk_tgt_pg_register(env->tgt, &env->pg, 0)) {
-		rblk_bqueue_destroy(env->bq);
 		rblk_target_destroy(env->tgt);
 		free(env);
 		return NULL;
@@ -209,9 +202,10 @@ void tt_env_destroy(struct tt_env *env)
 	if (!env)
 		return;
 	tt_pump(env);
+	/* The engines are the target's storage's: let go of them first. */
+	rblk_tgt_pg_storage_detach(&env->pg);
 	rblk_tgt_pg_unregister(env->tgt, &env->pg);
 	rblk_target_destroy(env->tgt);
-	rblk_bqueue_destroy(env->bq);
 	free(env);
 }
 
@@ -229,14 +223,8 @@ unsigned tt_pump(struct tt_env *env)
 			n++;
 		}
 		n += tt_run_completions();
-		n += rblk_io_waitq_run(&env->waitq);
-		rblk_bqueue_flush_submissions(env->bq);
-		if (rblk_bqueue_inflight(env->bq)) {
-			int r = rblk_bqueue_poll(env->bq, 32);
-
-			if (r > 0)
-				n += (unsigned)r;
-		}
+		rblk_tgt_pg_storage_flush(&env->pg);
+		n += rblk_tgt_pg_storage_poll(&env->pg);
 		total += n;
 	} while (n);
 	return total;
@@ -250,8 +238,6 @@ struct tt_queue *tt_queue_create(struct tt_env *env, uint16_t cm_qid, uint16_t d
 		return NULL;
 	q->env = env;
 	rblk_sq_init(&q->sq, env->tgt, &tt_ops, cm_qid, depth);
-	q->sq.bq = env->bq;
-	q->sq.waitq = &env->waitq;
 	q->sq.pg = &env->pg;
 	return q;
 }

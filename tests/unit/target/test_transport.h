@@ -5,8 +5,8 @@
  * It implements the transport side of target/core.h the way the RDMA
  * transport does, minus the wire: rblk_req_init/parse, the SGL length rule
  * (rblk_sgl_check_len: exact, DSM >=), buffers in iov (optionally split into several), execute,
- * then it pumps a real backend queue, the parking queue and the run_on
- * mailbox until the command completes, and captures the CQE and C2H data.
+ * then it pumps the storage engines (the built-in backends' real queues)
+ * and the run_on mailbox until the command completes, and captures the CQE and C2H data.
  * It also provides the rblk_transport_* entry points (listeners are only
  * counted), so rblk_target_create() works in unit tests.
  *
@@ -64,8 +64,6 @@ struct tt_work {
 struct tt_env {
 	struct rblk_target *tgt;
 	struct rblk_tgt_pg pg; /* the test thread as the target's poll group 0 */
-	struct rblk_bqueue *bq;
-	struct rblk_io_waitq waitq;
 	struct tt_work work[256];
 	unsigned nr_work;
 	size_t iov_split;      /* > 0: data buffers split into iovs of this size */
@@ -93,11 +91,14 @@ static inline struct rblk_tgt_ns_stats ns_stats(const struct rblk_tgt_ns *ns)
 /* rblk_target_create() on the test fabric instead of RDMA. */
 int tt_target_create(const struct rblk_target_opts *opts, struct rblk_target **out);
 
-/* A target with opts (NULL = defaults) and a backend queue of the target's engine. */
+/*
+ * A target with opts (NULL = defaults) on the test fabric and the built-in
+ * storage, whose backend queues are bq_depth deep (0: the default).
+ */
 struct tt_env *tt_env_create(const struct rblk_target_opts *opts, unsigned bq_depth);
 /* Tears down every queue still open, then destroys the target. */
 void tt_env_destroy(struct tt_env *env);
-/* Runs mailbox work, flushes/polls the backend, resubmits parked I/O; returns work done. */
+/* Runs mailbox work and completions, flushes and polls the storage engines; returns work done. */
 unsigned tt_pump(struct tt_env *env);
 /* The test transports' complete_io: queued, run by tt_pump(). */
 void tt_complete_io(struct rblk_req *req);

@@ -289,14 +289,14 @@ void rblk_rdma_queue_fail(struct rblk_rdma_queue *q, const char *why)
 /* ------------------------------------------------------------------------ */
 /* Queues.                                                                   */
 
-struct rblk_pg_dev *fake_dev_create(size_t unit, uint32_t count, bool fixed_bufs)
+struct rblk_pg_dev *fake_dev_create(size_t unit, uint32_t count, bool group_bufs)
 {
 	struct rblk_pg_dev *dev = calloc(1, sizeof(*dev));
 
 	dev->pool = fake_pool_create(unit, count, 0xD00D);
 	/* Only its counters are used: no thread, no mailbox. */
 	dev->pg = calloc(1, sizeof(*dev->pg));
-	dev->fixed_bufs = fixed_bufs;
+	dev->group_bufs = group_bufs;
 	TAILQ_INIT(&dev->pending_buf);
 	return dev;
 }
@@ -407,8 +407,6 @@ struct rblk_rdma_queue *fq_create(struct tt_env *env, struct rblk_pg_dev *dev,
 		TAILQ_INSERT_TAIL(&q->free_reqs, &q->reqs[i], link);
 	}
 	rblk_sq_init(&q->sq, env->tgt, &fake_ops, o->qid, o->depth);
-	q->sq.bq = env->bq;
-	q->sq.waitq = &env->waitq;
 	q->sq.pg = &env->pg;
 	for (uint16_t i = 0; q->recvs && i < o->depth; i++)
 		rblk_rdma_stage_recv(q, &q->recvs[i]);
@@ -446,7 +444,7 @@ void fq_pump(struct tt_env *env, struct rblk_rdma_queue *q)
 			rblk_rdma_queue_kick(q);
 		if (q && q->dev && !TAILQ_EMPTY(&q->dev->pending_buf))
 			rblk_rdma_dev_kick(q->dev);
-		/* Kicks may have started backend I/O: go round until nothing moves. */
+		/* Kicks may have started storage I/O: go round until nothing moves. */
 	} while (n || (q && fingerprint(q) != progress));
 	if (q)
 		rblk_rdma_queue_flush(q);
@@ -455,15 +453,14 @@ void fq_pump(struct tt_env *env, struct rblk_rdma_queue *q)
 void fq_destroy(struct rblk_rdma_queue *q)
 {
 	uint64_t deadline = rblk_clock_ms() + 10000;
-	struct tt_env env = { 0 };
+	/* The sq's poll group is its environment's. */
+	struct tt_env *env = rblk_container_of(q->sq.pg, struct tt_env, pg);
 
 	rblk_rdma_queue_fail(q, "test done");
-	/* Everything posted flushes; backend I/O finishes. */
-	env.tgt = q->sq.tgt;
-	env.bq = q->sq.bq;
+	/* Everything posted flushes; storage I/O finishes. */
 	do {
 		fq_complete_all(q);
-		tt_pump(&env);
+		tt_pump(env);
 	} while ((q->reqs_busy || q->signaled_inflight) && rblk_clock_ms() < deadline);
 	rblk_sq_destroy(&q->sq);
 	if (q->srq_mapped)

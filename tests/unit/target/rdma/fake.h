@@ -78,7 +78,7 @@ void fake_pool_destroy(struct rblk_mr_pool *p);
 void *rblk_mr_pool_unit(const struct rblk_mr_pool *pool, uint32_t index);
 
 /* A device context with a pool of count units of unit bytes. */
-struct rblk_pg_dev *fake_dev_create(size_t unit, uint32_t count, bool fixed_bufs);
+struct rblk_pg_dev *fake_dev_create(size_t unit, uint32_t count, bool group_bufs);
 /* The same with shared receives (the real target/rdma/srq.c over a fake SRQ). */
 struct rblk_pg_dev *fake_dev_create_srq(size_t unit, uint32_t count, uint32_t srq_depth,
 					uint32_t icd_size);

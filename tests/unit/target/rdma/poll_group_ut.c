@@ -56,8 +56,6 @@ static struct rblk_poll_group *start(enum rblk_poll_mode mode)
 	memset(&o, 0, sizeof(o));
 	o.id = 7;
 	o.mode = mode;
-	o.backend = rblk_backend_auto_name(NULL, 0);
-	o.bq_depth = 32;
 	o.io_unit_size = 8192;
 	o.num_units = 4;
 	o.tick_ms = 100;

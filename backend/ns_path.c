@@ -2,11 +2,10 @@
 /*
  * The rules on a namespace's path that need no target: the size of a
  * "mem:SIZE" / "null:SIZE" namespace, the form of an "rbd:POOL/IMAGE" one,
- * and whether a file or block device would open (bdev_provider.c opens it
- * for real with the same rules). Apart from bdev_provider.c so that a
- * program's start-up check (rblk-target's, through the public
- * rblk_ns_path_check()) links it without the core's subsystem and
- * transport code.
+ * and whether a file or block device would open (provider.c opens it for
+ * real with the same rules). Apart from provider.c so that a program's
+ * start-up check (rblk-target's, through the public rblk_ns_path_check())
+ * links it without the target.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -14,12 +13,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rblk/target.h>
+
 #include "backend/backend.h"
+#include "backend/provider.h"
 #include "backend/rbd_path.h"
 #include "common/parse.h"
-#include "target/core.h"
 
-int rblk_tgt_parse_mem_size(const char *s, uint64_t *out, char *why, size_t len)
+int rblk_backend_mem_size(const char *s, uint64_t *out, char *why, size_t len)
 {
 	uint64_t v;
 	int ret = rblk_size_parse(s, &v, why, len);
@@ -49,7 +50,7 @@ int rblk_ns_path_check(const char *path, bool read_only, uint32_t block_size, ch
 	if (path && (!strncmp(path, "mem:", 4) || !strncmp(path, "null:", 5))) {
 		char rule[160];
 
-		if (rblk_tgt_parse_mem_size(strchr(path, ':') + 1, &bytes, rule, sizeof(rule))) {
+		if (rblk_backend_mem_size(strchr(path, ':') + 1, &bytes, rule, sizeof(rule))) {
 			snprintf(why, len, "%s: the size %s", path, rule);
 			return -EINVAL;
 		}
@@ -71,11 +72,4 @@ int rblk_ns_path_check(const char *path, bool read_only, uint32_t block_size, ch
 		return 0;
 	}
 	return rblk_bdev_path_check(path, read_only, why, len);
-}
-
-/* The core's name (core.h), which its unit tests call. */
-int rblk_tgt_ns_path_check(const char *path, bool read_only, uint32_t block_size, char *why,
-			   size_t len)
-{
-	return rblk_ns_path_check(path, read_only, block_size, why, len);
 }
