@@ -77,6 +77,17 @@ wait_for_line() {
 	return 1
 }
 
+# pid_gone PID: true when process PID no longer exists (for wait_for: a $(...) or a
+# `! kill -0` in wait_for's arguments would not do).
+pid_gone() { ! kill -0 "$1" 2>/dev/null; }
+
+# nr_json_dumps FILE: how many complete statistics dumps (SIGUSR1: rblk-target prints
+# its statistics as pretty JSON on stderr, its log) FILE holds. A dump is complete when
+# its closing brace is there: the only "}" alone in column 0 of a target's log.
+nr_json_dumps() { grep -c '^}$' "$1" 2>/dev/null; }
+# json_dumps_above FILE N: true when FILE holds more than N complete dumps (for wait_for)
+json_dumps_above() { [ "$(nr_json_dumps "$1")" -gt "$2" ]; }
+
 # test_fail MSG: the test's own fail() (which adds its logs) when it has one, else die.
 test_fail() { if declare -F fail >/dev/null; then fail "$@"; else die "$@"; fi; }
 
@@ -275,6 +286,22 @@ nvme_wait_ns() {
 	echo "$dev"
 }
 
+# dev_writes DEV: writes the block device DEV has completed (/sys/block/*/stat), with
+# those of its paths when DEV is a native NVMe multipath head (nvmeXnY, paths nvmeXcZnY:
+# a head's own counters may stay 0). Nothing but a test's own I/O writes to a device
+# (udev and the partition scan only read), so a count that grows means that I/O runs.
+dev_writes() {
+	local n=${1#/dev/} f x w sum=0
+	for f in "/sys/block/$n/stat" "/sys/block/${n%n*}"c*n"${n##*n}"/stat; do
+		[ -r "$f" ] || continue
+		read -r x x x x w x < "$f" || continue
+		sum=$((sum + w))
+	done
+	echo "$sum"
+}
+# dev_written DEV N: true when DEV has completed more than N writes (for wait_for)
+dev_written() { [ "$(dev_writes "$1")" -gt "$2" ]; }
+
 # nvme_ctrl_state CTRL: the kernel host's state of controller CTRL (nvme0): live,
 # connecting, resetting, deleting...
 nvme_ctrl_state() { local s; read -r s < "/sys/class/nvme/$1/state" && echo "$s"; }
@@ -394,6 +421,12 @@ vm_restore_rxe() {
 	done
 }
 
+# rdma_listening PORT: true when an RDMA CM ID listens on PORT (rdma res show cm_id
+# says "state LISTEN ... src-addr ADDR:PORT"; older iproute2 "src-port PORT").
+rdma_listening() {
+	rdma res show cm_id 2>/dev/null | grep -qE "state LISTEN .*(:| src-port )$1( |\$)"
+}
+
 # rdma_cm_ok: one rping exchange from rxe1's address to rxe0's (address and route
 # resolution, the CM's MADs, a SEND and an RDMA READ/WRITE): true when it worked.
 rdma_cm_ok() {
@@ -402,7 +435,8 @@ rdma_cm_ok() {
 	for try in 1 2; do
 		timeout 15 rping -s -a "$VM_ADDR0" -p 7199 -C 1 >/dev/null 2>&1 &
 		spid=$!
-		sleep 1
+		# no listener after 10 s: try anyway (the client's failure says the rest)
+		wait_for 10 rdma_listening 7199
 		timeout 10 rping -c -a "$VM_ADDR0" -I "$VM_ADDR1" -p 7199 -C 1 >/dev/null 2>&1; rc=$?
 		kill "$spid" 2>/dev/null; wait "$spid" 2>/dev/null
 		[ $rc = 0 ] && return 0
@@ -476,6 +510,12 @@ _vm_new_pids() {
 	done
 }
 
+_vm_none_alive() {
+	local p
+	for p in "$@"; do _vm_alive "$p" && return 1; done
+	return 0
+}
+
 _vm_alive() {
 	local line
 	read -r line 2>/dev/null < "/proc/$1/stat" || return 1
@@ -524,7 +564,13 @@ vm_cleanup() {
 				[ -z "$left" ] && break
 				sleep 0.2
 			done
-			[ -n "$left" ] && { echo "vm_cleanup: SIGKILL$left"; kill -KILL $left 2>/dev/null; sleep 0.5; }
+			if [ -n "$left" ]; then
+				echo "vm_cleanup: SIGKILL$left"
+				kill -KILL $left 2>/dev/null
+				# shellcheck disable=SC2086 # one word per pid
+				wait_for 10 _vm_none_alive $left ||
+					echo "vm_cleanup: still there 10 s after SIGKILL (stuck in the kernel?):$left"
+			fi
 		fi
 	fi
 

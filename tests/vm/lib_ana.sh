@@ -10,6 +10,7 @@
 #   ana_cfg NAME STATE      write target NAME's (A or B) nvmetcli JSON, group 1 in STATE
 #   ana_start NAME          start it from that JSON, wait for "ready"; pid in PID_<NAME>
 #   ana_writes NAME         its namespace's write command count (SIGUSR1 statistics)
+#   ana_wrote NAME N        true when that count exceeds N (for wait_for)
 #   first_write_on NAME BEFORE LIMIT   seconds (at most LIMIT) until NAME's write count
 #                           exceeds BEFORE: when an initiator's I/O reached it
 #   kill_a TAG              SIGKILL A, keep its log as A-killed-TAG.log
@@ -62,6 +63,9 @@ ana_writes() {
 	done
 	grep -oE '"write_cmds": *[0-9]+' "$f" | tail -1 | grep -oE '[0-9]+$'
 }
+
+# ana_wrote NAME N
+ana_wrote() { [ "$(ana_writes "$1")" -gt "$2" ]; }
 
 first_write_on() {
 	local t0=$SECONDS n

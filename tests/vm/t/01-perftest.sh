@@ -12,20 +12,23 @@
 need_cmd ib_write_bw perftest
 SIZE=65536
 DUR=${PERFTEST_DURATION:-3}
+PORT=18515	# perftest's default, named so that we can look for its listener
 mtu=$(ibv_devinfo -d rxe1 | awk '/active_mtu/{print $2; exit}')
 [ -n "$mtu" ] || die "cannot read rxe1's active MTU"
 
 for kind in write read; do
 	tool=ib_${kind}_bw
 	# stdbuf: perftest's stdout is block-buffered into a file; we wait for its banner
-	bg_start $tool-server stdbuf -oL $tool -R -d rxe0 -F -s $SIZE -D $DUR
+	bg_start $tool-server stdbuf -oL $tool -R -d rxe0 -F -s $SIZE -D $DUR -p $PORT
 	spid=$BG_PID
 	# perftest's rdma_cm server is ready when it says it waits for the client
 	wait_for_line 30 "$T_WORK/$tool-server.log" 'Waiting for client' $spid ||
 		{ bg_log $tool-server; die "$tool server did not start"; }
-	sleep 1	# the banner comes just before rdma_cm starts listening
+	# the banner comes just before rdma_cm starts listening: wait for the listener
+	wait_for 30 rdma_listening $PORT ||
+		{ bg_log $tool-server; rdma res show cm_id; die "$tool server: no RDMA CM listener on port $PORT"; }
 	tx0=$(rxe_counter rxe1 sent_pkts) rx0=$(rxe_counter rxe1 rcvd_pkts)
-	timeout 120 $tool -R -d rxe1 -F -s $SIZE -D $DUR 10.99.0.1 > $tool-client.log 2>&1
+	timeout 120 $tool -R -d rxe1 -F -s $SIZE -D $DUR -p $PORT 10.99.0.1 > $tool-client.log 2>&1
 	crc=$?
 	bg_wait $tool-server 60; src=$?
 	tx=$(($(rxe_counter rxe1 sent_pkts) - tx0)) rx=$(($(rxe_counter rxe1 rcvd_pkts) - rx0))

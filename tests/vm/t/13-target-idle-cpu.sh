@@ -34,10 +34,14 @@ for mode in adaptive busy; do
 	bg_start target "$TGT" --listen $VM_ADDR0 --subsystem $NQN --ns mem:16M \
 		--allow-any-host $MORE --poll-mode $mode
 	wait_for_line 60 "$T_WORK/target.log" 'ready' "$BG_PID" || { bg_log target; die "no start"; }
+	# a duration, not a wait: the start-up's own work (threads, rxe setup) dies down
+	# before the idle figure is taken; no event marks when it has
 	sleep 2
 	idle=$(pct "$BG_PID" 10)
 	dev=$(nvme_connect_rdma $NQN | tail -1)
 	[ -b "$dev" ] || die "connect failed"
+	# a duration: the host's burst after connect (identify, namespace scan, udev's
+	# probe) is over before the idle-with-a-host figure is taken
 	sleep 2
 	conn=$(pct "$BG_PID" 10)
 	log "RESULT $mode: idle without hosts ${idle}% of a CPU, with an idle host connected ${conn}%"
@@ -48,6 +52,7 @@ for mode in adaptive busy; do
 				die "connect $i failed"
 		done
 		n=$(ls -d /sys/class/nvme-subsystem/*/nvme* 2>/dev/null | grep -c '/nvme[0-9]*$' || true)
+		# a duration: the seven connects' bursts settle before the 8-controller figures
 		sleep 3
 		sc=unknown
 		if grep -q ' /sys/kernel/tracing ' /proc/mounts ||

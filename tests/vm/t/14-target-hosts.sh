@@ -69,7 +69,8 @@ fi
 cat deny.txt
 grep -q 'host not allowed' "$T_WORK/target.log" || fail "no 'host not allowed' in the log"
 
-# Keep-alive (5 s KATO) carries the controllers through an idle spell.
+# Keep-alive (5 s KATO) carries the controllers through an idle spell. A duration, not
+# a wait: three KATO periods must really pass with no I/O for this to prove anything.
 sleep 15
 [ "$(ls /sys/class/nvme/ | wc -l)" -ge 3 ] || fail "a controller went away while idle"
 grep -q 'keep-alive timeout' "$T_WORK/target.log" && fail "a keep-alive timeout fired"

@@ -1,7 +1,8 @@
 #!/bin/bash
 # 22-init-reconnect: the kernel target goes away under running I/O and comes back.
 # rblk-init-io loops write+verify over 16 MiB (reconnect_delay 1 s, ctrl_loss_tmo 60 s)
-# while the nvmet port is removed for ~6 s and re-added: the library notices (CM
+# while the nvmet port is removed (until the library has noticed and at least one of
+# its reconnect attempts was refused) and re-added: the library notices (CM
 # DISCONNECTED), tears the queues down, reconnects, resubmits what was in flight, and
 # the loop finishes cleanly; afterwards the data of the last acknowledged pass is read
 # back by a fresh connection: nothing acknowledged was lost. Done twice: with
@@ -28,7 +29,12 @@ round() {
 	wait_for_line 60 "$T_WORK/$name.log" '^loop 0: ' "$BG_PID" || { bg_log $name; die "no I/O before the outage"; }
 	log "removing the nvmet port"
 	port_down || die "removing the port failed"
-	sleep 6
+	# the port stays away until the library saw it go and failed to get back once
+	# (nothing listens: refused), not for a guessed time
+	wait_for_line 60 "$T_WORK/$name.log" 'connection lost' "$BG_PID" ||
+		{ bg_log "$name"; die "$name: the outage was not noticed"; }
+	wait_for_line 60 "$T_WORK/$name.log" 'reconnect to .* failed' "$BG_PID" ||
+		{ bg_log "$name"; die "$name: no reconnect attempt failed while the port was away"; }
 	log "re-adding the nvmet port"
 	port_up || die "re-adding the port failed"
 	bg_wait $name 180; rc=$?

@@ -50,6 +50,8 @@ outage_once() {
 	log "network down"
 	tc qdisc add dev veth1 root netem loss 100% && tc qdisc add dev veth0 root netem loss 100% ||
 		die "tc netem failed"
+	# a duration, not a wait: the outage is the scenario (longer than the 5 s keep-alive
+	# and the QP's retries, as a failed switch would be); nothing may end it early
 	sleep 15
 	log "network up"
 	link_up

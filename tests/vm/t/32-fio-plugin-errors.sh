@@ -60,11 +60,19 @@ nvmet_setup_rdma_port 1 $VM_ADDR0 4420
 nvmet_add_subsystem $KNQN "$T_WORK/shrink.img"
 nvmet_expose $KNQN 1
 out=$T_WORK/fio-shrink.txt
+# The plugin connects and sizes the namespace (Identify Namespace) in fio's setup; the
+# job's reads start 5 s after fio started (startdelay). The shrink goes in between: once
+# nvmet has created the plugin's controller (its log line), plus a moment for the
+# Identify Namespace that follows at once.
+nvmet_ctrls() { dmesg | grep -ciE "creat(ing|ed) (nvm )?controller [0-9]+ for subsystem $KNQN for" || true; }
+c0=$(nvmet_ctrls)
+_fio_connected() { [ "$(nvmet_ctrls)" -gt "$c0" ]; }
 timeout 120 fio --name=shrink --ioengine=external:"$FIO_SO" --thread=1 \
 	--filename="$(trid $VM_ADDR0 $KNQN 1)" --rw=read --bs=4k --offset=32m --size=1m \
 	--startdelay=5 > "$out" 2>&1 &
 fpid=$!
-sleep 2
+wait_for 30 _fio_connected || { cat "$out"; die "fio did not connect to $KNQN within 30 s"; }
+sleep 1	# the Identify Namespace after the connect (not observable from here)
 truncate -s 16M "$T_WORK/shrink.img"
 echo 1 > $NVMET_CFS/subsystems/$KNQN/namespaces/1/revalidate_size ||
 	die "revalidate_size failed (kernel without it?)"

@@ -18,6 +18,8 @@ mkdir -p "$T_OUT" 2>/dev/null
 fail() { bg_log target; dmesg | tail -30; die "$*"; }
 dmesg_mark() { dmesg | wc -l; }
 dmesg_since() { dmesg | tail -n +$(($1 + 1)); }
+# dmesg_has MARK REGEX: the kernel logged a line matching REGEX since MARK (for wait_for)
+dmesg_has() { dmesg_since "$1" | grep -qiE -- "$2"; }
 nr_ctrls() { local n=0 c; for c in /sys/class/nvme-fabrics/ctl/nvme*; do [ -e "$c" ] && n=$((n + 1)); done; echo $n; }
 
 bg_start target "$TGT" --listen $VM_ADDR0 --subsystem $NQN --ns mem:32M \
@@ -31,7 +33,9 @@ timeout 60 nvme connect -t rdma -a $VM_ADDR0 -s 4420 -w $VM_ADDR1 -n $NQN \
 cat connect-bad.txt
 [ $rc != 0 ] || fail "nvme connect with a host NQN that is not allowed succeeded"
 [ "$(nr_ctrls)" = 0 ] || fail "a controller exists after the refused connect"
-sleep 0.5
+# the kernel's word on the refusal may trail nvme connect's exit: wait for it (on a
+# timeout the grep below fails with the message)
+wait_for 30 dmesg_has "$m" 'Invalid Host|is not allowed'
 dmesg_since "$m" | tee dmesg-bad.txt
 grep -qiE 'Invalid Host|is not allowed' dmesg-bad.txt ||
 	fail "dmesg has no 'Connect Invalid Host' / 'not allowed' message for the refused host"
@@ -45,7 +49,7 @@ timeout 60 nvme connect -t rdma -a $VM_ADDR0 -s 4420 -w $VM_ADDR1 \
 cat connect-unknown.txt
 [ $rc != 0 ] || fail "nvme connect to an unknown subsystem succeeded"
 [ "$(nr_ctrls)" = 0 ] || fail "a controller exists after the unknown-subsystem connect"
-sleep 0.5
+wait_for 30 dmesg_has "$m" 'Invalid (Data )?Param|subsysnqn'
 dmesg_since "$m" | tee dmesg-unknown.txt
 grep -qiE 'Invalid (Data )?Param|subsysnqn' dmesg-unknown.txt ||
 	fail "dmesg has no 'Connect Invalid Parameter' message for the unknown subsystem"

@@ -22,18 +22,13 @@ mkdir -p "$T_OUT" 2>/dev/null
 fail() { bg_log target; bg_log init; dmesg | tail -30; die "$*"; }
 DMARK=$(dmesg | wc -l)
 
-# stats: SIGUSR1, then the JSON block the target printed to its log (stderr)
+# stats: SIGUSR1, then the JSON block the target printed to its log (stderr), once
+# the whole block is there (its closing brace)
 stats() {
-	local before after
-	before=$(grep -c '"controllers"' "$T_WORK/target.log")
+	local before
+	before=$(nr_json_dumps "$T_WORK/target.log")
 	kill -USR1 "${BG_PIDS[target]}"
-	for _ in $(seq 50); do
-		after=$(grep -c '"controllers"' "$T_WORK/target.log")
-		[ "$after" -gt "$before" ] && break
-		sleep 0.2
-	done
-	[ "$after" -gt "$before" ] || fail "no statistics after SIGUSR1"
-	sleep 0.5
+	wait_for 30 json_dumps_above "$T_WORK/target.log" "$before" || fail "no statistics after SIGUSR1"
 	# the last dump: from its last "discovery_genctr" line on
 	awk '/"discovery_genctr"/ { buf = "" } { buf = buf $0 "\n" } END { printf "%s", buf }' \
 		"$T_WORK/target.log"
@@ -58,7 +53,7 @@ CNT=$(grep -oE "ctrl [0-9]+ on $NQN created for $GONE" "$T_WORK/target.log" | he
 log "rblk-init-io is controller $CNT (kato 2000 ms)"
 grep -qE "ctrl $CNT on $NQN created for $GONE \(kato 2000 ms\)" "$T_WORK/target.log" ||
 	fail "controller $CNT does not have kato 2000 ms"
-sleep 3
+wait_for_line 60 "$T_WORK/init.log" '^loop 0: ' "$IPID" || fail "rblk-init-io did no I/O"
 kill -0 $IPID 2>/dev/null || fail "rblk-init-io exited early"
 s=$(stats)
 echo "$s" | grep -q "\"hostnqn\":\"$GONE\"\|\"hostnqn\": \"$GONE\"" || { echo "$s"; fail "stats do not list $GONE before it vanishes"; }
@@ -68,6 +63,9 @@ bg_start fio fio --name=kato --filename="$DEV" --ioengine=libaio --direct=1 --rw
 	--bs=4k --iodepth=8 --size=32M --time_based --runtime=40 --verify=crc32c \
 	--verify_fatal=1 --verify_backlog=64 --output="$T_WORK/fio.txt"
 FPID=$BG_PID
+# a duration, not a wait: fio gets going, and rblk-init-io lives through more than two
+# of its 2 s KATO periods before the freeze (keep-alives work: the timeout below is the
+# freeze's doing, and would otherwise come too soon)
 sleep 5
 kill -0 $FPID 2>/dev/null || { cat fio.txt; fail "fio stopped early"; }
 

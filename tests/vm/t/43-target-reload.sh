@@ -52,11 +52,13 @@ DEV=$(nvme_connect_rdma $NQN | tail -1)
 [ -b "$DEV" ] || fail "connect failed"
 [ -z "$(nvme_dev_for_nqn $NQN 2)" ] || fail "namespace 2 exists before the reload"
 
+w0=$(dev_writes "$DEV")
 bg_start fio fio --name=reload --filename="$DEV" --ioengine=libaio --direct=1 --rw=randrw \
 	--bs=4k --iodepth=8 --size=32M --time_based --runtime=45 --verify=crc32c \
 	--verify_fatal=1 --verify_backlog=64 --output="$T_WORK/fio.txt"
 FPID=$BG_PID
-sleep 3
+# the reloads come under I/O: once fio's writes reach the device
+wait_for 60 dev_written "$DEV" "$w0" || { cat fio.txt; fail "fio wrote nothing to $DEV in 60 s"; }
 
 # add namespace 2
 write_cfg ', { "nsid": 2, "enable": 1, "device": { "path": "'"$T_WORK/ns2.img"'" } }'
@@ -81,7 +83,9 @@ log "$DEV2 disappeared"
 echo '{ "subsystems": [ { "nqn": ' > "$CFG"
 hup 'reload refused'
 kill -0 "$TPID" || fail "the target died on a broken config"
-sleep 2
+# namespace 1 keeps serving I/O: fio's writes go on after the refused reload
+w=$(dev_writes "$DEV")
+wait_for 60 dev_written "$DEV" "$w" || { cat fio.txt; fail "no write reached $DEV after the refused reload"; }
 kill -0 $FPID 2>/dev/null || { cat fio.txt; fail "fio stopped during the reloads"; }
 bg_wait fio 120; rc=$?
 cat fio.txt

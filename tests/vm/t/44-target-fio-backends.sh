@@ -33,15 +33,11 @@ fio_ok() {
 
 # the last SIGUSR1 statistics dump of the target, as JSON
 stats() {
-	local before after
-	before=$(grep -c '"discovery_genctr"' "$T_WORK/target.log")
+	local before
+	before=$(nr_json_dumps "$T_WORK/target.log")
 	kill -USR1 "$TPID"
-	for _ in $(seq 50); do
-		after=$(grep -c '"discovery_genctr"' "$T_WORK/target.log")
-		[ "$after" -gt "$before" ] && break
-		sleep 0.2
-	done
-	sleep 0.5
+	# the new dump is complete when its closing brace is there (else awk takes the last)
+	wait_for 30 json_dumps_above "$T_WORK/target.log" "$before"
 	awk '/^\{$/ { buf = ""; on = 1 } on { buf = buf $0 "\n" } /^\}$/ { on = 0; last = buf }
 		END { printf "%s", last }' "$T_WORK/target.log"
 }

@@ -35,8 +35,8 @@ DEV=$(nvme_dev_for_nqn $NQN 1)
 # the target's view: its controller id and the subsystem serial
 CNT=$(grep -oE "ctrl [0-9]+ on $NQN created" "$T_WORK/target.log" | tail -1 | awk '{print $2}')
 kill -USR1 $TPID
-wait_for_line 20 "$T_WORK/target.log" '"serial"' "$TPID" || fail "no statistics after SIGUSR1"
-sleep 0.5
+# the first dump: complete when its closing brace is there
+wait_for_line 30 "$T_WORK/target.log" '^}$' "$TPID" || fail "no statistics after SIGUSR1"
 awk '/^\{$/ { buf = ""; on = 1 } on { buf = buf $0 "\n" } /^\}$/ { on = 0; last = buf }
 	END { printf "%s", last }' "$T_WORK/target.log" > stats.json
 SERIAL=$(jq -r ".subsystems[] | select(.nqn == \"$NQN\") | .serial" stats.json)

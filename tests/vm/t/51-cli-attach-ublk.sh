@@ -45,7 +45,7 @@ attach_bg() {
 
 # round KIND: everything against the target now listening
 round() {
-	local kind=$1 pid fpid rc i
+	local kind=$1 pid fpid rc i w0 tk
 
 	# ---- foreground attach, JSON, ext4, fio, detach
 	attach_bg attach --connections 2 -o json
@@ -93,22 +93,24 @@ round() {
 	# ---- kill -9 under fio: nothing hangs, the block device goes
 	attach_bg attach2 --connections 2
 	pid=${BG_PIDS[attach2]}
+	w0=$(dev_writes "$dev")
 	fio --name=killed --filename="$dev" --ioengine=libaio --direct=1 --rw=randrw --bs=4k \
 		--iodepth=16 --size=64M --time_based --runtime=300 > fio-killed.txt 2>&1 &
 	fpid=$!
-	sleep 8
+	# the kill comes under load: once fio's writes reach the device
+	wait_for 60 dev_written "$dev" "$w0" || { cat fio-killed.txt; fail "$kind: fio wrote nothing to $dev in 60 s"; }
 	kill -0 $fpid 2>/dev/null || { cat fio-killed.txt; fail "$kind: fio ended before the kill"; }
 	kill -KILL "$pid"
+	tk=$SECONDS
 	log "$kind: killed the attach process (pid $pid) under fio"
-	for i in $(seq 60); do kill -0 $fpid 2>/dev/null || break; sleep 1; done
-	if kill -0 $fpid 2>/dev/null; then
+	if ! wait_for 60 pid_gone $fpid; then
 		cat /proc/$fpid/stack 2>/dev/null
 		fail "$kind: fio still runs 60 s after the attach process was killed"
 	fi
 	wait $fpid
 	rc=$?
 	[ $rc = 0 ] && fail "$kind: fio succeeded although its device lost its server"
-	log "$kind: fio ended $i s after the kill (exit $rc): $(grep -m1 -oE 'err=[ 0-9]+[^:]*' fio-killed.txt)"
+	log "$kind: fio ended $((SECONDS - tk)) s after the kill (exit $rc): $(grep -m1 -oE 'err=[ 0-9]+[^:]*' fio-killed.txt)"
 	wait_for 30 sh -c "[ ! -e $dev ]" || fail "$kind: $dev still exists 30 s after its server died"
 	unset "BG_PIDS[attach2]"
 	wait "$pid" 2>/dev/null

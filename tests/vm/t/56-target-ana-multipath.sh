@@ -78,6 +78,9 @@ writes() {
 	done
 	grep -oE '"write_cmds": *[0-9]+' "$f" | tail -1 | grep -oE '[0-9]+$'
 }
+# wrote NAME N: target NAME has served more than N writes (for wait_for)
+wrote() { [ "$(writes "$1")" -gt "$2" ]; }
+_both_wrote() { wrote A 0 && wrote B 0; }
 
 # refused NAME: commands target NAME completed with an error on its I/O queues, from
 # the last statistics it printed (with ANA, the commands it refused with 0x302)
@@ -119,7 +122,8 @@ log "iopolicy: $(cat "$SUBSYS/iopolicy")"
 
 # ---- 1. A dies; I/O continues through B; A comes back
 fio_bg_verify kill "$DEV"
-sleep 8
+# the kill comes under I/O on both paths: once both targets have served writes
+wait_for 60 _both_wrote
 wa=$(writes A); wb=$(writes B)
 log "before the kill: A has served $wa writes, B $wb"
 [ "$wa" -gt 0 ] && [ "$wb" -gt 0 ] || fail "round-robin should send writes to both (A $wa, B $wb)"
@@ -131,9 +135,10 @@ wait_for 30 sh -c "[ \"\$(cat /sys/class/nvme/$CA/state)\" != live ]" ||
 	log "A's controller $CA still says live 30 s after the kill"
 log "A's controller $CA: $(nvme_ctrl_state "$CA") after $((SECONDS - t0)) s"
 wb=$(writes B)
-sleep 10
+t2=$SECONDS
+wait_for 60 wrote B "$wb"
 wb2=$(writes B)
-log "with A dead, B served $((wb2 - wb)) writes in 10 s"
+log "with A dead, B served $((wb2 - wb)) writes in $((SECONDS - t2)) s"
 [ "$wb2" -gt "$wb" ] || fail "no writes reached B while A was dead"
 kill -0 "$FPID" 2>/dev/null || { cat "$T_WORK/fio-kill.txt"; fail "fio stopped while A was dead"; }
 mv "$T_WORK/A.log" "$T_WORK/A-killed.log"
@@ -144,15 +149,17 @@ wait_for 90 _is_live_opt "$PA" || fail "A's path did not come back: $(nvme_ctrl_
 log "A's path $PA is live and $(ana_of "$PA") again, $((SECONDS - t1)) s after the restart" \
 	"($((SECONDS - t0)) s after the kill)"
 show_paths
-sleep 5
+wait_for 60 wrote A 0
 wa=$(writes A)
 log "the restarted A has served $wa writes"
 [ "$wa" -gt 0 ] || fail "no writes reached A after it came back"
 fio_bg_end kill
 
 # ---- 2. A's group 1 inaccessible: the host moves its I/O to B
+wa=$(writes A)
 fio_bg_verify ana "$DEV"
-sleep 5
+# A's group changes under I/O: once this fio's writes reach A
+wait_for 60 wrote A "$wa" || fail "fio's writes do not reach A before its group changes"
 t0=$SECONDS
 cfg_a inaccessible
 kill -HUP "$PID_A"
@@ -160,6 +167,8 @@ wait_for_line 30 "$T_WORK/A.log" 'ANA group 1 is inaccessible' "$PID_A" || fail 
 wait_for 60 _is_ana "$PA" inaccessible || fail "A's path is $(ana_of "$PA"), not inaccessible"
 log "A's path $PA is inaccessible $((SECONDS - t0)) s after SIGHUP"
 show_paths
+# durations, not waits: 1 s for the commands in flight on A when its group changed
+# (refused, retried through B), then an 8 s window in which A must receive nothing
 sleep 1
 wa=$(writes A); wb=$(writes B)
 sleep 8
@@ -177,9 +186,10 @@ wait_for_line 30 "$T_WORK/A.log" 'ANA group 1 is optimized' "$PID_A" || fail "A 
 wait_for 60 _is_ana "$PA" optimized || fail "A's path is $(ana_of "$PA"), not optimized again"
 log "A's path $PA is optimized again $((SECONDS - t0)) s after SIGHUP"
 wa=$(writes A)
-sleep 5
+t2=$SECONDS
+wait_for 60 wrote A "$wa"
 wa2=$(writes A)
-log "in 5 s with A optimized again: A served $((wa2 - wa)) writes"
+log "in $((SECONDS - t2)) s with A optimized again: A served $((wa2 - wa)) writes"
 [ "$wa2" -gt "$wa" ] || fail "A receives no writes after it became optimized again"
 fio_bg_end ana
 

@@ -54,7 +54,9 @@ grep -q '^path 1: .* ANA group 1 optimized' "$T_WORK/attach.log" || fail "path 1
 log "attached $DEV over two paths"
 
 fio_bg_verify nbd "$DEV"
-sleep 6
+# the kill comes under I/O: once A, the head's first optimized path, has served writes
+# (B must have none by then)
+wait_for 60 ana_wrote A 0
 wa=$(ana_writes A); wb=$(ana_writes B)
 log "both paths optimized: A served $wa writes, B $wb (the head uses its first optimized path)"
 [ "$wa" -gt 0 ] || fail "no writes reached A, the first optimized path"
@@ -63,20 +65,22 @@ kill_a 1
 log "SIGKILLed A"
 t=$(first_write_on B "$wb" 60) || fail "no write reached B within 60 s of A's death"
 log "failover: first write on B $t s after A's death"
-sleep 3
+sleep 3	# a duration: fio runs on B alone for a while before A returns
 kill -0 "$FPID" 2>/dev/null || { cat "$T_WORK/fio-nbd.txt"; fail "fio stopped while A was dead"; }
 ana_start A
 t=$(first_write_on A 0 60) || fail "no write reached the restarted A within 60 s (no failback)"
 log "failback: the restarted A served its first write $t s after it was ready"
 wb=$(ana_writes B)
-sleep 3
+sleep 3	# a duration: what B still gets in 3 s after the failback (logged)
 wb2=$(ana_writes B); wa=$(ana_writes A)
 log "3 s after failback: B served $((wb2 - wb)) more writes, A $wa in total"
 fio_bg_end nbd
 
 # ---- 2. A's group inaccessible: the writes move to B; optimized again: back to A
+wa=$(ana_writes A)
 fio_bg_verify ana "$DEV"
-sleep 4
+# A's group changes under I/O: once this fio's writes reach A
+wait_for 60 ana_wrote A "$wa" || fail "fio's writes do not reach A before its group changes"
 wb=$(ana_writes B)
 t0=$SECONDS
 ana_cfg A inaccessible
@@ -84,6 +88,8 @@ kill -HUP "$PID_A"
 wait_for_line 30 "$T_WORK/A.log" 'ANA group 1 is inaccessible' "$PID_A" || fail "A did not apply the reload"
 t=$(first_write_on B "$wb" 60) || fail "no write reached B within 60 s of A turning inaccessible"
 log "A inaccessible: first write on B $((SECONDS - t0)) s after SIGHUP"
+# durations, not waits: 2 s for what was in flight on A when its group changed, then
+# a 4 s window in which A must receive nothing
 sleep 2
 wa=$(ana_writes A)
 sleep 4
@@ -107,16 +113,18 @@ grep -q '^path 1: .* [1-9][0-9]* I/Os' "$T_WORK/attach.log" || fail "path 1 show
 . "$RBLK_BUILD/fio-plugin/vm_fio_lib.sh" || exit 1
 FIO_FAIL_HOOK='bg_log A; bg_log B'
 FN="trtype=RDMA adrfam=IPv4 traddr=$VM_ADDR0,$VM_ADDR0 trsvcid=4420,4421 subnqn=${NQN//:/\\:} hostaddr=$VM_ADDR1 ns=1"
+wa=$(ana_writes A)
 rfio_verify plugin --filename="$FN" --rw=randwrite --bs=4k --iodepth=8 --size=32M --time_based \
 	--runtime=35 --verify_backlog=64 --reconnect_delay=1 --ctrl_loss_tmo=60 &
 RFPID=$!
-sleep 8
+# the kill comes under I/O: once the plugin's writes reach A
+wait_for 60 ana_wrote A "$wa" || fail "fio plugin: no write reached A within 60 s"
 wb=$(ana_writes B)
 kill_a 3
 log "fio plugin: SIGKILLed A"
 t=$(first_write_on B "$wb" 60) || fail "fio plugin: no write reached B within 60 s of A's death"
 log "fio plugin: first write on B $t s after A's death"
-sleep 3
+sleep 3	# a duration: the job runs on B alone for a while before A returns
 ana_start A
 t=$(first_write_on A 0 60) || fail "fio plugin: no write reached the restarted A within 60 s"
 log "fio plugin: the restarted A served its first write $t s after it was ready"
@@ -146,13 +154,15 @@ if [ -e /dev/ublk-control ]; then
 		{ bg_log attach-ublk; fail "attach --ublk printed no device"; }
 	UDEV=$(grep -o '"/dev/ublkb[0-9]*"' "$T_WORK/attach-ublk.log" | tr -d '"')
 	[ -b "$UDEV" ] || fail "$UDEV is not a block device"
+	wa=$(ana_writes A)
 	fio_bg_verify ublk "$UDEV"
-	sleep 5
+	# the kill comes under I/O: once this fio's writes reach A
+	wait_for 60 ana_wrote A "$wa" || fail "ublk: no write reached A within 60 s"
 	wb=$(ana_writes B)
 	kill_a 5
 	t=$(first_write_on B "$wb" 60) || fail "ublk: no write reached B within 60 s of A's death"
 	log "ublk ($UDEV): first write on B $t s after A's death"
-	sleep 3
+	sleep 3	# a duration: fio runs on B alone for a while before it ends
 	fio_bg_end ublk
 	"$RBLK" detach "$UDEV" || fail "rblk detach $UDEV failed"
 	bg_wait attach-ublk 60 || { bg_log attach-ublk; fail "attach --ublk did not exit 0 after detach"; }

@@ -78,8 +78,10 @@ done
 echo round-robin > "$SUBSYS/iopolicy" || fail "cannot set $SUBSYS/iopolicy to round-robin"
 
 # ---- 1. A dies; I/O continues through B; A comes back
+_both_wrote() { ana_wrote A 0 && ana_wrote B 0; }
 fio_bg_verify kill "$DEV"
-sleep 8
+# the kill comes under I/O on both paths: once both gateways have served writes
+wait_for 60 _both_wrote
 wa=$(ana_writes A); wb=$(ana_writes B)
 log "before the kill: A has served $wa writes, B $wb"
 [ "$wa" -gt 0 ] && [ "$wb" -gt 0 ] || fail "round-robin should send writes to both (A $wa, B $wb)"
@@ -90,9 +92,10 @@ log "SIGKILLed A (pid $PID_A)"
 wait_for 30 sh -c "[ \"\$(cat /sys/class/nvme/$CA/state)\" != live ]" ||
 	log "A's controller $CA still says live 30 s after the kill"
 wb=$(ana_writes B)
-sleep 6
+t2=$SECONDS
+wait_for 60 ana_wrote B "$wb"
 wb2=$(ana_writes B)
-log "with A dead, B served $((wb2 - wb)) writes in 6 s"
+log "with A dead, B served $((wb2 - wb)) writes in $((SECONDS - t2)) s"
 [ "$wb2" -gt "$wb" ] || fail "no writes reached B while A was dead"
 kill -0 "$FPID" 2>/dev/null || { cat "$T_WORK/fio-kill.txt"; fail "fio stopped while A was dead"; }
 mv "$T_WORK/A.log" "$T_WORK/A-killed.log"
@@ -102,21 +105,25 @@ log "A restarted (pid $PID_A) in $((SECONDS - t1)) s"
 wait_for 90 _is_live_opt "$PA" || fail "A's path did not come back: $(nvme_ctrl_state "$CA"), $(ana_of "$PA")"
 log "A's path $PA is live and $(ana_of "$PA") again, $((SECONDS - t1)) s after the restart" \
 	"($((SECONDS - t0)) s after the kill)"
-sleep 3
+wait_for 60 ana_wrote A 0
 wa=$(ana_writes A)
 log "the restarted A has served $wa writes"
 [ "$wa" -gt 0 ] || fail "no writes reached A after it came back"
 fio_bg_end kill
 
 # ---- 2. A's group 1 inaccessible: the host moves its I/O to B
+wa=$(ana_writes A)
 fio_bg_verify ana "$DEV"
-sleep 4
+# A's group changes under I/O: once this fio's writes reach A
+wait_for 60 ana_wrote A "$wa" || fail "fio's writes do not reach A before its group changes"
 t0=$SECONDS
 ana_cfg A inaccessible
 kill -HUP "$PID_A"
 wait_for_line 30 "$T_WORK/A.log" 'ANA group 1 is inaccessible' "$PID_A" || fail "A did not apply the reload"
 wait_for 60 _is_ana "$PA" inaccessible || fail "A's path is $(ana_of "$PA"), not inaccessible"
 log "A's path $PA is inaccessible $((SECONDS - t0)) s after SIGHUP"
+# durations, not waits: 1 s for the commands in flight on A when its group changed
+# (refused, retried through B), then a 6 s window in which A must receive nothing
 sleep 1
 wa=$(ana_writes A); wb=$(ana_writes B)
 sleep 6

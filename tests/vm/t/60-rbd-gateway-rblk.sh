@@ -60,7 +60,9 @@ sz=$(blockdev --getsize64 "$DEV") || fail "blockdev $DEV failed"
 log "attached $DEV ($sz bytes, the image's size) over two gateways"
 
 fio_bg_verify nbd "$DEV"
-sleep 6
+# the kill comes under I/O: once A, the head's first optimized path, has served writes
+# (B must have none by then)
+wait_for 60 ana_wrote A 0
 wa=$(ana_writes A); wb=$(ana_writes B)
 log "both paths optimized: A served $wa writes, B $wb (the head uses its first optimized path)"
 [ "$wa" -gt 0 ] || fail "no writes reached A, the first optimized path"
@@ -84,7 +86,7 @@ log "A restarted in $((SECONDS - t0)) s (librbd connects to the cluster again)"
 t=$(first_write_on A 0 60) || fail "no write reached the restarted A within 60 s (no failback)"
 log "failback: the restarted A served its first write $t s after it was ready"
 wb=$(ana_writes B)
-sleep 3
+sleep 3	# a duration: what B still gets in 3 s after the failback (logged)
 wb2=$(ana_writes B); wa=$(ana_writes A)
 log "3 s after failback: B served $((wb2 - wb)) more writes, A $wa since its restart"
 fio_bg_end nbd
@@ -107,17 +109,19 @@ grep -E '^path 1:' "$T_WORK/attach.log" | tail -1 | grep -qE ' [1-9][0-9]* I/Os'
 . "$RBLK_BUILD/fio-plugin/vm_fio_lib.sh" || exit 1
 FIO_FAIL_HOOK='bg_log A; bg_log B'
 FN="trtype=RDMA adrfam=IPv4 traddr=$VM_ADDR0,$VM_ADDR0 trsvcid=4420,4421 subnqn=${NQN//:/\\:} hostaddr=$VM_ADDR1 ns=1"
+wa=$(ana_writes A)
 rfio_verify plugin --filename="$FN" --rw=randwrite --bs=4k --iodepth=8 --size=32M --time_based \
 	--runtime=40 --verify_backlog=64 --reconnect_delay=1 --ctrl_loss_tmo=60 &
 RFPID=$!
-sleep 6
+# the kill comes under I/O: once the plugin's writes reach A
+wait_for 60 ana_wrote A "$wa" || fail "fio plugin: no write reached A within 60 s"
 wa=$(ana_writes A); wb=$(ana_writes B)
 log "fio plugin: before the kill, writes since each gateway started: A $wa, B $wb"
 kill_a 2
 log "fio plugin: SIGKILLed A"
 t=$(first_write_on B "$wb" 60) || fail "fio plugin: no write reached B within 60 s of A's death"
 log "fio plugin: first write on B $t s after A's death"
-sleep 2
+sleep 2	# a duration: the job runs on B alone for a while before A returns
 ana_start A
 t=$(first_write_on A 0 60) || fail "fio plugin: no write reached the restarted A within 60 s"
 log "fio plugin: the restarted A served its first write $t s after it was ready"
