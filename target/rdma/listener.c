@@ -421,7 +421,7 @@ static int start_threads(struct rblk_transport *t, struct rblk_pg_opts *po)
 		po->id = i;
 		ret = rblk_poll_group_create(po, t, &t->pgs[i]);
 		if (!ret)
-			ret = rblk_poll_group_start(t->pgs[i]);
+			ret = rblk_reactor_start(&t->pgs[i]->r);
 		if (ret) {
 			RBLK_ERR("cannot start poll group %u: %s", i, strerror(-ret));
 			destroy_groups(t);
@@ -496,7 +496,7 @@ void rblk_rdma_transport_stop(struct rblk_transport *t)
 		return;
 	}
 	for (unsigned i = 0; i < t->npg; i++)
-		if (rblk_poll_group_run_on(t->pgs[i], rblk_rdma_disconnect_all, t->pgs[i]))
+		if (rblk_reactor_run_on(&t->pgs[i]->r, rblk_rdma_disconnect_all, t->pgs[i]))
 			RBLK_ERR("poll group %u: cannot ask it to disconnect", i);
 	clock_gettime(CLOCK_MONOTONIC, &deadline);
 	deadline.tv_sec += STOP_DRAIN_TIMEOUT_S;

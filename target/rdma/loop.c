@@ -53,14 +53,14 @@ int rblk_rdma_loop_start(struct rblk_transport *t, struct rblk_pg_opts *po)
 	ret = rblk_poll_group_create(po, t, &pg);
 	if (ret)
 		goto out_free;
-	ret = rblk_poll_group_attach(pg);
+	ret = rblk_reactor_attach(&pg->r);
 	if (ret) {
 		RBLK_ERR("cannot set up the poll group on this thread: %s", strerror(-ret));
 		goto out_destroy;
 	}
-	ret = epoll_add(pg->epfd, rblk_cm_channel_fd(t->ch));
+	ret = epoll_add(pg->r.epfd, rblk_cm_channel_fd(t->ch));
 	if (!ret)
-		ret = epoll_add(pg->epfd, rblk_tgt_stop_fd(t->tgt));
+		ret = epoll_add(pg->r.epfd, rblk_tgt_stop_fd(t->tgt));
 	if (ret)
 		goto out_destroy;
 	t->pgs[0] = pg;
@@ -79,7 +79,7 @@ out_free:
 /* One iteration: CM events, then the poll group. The work done. */
 static unsigned loop_once(struct rblk_transport *t)
 {
-	return rblk_rdma_cm_drain(t) + rblk_poll_group_poll(t->pgs[0]);
+	return rblk_rdma_cm_drain(t) + rblk_reactor_poll(&t->pgs[0]->r);
 }
 
 void rblk_rdma_loop_stop(struct rblk_transport *t)
@@ -99,7 +99,7 @@ void rblk_rdma_loop_stop(struct rblk_transport *t)
 		if (!left || rblk_clock_ms() >= deadline)
 			break;
 		if (!loop_once(t))
-			epoll_wait(pg->epfd, ev, 8, 10);
+			epoll_wait(pg->r.epfd, ev, 8, 10);
 	}
 	if (left)
 		RBLK_WARN("RDMA transport: %u queues did not drain in %d s", left,
@@ -114,7 +114,7 @@ int rblk_rdma_transport_fd(struct rblk_transport *t)
 {
 	if (!t->embedded || !t->started)
 		return -EINVAL;
-	return t->pgs[0]->epfd;
+	return t->pgs[0]->r.epfd;
 }
 
 int rblk_rdma_transport_poll(struct rblk_transport *t, int *timeout_ms)
@@ -126,7 +126,7 @@ int rblk_rdma_transport_poll(struct rblk_transport *t, int *timeout_ms)
 	if (!pthread_equal(pthread_self(), t->loop_thread))
 		return -EPERM;
 	n = loop_once(t);
-	*timeout_ms = n ? 0 : rblk_poll_group_idle(t->pgs[0]);
+	*timeout_ms = n ? 0 : rblk_reactor_idle(&t->pgs[0]->r);
 	return (int)(n > INT32_MAX ? INT32_MAX : n);
 }
 
@@ -139,5 +139,5 @@ void rblk_rdma_transport_idle_wait(struct rblk_transport *t, unsigned us)
 		return;
 	}
 	if (!loop_once(t))
-		epoll_wait(t->pgs[0]->epfd, ev, 8, (int)((us + 999) / 1000));
+		epoll_wait(t->pgs[0]->r.epfd, ev, 8, (int)((us + 999) / 1000));
 }

@@ -1,24 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Poll groups (see poll_group.h): the reactor thread, its mailbox, its
- * per-device contexts (PD, shared send and receive CQs, registered pool that
- * the storage engines may register as fixed buffers), adaptive polling and
- * the timers.
+ * Poll groups (see poll_group.h): the RDMA engine's side of a reactor
+ * (target/reactor.c runs the thread, the mailbox, the completion lists, the
+ * storage engines, the spin and the sleep). Here: the per-device contexts
+ * (PD, shared send and receive CQs, registered pool that the storage engines
+ * may register as fixed buffers), and what the loop asks of RDMA.
  *
- * One iteration: reap CQs (32 WCs at a time) -> mailbox -> storage engine
- * completions (target/pg_engine.c) and the provider completions -> requests
- * waiting for resources -> one post per queue (receives, then the send
- * chain) and reaping of drained queues -> one storage submission per engine
- * -> ticks. Sleeping: arm every receive CQ that is not still armed, and the
- * send CQs only when something waits for a send-side completion
- * (send_awaited()), poll once more (a completion may have landed before
- * arming), switch the engines' eventfds on and poll them once more, then
- * epoll_wait on CQ channels, engine eventfds, completion eventfd and mailbox,
- * with the next timer deadline as timeout when queues exist (no timeout
- * otherwise, so an idle target without hosts never wakes up). On waking, only
- * the sources epoll reported are read: a sleep costs one system call per
- * source that fired, not one per source. The embedder's loop (rblk_poll_group_idle) does not see which fired
- * and resets every source before it sleeps.
+ * Per iteration (the reactor's ops): reap the CQs (32 WCs at a time, sends
+ * first), then after the other completions the requests waiting for
+ * resources and one post per queue (receives, then the send chain), reaping
+ * of drained queues, the shared receives; the queues' timers when due.
+ * Before a sleep: arm every receive CQ that is not still armed, and the send
+ * CQs only when something waits for a send-side completion
+ * (send_awaited()), then poll once more (a completion may have landed
+ * before arming).
  */
 #include <assert.h>
 #include <errno.h>
@@ -26,162 +21,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/eventfd.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "common/clock.h"
 #include "common/log.h"
 #include "target/rdma/poll_group.h"
 #include "target/rdma/rdma.h"
 
-struct run_on_msg {
-	struct rblk_pg_msg msg;
-	void (*fn)(void *arg);
-	void *arg;
-};
-
-/* Events per epoll_wait: CQ channels, mailbox, completions, storage engines. */
-#define PG_EPOLL_EVENTS (2 * RBLK_PG_MAX_DEVS + 2 + RBLK_TGT_MAX_ENGINES)
-
-/* The group this thread runs (its own thread, or the embedder's loop thread). */
-static __thread struct rblk_poll_group *pg_self;
-
-static void wake(struct rblk_poll_group *pg, int fd, const char *what)
+static struct rblk_poll_group *pg_of(struct rblk_reactor *r)
 {
-	uint64_t one = 1;
-
-	if (write(fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
-		RBLK_WARN("poll group %u: %s wakeup: %s", pg->opts.id, what, strerror(errno));
-}
-
-/* ------------------------------------------------------------------------ */
-/* Mailbox.                                                                  */
-
-void rblk_poll_group_post(struct rblk_poll_group *pg, struct rblk_pg_msg *msg)
-{
-	bool was_empty;
-
-	msg->next = NULL;
-	pthread_mutex_lock(&pg->mbox_lock);
-	was_empty = !pg->mbox_head;
-	*pg->mbox_tail = msg;
-	pg->mbox_tail = &msg->next;
-	pthread_mutex_unlock(&pg->mbox_lock);
-	atomic_store_explicit(&pg->mbox_pending, true, memory_order_release);
-	/* Only the first message needs to wake the thread; it takes them all. */
-	if (was_empty)
-		wake(pg, pg->mbox_fd, "mailbox");
-}
-
-static void run_on_fn(struct rblk_pg_msg *m)
-{
-	struct run_on_msg *r = rblk_container_of(m, struct run_on_msg, msg);
-
-	r->fn(r->arg);
-	free(r);
-}
-
-int rblk_poll_group_run_on(struct rblk_poll_group *pg, void (*fn)(void *arg), void *arg)
-{
-	/* Control path (AENs, keep-alive): allocation is fine here. */
-	struct run_on_msg *r = malloc(sizeof(*r));
-
-	if (!r)
-		return -ENOMEM;
-	r->msg.fn = run_on_fn;
-	r->fn = fn;
-	r->arg = arg;
-	rblk_poll_group_post(pg, &r->msg);
-	return 0;
-}
-
-static unsigned run_mailbox(struct rblk_poll_group *pg)
-{
-	struct rblk_pg_msg *m, *next;
-	unsigned n = 0;
-	uint64_t v;
-
-	atomic_store_explicit(&pg->mbox_pending, false, memory_order_relaxed);
-	if (read(pg->mbox_fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
-		RBLK_DEBUG("poll group %u: mailbox read: %s", pg->opts.id, strerror(errno));
-	pthread_mutex_lock(&pg->mbox_lock);
-	m = pg->mbox_head;
-	pg->mbox_head = NULL;
-	pg->mbox_tail = &pg->mbox_head;
-	pthread_mutex_unlock(&pg->mbox_lock);
-	for (; m; m = next, n++) {
-		next = m->next; /* fn may free or re-post m */
-		m->fn(m);
-	}
-	rblk_stat_inc(&pg->stats.msgs, n);
-	return n;
-}
-
-/* ------------------------------------------------------------------------ */
-/* Provider completions.                                                     */
-
-void rblk_poll_group_complete_io(struct rblk_poll_group *pg, struct rblk_req *req)
-{
-	struct rblk_req *old;
-
-	/* The group's own thread: in order, without a locked instruction. */
-	if (pg_self == pg) {
-		req->cpl_next = NULL;
-		*pg->cpl_local_tail = req;
-		pg->cpl_local_tail = &req->cpl_next;
-		return;
-	}
-	old = atomic_load_explicit(&pg->cpl_head, memory_order_relaxed);
-	do {
-		req->cpl_next = old;
-	} while (!atomic_compare_exchange_weak_explicit(&pg->cpl_head, &old, req,
-							memory_order_release,
-							memory_order_relaxed));
-	/*
-	 * The first completion wakes a sleeping group; later ones find the list
-	 * non-empty, which the group checks before it sleeps.
-	 */
-	if (!old)
-		wake(pg, pg->cpl_fd, "completion");
-}
-
-static unsigned run_local_completions(struct rblk_poll_group *pg)
-{
-	struct rblk_req *req = pg->cpl_local, *next;
-	unsigned n = 0;
-
-	/* Detach first: finishing one may complete another onto the list. */
-	pg->cpl_local = NULL;
-	pg->cpl_local_tail = &pg->cpl_local;
-	for (; req; req = next, n++) {
-		next = req->cpl_next;
-		rblk_req_io_done(req);
-	}
-	return n;
-}
-
-static unsigned run_completions(struct rblk_poll_group *pg)
-{
-	struct rblk_req *list, *fifo = NULL, *next;
-	unsigned n = 0;
-
-	if (pg->cpl_local)
-		n += run_local_completions(pg);
-	if (!atomic_load_explicit(&pg->cpl_head, memory_order_relaxed))
-		return n;
-	list = atomic_exchange_explicit(&pg->cpl_head, NULL, memory_order_acquire);
-	/* Pushed LIFO: reverse, so commands finish in the order their I/O did. */
-	for (; list; list = next) {
-		next = list->cpl_next;
-		list->cpl_next = fifo;
-		fifo = list;
-	}
-	for (; fifo; fifo = next, n++) {
-		next = fifo->cpl_next;
-		rblk_req_io_done(fifo);
-	}
-	return n;
+	return rblk_container_of(r, struct rblk_poll_group, r);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -222,7 +70,7 @@ static int pg_cq_create(struct rblk_poll_group *pg, struct rblk_device *device, 
 	memset(&ev, 0, sizeof(ev));
 	ev.events = EPOLLIN;
 	ev.data.ptr = c;
-	if (epoll_ctl(pg->epfd, EPOLL_CTL_ADD, rblk_cq_fd(c->cq), &ev) < 0)
+	if (epoll_ctl(pg->r.epfd, EPOLL_CTL_ADD, rblk_cq_fd(c->cq), &ev) < 0)
 		return -errno;
 	return 0;
 }
@@ -252,7 +100,7 @@ static void offer_pool(struct rblk_poll_group *pg, struct rblk_pg_dev *dev)
 		return;
 	ret = rblk_mr_pool_iovecs(dev->pool, iov, n);
 	if (ret >= 0)
-		ret = rblk_tgt_pg_storage_buffers(&pg->core, iov, n);
+		ret = rblk_tgt_pg_storage_buffers(&pg->r.core, iov, n);
 	free(iov);
 	if (ret < 0)
 		RBLK_WARN("poll group %u: cannot offer the buffer pool to the storage (%s): I/O "
@@ -378,16 +226,14 @@ void rblk_pg_dev_release_cq(struct rblk_pg_dev *dev, struct rblk_pg_cq *scq, uin
 	assert(dev->rcq.free <= (uint32_t)rblk_cq_size(dev->rcq.cq));
 }
 
+
 /* ------------------------------------------------------------------------ */
 /* Queues.                                                                   */
 
 void rblk_poll_group_add_queue(struct rblk_poll_group *pg, struct rblk_rdma_queue *q)
 {
-	uint64_t soon = rblk_clock_ms() + pg->opts.tick_ms;
-
 	/* A new queue has its Connect deadline ahead: tick at the short period. */
-	if (!pg->nqueues || pg->next_tick_ms > soon)
-		pg->next_tick_ms = soon;
+	rblk_reactor_timer_soon(&pg->r, rblk_clock_ms() + pg->opts.tick_ms);
 	TAILQ_INSERT_TAIL(&pg->queues, q, link);
 	pg->nqueues++;
 }
@@ -400,7 +246,7 @@ void rblk_poll_group_remove_queue(struct rblk_poll_group *pg, struct rblk_rdma_q
 }
 
 /* ------------------------------------------------------------------------ */
-/* The loop.                                                                 */
+/* What the loop asks of RDMA.                                               */
 
 /* A few batches of one CQ, then the rest of the loop runs. */
 static unsigned poll_cq(struct rblk_poll_group *pg, struct rblk_pg_cq *c)
@@ -442,7 +288,7 @@ static unsigned poll_cqs(struct rblk_poll_group *pg)
 		for (unsigned i = 0; i < pg->devs[d]->nscq; i++)
 			total += poll_cq(pg, &pg->devs[d]->scq[i]);
 		recvs = poll_cq(pg, &pg->devs[d]->rcq);
-		pg->awaited += recvs;
+		pg->r.awaited += recvs;
 		total += recvs;
 	}
 	if (total)
@@ -485,28 +331,19 @@ static uint64_t tick(struct rblk_poll_group *pg, uint64_t now)
 	return next > now ? next : now + 1;
 }
 
-unsigned rblk_poll_group_poll(struct rblk_poll_group *pg)
+
+static unsigned ops_poll(struct rblk_reactor *r)
 {
+	return poll_cqs(pg_of(r)); /* counts its receives in awaited */
+}
+
+/* Requests waiting for units, read depth or send slots; one post per queue. */
+static unsigned ops_flush(struct rblk_reactor *r)
+{
+	struct rblk_poll_group *pg = pg_of(r);
 	struct rblk_rdma_queue *q, *next;
-	unsigned n = 0, done = 0;
-	uint64_t now;
+	unsigned n = 0;
 
-	/* Nothing from the namespace tables is held uncounted between iterations. */
-	rblk_tgt_pg_quiescent(&pg->core);
-	rblk_stat_inc(&pg->stats.iterations, 1);
-	rblk_clock_cache_reset(&pg->clock);
-	rblk_clock_cache_reset(&pg->svc_clock);
-	rblk_tgt_pg_storage_awake(&pg->core);
-	pg->awaited = 0;
-	n += poll_cqs(pg); /* counts its receives in awaited */
-	if (atomic_load_explicit(&pg->mbox_pending, memory_order_acquire))
-		done += run_mailbox(pg);
-	done += rblk_tgt_pg_storage_poll(&pg->core);
-	done += run_completions(pg);
-	pg->awaited += done;
-	n += done;
-
-	/* Requests waiting for units, read depth or send slots. */
 	for (unsigned d = 0; d < pg->ndevs; d++) {
 		if (!TAILQ_EMPTY(&pg->devs[d]->pending_buf))
 			rblk_rdma_dev_kick(pg->devs[d]);
@@ -529,17 +366,17 @@ unsigned rblk_poll_group_poll(struct rblk_poll_group *pg)
 	for (unsigned d = 0; d < pg->ndevs; d++)
 		if (pg->devs[d]->srq)
 			rblk_rdma_srq_flush(pg->devs[d]->srq);
-
-	rblk_tgt_pg_storage_flush(&pg->core);
-
-	if (pg->nqueues) {
-		now = rblk_clock_ms();
-		if (now >= pg->next_tick_ms) {
-			pg->next_tick_ms = tick(pg, now);
-			rblk_stat_inc(&pg->stats.ticks, 1);
-		}
-	}
 	return n;
+}
+
+static bool ops_has_timers(struct rblk_reactor *r)
+{
+	return pg_of(r)->nqueues != 0;
+}
+
+static uint64_t ops_tick(struct rblk_reactor *r, uint64_t now_ms)
+{
+	return tick(pg_of(r), now_ms);
 }
 
 /*
@@ -562,26 +399,16 @@ static bool send_awaited(struct rblk_poll_group *pg)
 	return false;
 }
 
+
 /*
- * Completions the group waits for: local storage I/O, and RDMA READs pulling a
- * write's data (the response SENDs' completions only free slots: nobody
- * waits for them).
+ * RDMA READs pulling a write's data: the group spins for them (the response
+ * SENDs' completions only free slots: nobody waits for them).
  */
-static bool work_due(struct rblk_poll_group *pg)
+static bool ops_work_due(struct rblk_reactor *r)
 {
 	struct rblk_rdma_queue *q;
-	unsigned local;
 
-	/*
-	 * Only local storage I/O: a remote engine's answers (rbd: a network
-	 * round trip to the OSDs, milliseconds) come long after any spin, and a
-	 * gateway spinning for them takes the CPU the cluster's client threads
-	 * in this process need; their eventfd wakes the group.
-	 */
-	rblk_tgt_pg_storage_inflight(&pg->core, &local);
-	if (local)
-		return true;
-	TAILQ_FOREACH(q, &pg->queues, link)
+	TAILQ_FOREACH(q, &pg_of(r)->queues, link)
 		if (q->reads_avail < q->plan.initiator_depth)
 			return true;
 	return false;
@@ -615,43 +442,14 @@ static void arm_cqs(struct rblk_poll_group *pg)
 	}
 }
 
-static void read_eventfd(struct rblk_poll_group *pg, int fd, const char *what)
-{
-	uint64_t v;
 
-	if (read(fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
-		RBLK_DEBUG("poll group %u: %s eventfd: %s", pg->opts.id, what, strerror(errno));
-}
-
-/*
- * Arms every wakeup source; true if work showed up meanwhile. reset: read
- * the eventfds first (the embedder's loop, which does not learn which source
- * fired); else they are read when epoll reports them.
- */
-static bool prepare_sleep(struct rblk_poll_group *pg, bool reset)
+static bool ops_arm(struct rblk_reactor *r)
 {
+	struct rblk_poll_group *pg = pg_of(r);
+
 	arm_cqs(pg);
 	/* A completion may have landed before the CQ was armed. */
-	if (poll_cqs(pg))
-		return true;
-	if (rblk_tgt_pg_storage_sleep(&pg->core, reset))
-		return true;
-	/* Reset before looking: a completion pushed after the look writes it again. */
-	if (reset)
-		read_eventfd(pg, pg->cpl_fd, "completion");
-	if (pg->cpl_local || atomic_load_explicit(&pg->cpl_head, memory_order_acquire))
-		return true;
-	return atomic_load_explicit(&pg->mbox_pending, memory_order_acquire);
-}
-
-static int next_timeout(struct rblk_poll_group *pg)
-{
-	uint64_t now;
-
-	if (!pg->nqueues)
-		return -1;
-	now = rblk_clock_ms();
-	return pg->next_tick_ms > now ? (int)(pg->next_tick_ms - now) : 0;
+	return poll_cqs(pg) != 0;
 }
 
 /* Takes a CQ's event (one per arming); the CQ is disarmed until re-armed. */
@@ -672,137 +470,58 @@ static void take_cq_event(struct rblk_pg_cq *c)
 		c->armed = false;
 }
 
-int rblk_poll_group_idle(struct rblk_poll_group *pg)
+
+static void ops_event(struct rblk_reactor *r, void *tag)
 {
+	(void)r;
+	take_cq_event(tag);
+}
+
+static void ops_take_events(struct rblk_reactor *r)
+{
+	struct rblk_poll_group *pg = pg_of(r);
+
 	for (unsigned d = 0; d < pg->ndevs; d++) {
 		consume_cq_event(&pg->devs[d]->rcq);
 		for (unsigned i = 0; i < pg->devs[d]->nscq; i++)
 			consume_cq_event(&pg->devs[d]->scq[i]);
 	}
-	if (pg->opts.mode == RBLK_POLL_BUSY || prepare_sleep(pg, true))
-		return 0;
-	rblk_stat_inc(&pg->stats.sleeps, 1);
-	/* The embedder waits now: no grace period waits for it meanwhile. */
-	rblk_tgt_pg_offline(&pg->core);
-	return next_timeout(pg);
 }
 
-/* The group's own thread: sleep, then read what epoll says fired, nothing else. */
-static void sleep_wait(struct rblk_poll_group *pg)
+static bool ops_busy(struct rblk_reactor *r)
 {
-	struct epoll_event ev[PG_EPOLL_EVENTS];
-	int n;
-
-	rblk_stat_inc(&pg->stats.sleeps, 1);
-	rblk_tgt_pg_offline(&pg->core);
-	n = epoll_wait(pg->epfd, ev, PG_EPOLL_EVENTS, next_timeout(pg));
-	if (n < 0 && errno != EINTR)
-		RBLK_ERR("poll group %u: epoll_wait: %s", pg->opts.id, strerror(errno));
-	for (int i = 0; i < n; i++) {
-		void *src = ev[i].data.ptr;
-
-		if (src == &pg->mbox_fd)
-			continue; /* read by run_mailbox, which mbox_pending triggers */
-		if (src == &pg->cpl_fd)
-			read_eventfd(pg, pg->cpl_fd, "completion");
-		else if (rblk_tgt_pg_storage_event(&pg->core, src))
-			continue; /* a storage engine's: read */
-		else if (src)
-			take_cq_event(src);
-	}
+	return pg_of(r)->nqueues != 0;
 }
 
-static void loop(struct rblk_poll_group *pg)
+static void ops_teardown(struct rblk_reactor *r)
 {
-	enum rblk_poll_mode mode = pg->opts.mode;
-	struct rblk_spin spin = { 0 };
+	struct rblk_poll_group *pg = pg_of(r);
 
-	while (!atomic_load_explicit(&pg->stop, memory_order_acquire)) {
-		if (rblk_poll_group_poll(pg)) {
-			rblk_spin_work(&spin, pg->awaited > 0);
-			continue;
-		}
-		if (mode == RBLK_POLL_BUSY)
-			continue;
-		if (mode == RBLK_POLL_ADAPTIVE &&
-		    rblk_spin_empty(&spin, work_due(pg), &pg->clock) == RBLK_SPIN_POLL)
-			continue;
-		if (prepare_sleep(pg, false)) {
-			rblk_spin_work(&spin, false);
-			continue;
-		}
-		sleep_wait(pg);
-		rblk_spin_slept(&spin);
-	}
-}
-
-static int thread_setup(struct rblk_poll_group *pg)
-{
-	struct epoll_event ev;
-
-	pg->epfd = epoll_create1(EPOLL_CLOEXEC);
-	if (pg->epfd < 0)
-		return -errno;
-	/* Each source tagged with its fd's address (a CQ channel: its device). */
-	memset(&ev, 0, sizeof(ev));
-	ev.events = EPOLLIN;
-	ev.data.ptr = &pg->mbox_fd;
-	if (epoll_ctl(pg->epfd, EPOLL_CTL_ADD, pg->mbox_fd, &ev) < 0)
-		return -errno;
-	ev.data.ptr = &pg->cpl_fd;
-	if (epoll_ctl(pg->epfd, EPOLL_CTL_ADD, pg->cpl_fd, &ev) < 0)
-		return -errno;
-	pg_self = pg;
-	/* Storage engines attach on this thread at first use, their fds on this set. */
-	pg->core.epfd = pg->epfd;
-	return 0;
-}
-
-static void thread_teardown(struct rblk_poll_group *pg)
-{
-	/* Messages posted before the stop still run exactly once. */
-	while (pg->mbox_head)
-		run_mailbox(pg);
-	if (pg->nqueues) {
-		RBLK_WARN("poll group %u: %u queues still open at stop; leaving them",
-			  pg->opts.id, pg->nqueues);
-		return;
-	}
-	/* The storage first: it holds the pool as fixed buffers. */
-	rblk_tgt_pg_storage_detach(&pg->core);
+	RBLK_INFO("poll group %u: %llu iterations, %llu sleeps, %llu completions, %llu messages, "
+		  "%llu buffer waits (%llu timed out)",
+		  pg->opts.id, (unsigned long long)rblk_stat_get(&r->stats.iterations),
+		  (unsigned long long)rblk_stat_get(&r->stats.sleeps),
+		  (unsigned long long)rblk_stat_get(&pg->stats.wcs),
+		  (unsigned long long)rblk_stat_get(&r->stats.msgs),
+		  (unsigned long long)rblk_stat_get(&pg->stats.buf_waits),
+		  (unsigned long long)rblk_stat_get(&pg->stats.buf_timeouts));
 	for (unsigned d = 0; d < pg->ndevs; d++)
 		dev_destroy(pg->devs[d]);
 	pg->ndevs = 0;
 }
 
-static void *pg_thread(void *arg)
-{
-	struct rblk_poll_group *pg = arg;
-	char name[16];
-
-	snprintf(name, sizeof(name), "rblk-pg%u", pg->opts.id);
-	pthread_setname_np(pthread_self(), name);
-	pg->start_ret = thread_setup(pg);
-	sem_post(&pg->ready);
-	if (pg->start_ret)
-		return NULL;
-	RBLK_DEBUG("poll group %u: running (%s polling)", pg->opts.id,
-		   pg->opts.mode == RBLK_POLL_BUSY	 ? "busy"
-		   : pg->opts.mode == RBLK_POLL_EVENT ? "event"
-						      : "adaptive");
-	loop(pg);
-	rblk_tgt_pg_offline(&pg->core);
-	RBLK_INFO("poll group %u: %llu iterations, %llu sleeps, %llu completions, %llu messages, "
-		  "%llu buffer waits (%llu timed out)",
-		  pg->opts.id, (unsigned long long)atomic_load(&pg->stats.iterations),
-		  (unsigned long long)atomic_load(&pg->stats.sleeps),
-		  (unsigned long long)atomic_load(&pg->stats.wcs),
-		  (unsigned long long)atomic_load(&pg->stats.msgs),
-		  (unsigned long long)atomic_load(&pg->stats.buf_waits),
-		  (unsigned long long)atomic_load(&pg->stats.buf_timeouts));
-	thread_teardown(pg);
-	return NULL;
-}
+static const struct rblk_reactor_ops pg_reactor_ops = {
+	.poll = ops_poll,
+	.flush = ops_flush,
+	.has_timers = ops_has_timers,
+	.tick = ops_tick,
+	.work_due = ops_work_due,
+	.arm = ops_arm,
+	.event = ops_event,
+	.take_events = ops_take_events,
+	.busy = ops_busy,
+	.teardown = ops_teardown,
+};
 
 /* ------------------------------------------------------------------------ */
 /* Life cycle.                                                               */
@@ -819,133 +538,20 @@ int rblk_poll_group_create(const struct rblk_pg_opts *opts, struct rblk_transpor
 	if (!pg->opts.tick_ms)
 		pg->opts.tick_ms = 100;
 	pg->t = t;
-	pg->epfd = -1;
-	pg->core.epfd = -1;
-	pg->mbox_tail = &pg->mbox_head;
-	pg->cpl_local_tail = &pg->cpl_local;
-	pg->svc_clock.coarse = true;
 	TAILQ_INIT(&pg->queues);
-	pg->cpl_fd = -1;
-	pg->mbox_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (pg->mbox_fd < 0) {
-		ret = -errno;
-		goto out_free;
+	ret = rblk_reactor_init(&pg->r, &pg_reactor_ops, opts->id, opts->mode, opts->tgt);
+	if (ret) {
+		free(pg);
+		return ret;
 	}
-	pg->cpl_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (pg->cpl_fd < 0) {
-		ret = -errno;
-		goto out_close_mbox;
-	}
-	ret = -pthread_mutex_init(&pg->mbox_lock, NULL);
-	if (ret)
-		goto out_close_cpl;
-	pg->core.id = opts->id;
-	atomic_init(&pg->core.qs, 1);
-	if (opts->tgt) {
-		ret = rblk_tgt_pg_register(opts->tgt, &pg->core, opts->id);
-		if (ret)
-			goto out_mutex;
-		pg->core_registered = true;
-	}
-	sem_init(&pg->ready, 0, 0);
 	*out = pg;
 	return 0;
-
-out_mutex:
-	pthread_mutex_destroy(&pg->mbox_lock);
-out_close_cpl:
-	close(pg->cpl_fd);
-out_close_mbox:
-	close(pg->mbox_fd);
-out_free:
-	free(pg);
-	return ret;
-}
-
-int rblk_poll_group_attach(struct rblk_poll_group *pg)
-{
-	int ret;
-
-	if (pg->running || pg->inline_loop)
-		return -EBUSY;
-	ret = thread_setup(pg);
-	if (ret) {
-		if (pg->epfd >= 0)
-			close(pg->epfd);
-		pg->epfd = -1;
-		pg_self = NULL;
-		return ret;
-	}
-	pg->inline_loop = true;
-	return 0;
-}
-
-void rblk_poll_group_detach(struct rblk_poll_group *pg)
-{
-	if (!pg || !pg->inline_loop)
-		return;
-	rblk_tgt_pg_offline(&pg->core);
-	thread_teardown(pg);
-	pg->inline_loop = false;
-	if (pg_self == pg)
-		pg_self = NULL;
-	if (pg->epfd >= 0)
-		close(pg->epfd);
-	pg->epfd = -1;
-	pg->core.epfd = -1;
-}
-
-int rblk_poll_group_start(struct rblk_poll_group *pg)
-{
-	int ret;
-
-	if (pg->running)
-		return 0;
-	atomic_store(&pg->stop, false);
-	ret = -pthread_create(&pg->thread, NULL, pg_thread, pg);
-	if (ret)
-		return ret;
-	while (sem_wait(&pg->ready) && errno == EINTR)
-		;
-	if (pg->start_ret) {
-		pthread_join(pg->thread, NULL);
-		if (pg->epfd >= 0)
-			close(pg->epfd);
-		pg->epfd = -1;
-		return pg->start_ret;
-	}
-	pg->running = true;
-	return 0;
-}
-
-void rblk_poll_group_stop(struct rblk_poll_group *pg)
-{
-	uint64_t one = 1;
-
-	if (!pg || !pg->running)
-		return;
-	atomic_store_explicit(&pg->stop, true, memory_order_release);
-	if (write(pg->mbox_fd, &one, sizeof(one)) < 0)
-		RBLK_DEBUG("poll group %u: stop wakeup: %s", pg->opts.id, strerror(errno));
-	pthread_join(pg->thread, NULL);
-	pg->running = false;
-	if (pg->epfd >= 0)
-		close(pg->epfd);
-	pg->epfd = -1;
-	pg->core.epfd = -1;
 }
 
 void rblk_poll_group_destroy(struct rblk_poll_group *pg)
 {
 	if (!pg)
 		return;
-	rblk_poll_group_stop(pg);
-	rblk_poll_group_detach(pg);
-	if (pg->core_registered)
-		rblk_tgt_pg_unregister(pg->opts.tgt, &pg->core);
-	sem_destroy(&pg->ready);
-	pthread_mutex_destroy(&pg->mbox_lock);
-	close(pg->mbox_fd);
-	close(pg->cpl_fd);
+	rblk_reactor_fini(&pg->r);
 	free(pg);
 }

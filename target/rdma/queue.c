@@ -250,8 +250,8 @@ static int setup(struct rblk_rdma_queue *q)
 	q->reads_avail = q->plan.initiator_depth;
 
 	rblk_sq_init(&q->sq, q->t->tgt, &rblk_rdma_transport_ops, q->plan.qid, q->depth);
-	q->sq.clock = &pg->svc_clock;
-	q->sq.pg = &pg->core;
+	q->sq.clock = &pg->r.svc_clock;
+	q->sq.pg = &pg->r.core;
 	q->sq.listener = q->listener;
 	rblk_addr_host_str(rblk_cm_id_local_addr(q->cm_id), local, sizeof(local));
 	local[sizeof(q->sq.local_traddr) - 1] = '\0'; /* a scope suffix may not fit */
@@ -281,7 +281,7 @@ static void close_queue(struct rblk_rdma_queue *q, bool added)
 	q_put(q);
 }
 
-static void on_create(struct rblk_pg_msg *m)
+static void on_create(struct rblk_reactor_msg *m)
 {
 	struct rblk_rdma_queue *q = rblk_container_of(m, struct rblk_rdma_queue, msg_create);
 	struct nvme_rdma_cm_rep rep;
@@ -329,7 +329,7 @@ reject:
 	q_put(q);
 }
 
-static void on_established(struct rblk_pg_msg *m)
+static void on_established(struct rblk_reactor_msg *m)
 {
 	struct rblk_rdma_queue *q = rblk_container_of(m, struct rblk_rdma_queue, msg_established);
 
@@ -380,7 +380,7 @@ void rblk_rdma_queue_disconnect_local(struct rblk_rdma_queue *q)
 	start_drain(q, "target stopping");
 }
 
-static void on_disconnect(struct rblk_pg_msg *m)
+static void on_disconnect(struct rblk_reactor_msg *m)
 {
 	struct rblk_rdma_queue *q = rblk_container_of(m, struct rblk_rdma_queue, msg_disconnect);
 
@@ -398,7 +398,7 @@ void rblk_rdma_queue_request_disconnect(struct rblk_rdma_queue *q, int reason)
 		return;
 	q->disconnect_reason = reason;
 	q_get(q);
-	rblk_poll_group_post(q->pg, &q->msg_disconnect);
+	rblk_reactor_post(&q->pg->r, &q->msg_disconnect);
 }
 
 bool rblk_rdma_queue_reap(struct rblk_rdma_queue *q)
@@ -460,11 +460,11 @@ void rblk_rdma_queue_post_event(struct rblk_rdma_queue *q, enum rblk_cm_event_ty
 	switch (type) {
 	case RBLK_CM_EVENT_CONNECT_REQUEST:
 		q_get(q);
-		rblk_poll_group_post(q->pg, &q->msg_create);
+		rblk_reactor_post(&q->pg->r, &q->msg_create);
 		break;
 	case RBLK_CM_EVENT_ESTABLISHED:
 		q_get(q);
-		rblk_poll_group_post(q->pg, &q->msg_established);
+		rblk_reactor_post(&q->pg->r, &q->msg_established);
 		break;
 	case RBLK_CM_EVENT_DISCONNECTED:
 	case RBLK_CM_EVENT_TIMEWAIT_EXIT:
@@ -490,12 +490,12 @@ static void op_disconnect(struct rblk_sq *sq)
 
 static int op_run_on(struct rblk_sq *sq, void (*fn)(void *arg), void *arg)
 {
-	return rblk_poll_group_run_on(rblk_rdma_queue_of(sq)->pg, fn, arg);
+	return rblk_reactor_run_on(&rblk_rdma_queue_of(sq)->pg->r, fn, arg);
 }
 
 static void op_complete_io(struct rblk_req *req)
 {
-	rblk_poll_group_complete_io(rblk_rdma_queue_of(req->sq)->pg, req);
+	rblk_reactor_complete_io(&rblk_rdma_queue_of(req->sq)->pg->r, req);
 }
 
 static void op_connected(struct rblk_sq *sq)

@@ -414,9 +414,9 @@ struct rblk_rdma_queue {
 	/* Cross-thread: messages queued for this queue hold a reference each. */
 	_Atomic int refs;
 	atomic_bool disconnect_queued;
-	struct rblk_pg_msg msg_create;
-	struct rblk_pg_msg msg_established;
-	struct rblk_pg_msg msg_disconnect;
+	struct rblk_reactor_msg msg_create;
+	struct rblk_reactor_msg msg_established;
+	struct rblk_reactor_msg msg_disconnect;
 	int disconnect_reason;            /* enum rblk_cm_event_type, or -1: local */
 
 	/* Stall detector (ticks): completions seen, and since when none came. */

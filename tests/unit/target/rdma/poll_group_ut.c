@@ -60,7 +60,7 @@ static struct rblk_poll_group *start(enum rblk_poll_mode mode)
 	o.num_units = 4;
 	o.tick_ms = 100;
 	CU_ASSERT_EQUAL_FATAL(rblk_poll_group_create(&o, NULL, &pg), 0);
-	ret = rblk_poll_group_start(pg);
+	ret = rblk_reactor_start(&pg->r);
 	CU_ASSERT_EQUAL_FATAL(ret, 0);
 	return pg;
 }
@@ -83,7 +83,7 @@ static void test_run_on_runs_on_the_group_thread_in_order(void)
 		p[i].seq = i + 1;
 	}
 	for (int i = 0; i < 8; i++)
-		CU_ASSERT_EQUAL(rblk_poll_group_run_on(pg, probe_fn, &p[i]), 0);
+		CU_ASSERT_EQUAL(rblk_reactor_run_on(&pg->r, probe_fn, &p[i]), 0);
 	for (int i = 0; i < 8; i++) {
 		CU_ASSERT_TRUE(reaches(&p[i].runs, 1));
 		CU_ASSERT_EQUAL(atomic_load(&p[i].runs), 1);
@@ -127,9 +127,9 @@ static void test_messages_before_stop_still_run_once(void)
 	for (int i = 0; i < 100; i++) {
 		args[i].shared = &shared;
 		args[i].seq = i + 1;
-		CU_ASSERT_EQUAL(rblk_poll_group_run_on(pg, seq_fn, &args[i]), 0);
+		CU_ASSERT_EQUAL(rblk_reactor_run_on(&pg->r, seq_fn, &args[i]), 0);
 	}
-	rblk_poll_group_stop(pg);
+	rblk_reactor_stop(&pg->r);
 	CU_ASSERT_EQUAL(atomic_load(&shared.runs), 100);
 	CU_ASSERT_EQUAL(atomic_load(&shared.order_ok), 100);
 	rblk_poll_group_destroy(pg);
@@ -143,12 +143,12 @@ static void test_messages_before_stop_still_run_once(void)
  */
 static bool stays_asleep(struct rblk_poll_group *pg)
 {
-	uint64_t iterations = atomic_load(&pg->stats.iterations);
-	uint64_t sleeps = atomic_load(&pg->stats.sleeps);
+	uint64_t iterations = atomic_load(&pg->r.stats.iterations);
+	uint64_t sleeps = atomic_load(&pg->r.stats.sleeps);
 
 	sleep_ms(20);
-	return atomic_load(&pg->stats.iterations) == iterations &&
-	       atomic_load(&pg->stats.sleeps) == sleeps;
+	return atomic_load(&pg->r.stats.iterations) == iterations &&
+	       atomic_load(&pg->r.stats.sleeps) == sleeps;
 }
 
 static void idle_sleeps(enum rblk_poll_mode mode)
@@ -158,28 +158,28 @@ static void idle_sleeps(enum rblk_poll_mode mode)
 	struct probe p;
 
 	/* No queues, nothing in flight: it goes to sleep, and stays asleep. */
-	CU_ASSERT_TRUE_FATAL(reaches(&pg->stats.sleeps, 1));
+	CU_ASSERT_TRUE_FATAL(reaches(&pg->r.stats.sleeps, 1));
 	CU_ASSERT_TRUE(stays_asleep(pg));
-	CU_ASSERT_EQUAL(atomic_load(&pg->stats.msgs), 0);
+	CU_ASSERT_EQUAL(atomic_load(&pg->r.stats.msgs), 0);
 	/* A message wakes it: the message runs, and the group sleeps again, once. */
 	memset(&p, 0, sizeof(p));
 	p.seq = 1;
-	sleeps = atomic_load(&pg->stats.sleeps);
-	iterations = atomic_load(&pg->stats.iterations);
-	CU_ASSERT_EQUAL(rblk_poll_group_run_on(pg, probe_fn, &p), 0);
-	CU_ASSERT_TRUE(reaches(&pg->stats.msgs, 1));
+	sleeps = atomic_load(&pg->r.stats.sleeps);
+	iterations = atomic_load(&pg->r.stats.iterations);
+	CU_ASSERT_EQUAL(rblk_reactor_run_on(&pg->r, probe_fn, &p), 0);
+	CU_ASSERT_TRUE(reaches(&pg->r.stats.msgs, 1));
 	CU_ASSERT_EQUAL(atomic_load(&p.runs), 1);
-	CU_ASSERT_TRUE(reaches(&pg->stats.sleeps, sleeps + 1));
+	CU_ASSERT_TRUE(reaches(&pg->r.stats.sleeps, sleeps + 1));
 	CU_ASSERT_TRUE(stays_asleep(pg));
-	CU_ASSERT_EQUAL(atomic_load(&pg->stats.sleeps), sleeps + 1);
-	CU_ASSERT_EQUAL(atomic_load(&pg->stats.msgs), 1);
+	CU_ASSERT_EQUAL(atomic_load(&pg->r.stats.sleeps), sleeps + 1);
+	CU_ASSERT_EQUAL(atomic_load(&pg->r.stats.msgs), 1);
 	/*
 	 * Event mode polls no more than the message needs: the iteration that
 	 * runs it and the empty one that sends the group back to sleep. (The
 	 * adaptive mode spins a while first, for as long as its clock says.)
 	 */
 	if (mode == RBLK_POLL_EVENT)
-		CU_ASSERT_EQUAL(atomic_load(&pg->stats.iterations), iterations + 2);
+		CU_ASSERT_EQUAL(atomic_load(&pg->r.stats.iterations), iterations + 2);
 	rblk_poll_group_destroy(pg);
 }
 
@@ -199,14 +199,14 @@ static void test_busy_never_sleeps(void)
 	struct probe p;
 
 	/* Thousands of empty iterations, and not one sleep among them. */
-	CU_ASSERT_TRUE(reaches(&pg->stats.iterations, 10000));
-	CU_ASSERT_EQUAL(atomic_load(&pg->stats.sleeps), 0);
+	CU_ASSERT_TRUE(reaches(&pg->r.stats.iterations, 10000));
+	CU_ASSERT_EQUAL(atomic_load(&pg->r.stats.sleeps), 0);
 	memset(&p, 0, sizeof(p));
 	p.seq = 1;
-	CU_ASSERT_EQUAL(rblk_poll_group_run_on(pg, probe_fn, &p), 0);
-	CU_ASSERT_TRUE(reaches(&pg->stats.msgs, 1));
+	CU_ASSERT_EQUAL(rblk_reactor_run_on(&pg->r, probe_fn, &p), 0);
+	CU_ASSERT_TRUE(reaches(&pg->r.stats.msgs, 1));
 	CU_ASSERT_EQUAL(atomic_load(&p.runs), 1);
-	CU_ASSERT_EQUAL(atomic_load(&pg->stats.sleeps), 0);
+	CU_ASSERT_EQUAL(atomic_load(&pg->r.stats.sleeps), 0);
 	rblk_poll_group_destroy(pg);
 }
 
