@@ -1,11 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Admission control for RDMA connections (see target/rdma/admit.h): the
- * counts live in the transport under t->qlock, which already guards the
- * number of queue objects; pending queues are on a list there so a
- * CONNECT_REQUEST can count those from its own address (the list holds at
- * most max_pending_queues entries, and CONNECT_REQUESTs are rare).
+ * verdicts, and the table of counts they are made on, which lives in the
+ * transport under t->qlock (it already guards the number of queue objects).
  */
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <netinet/in.h>
@@ -63,36 +62,113 @@ static bool same_key(const struct rblk_rdma_admit_key *a, const struct rblk_rdma
 	return a->family == b->family && !memcmp(a->addr, b->addr, sizeof(a->addr));
 }
 
+/* ------------------------------------------------------------------------ */
+/* The table (no locks, no queues: the unit tests step it).                 */
+
+const char *rblk_rdma_admit_state_str(enum rblk_rdma_admit_state s)
+{
+	switch (s) {
+	case RBLK_ADMIT_Q_NONE:
+		return "none";
+	case RBLK_ADMIT_Q_PENDING:
+		return "pending";
+	case RBLK_ADMIT_Q_CONNECTED:
+		return "connected";
+	case RBLK_ADMIT_Q_RELEASED:
+		return "released";
+	}
+	return "?";
+}
+
+void rblk_rdma_admit_table_init(struct rblk_rdma_admit_table *tb)
+{
+	memset(tb, 0, sizeof(*tb));
+	TAILQ_INIT(&tb->waiting);
+}
+
+enum rblk_rdma_admit_verdict rblk_rdma_admit_table_check(struct rblk_rdma_admit_table *tb,
+							 const struct rblk_target_opts *o,
+							 const struct rblk_rdma_admit_key *key,
+							 struct rblk_rdma_admit_view *v)
+{
+	enum rblk_rdma_admit_verdict verdict;
+	struct rblk_rdma_admit_entry *e;
+
+	memset(v, 0, sizeof(*v));
+	v->queues = tb->queues;
+	v->pending = tb->pending;
+	TAILQ_FOREACH(e, &tb->waiting, link)
+		v->pending_from_addr += same_key(&e->key, key);
+	verdict = rblk_rdma_admit_decide(o, v);
+	if (verdict != RBLK_ADMIT_OK)
+		tb->verdicts[verdict]++;
+	return verdict;
+}
+
+void rblk_rdma_admit_table_add(struct rblk_rdma_admit_table *tb, struct rblk_rdma_admit_entry *e,
+			       const struct rblk_rdma_admit_key *key, uint64_t now_ms)
+{
+	assert(e->state == RBLK_ADMIT_Q_NONE);
+	e->key = *key;
+	e->accepted_ms = now_ms;
+	e->state = RBLK_ADMIT_Q_PENDING;
+	TAILQ_INSERT_TAIL(&tb->waiting, e, link);
+	tb->queues++;
+	tb->pending++;
+}
+
+void rblk_rdma_admit_table_connected(struct rblk_rdma_admit_table *tb,
+				     struct rblk_rdma_admit_entry *e)
+{
+	if (e->state != RBLK_ADMIT_Q_PENDING)
+		return;
+	TAILQ_REMOVE(&tb->waiting, e, link);
+	assert(tb->pending);
+	tb->pending--;
+	e->state = RBLK_ADMIT_Q_CONNECTED;
+}
+
+void rblk_rdma_admit_table_release(struct rblk_rdma_admit_table *tb,
+				   struct rblk_rdma_admit_entry *e)
+{
+	assert(e->state != RBLK_ADMIT_Q_NONE && e->state != RBLK_ADMIT_Q_RELEASED);
+	rblk_rdma_admit_table_connected(tb, e);
+	assert(tb->queues);
+	tb->queues--;
+	e->state = RBLK_ADMIT_Q_RELEASED;
+}
+
+bool rblk_rdma_admit_table_should_log(struct rblk_rdma_admit_table *tb,
+				      enum rblk_rdma_admit_verdict verdict, uint64_t now_ms,
+				      uint64_t *quiet)
+{
+	if (now_ms - tb->logged_ms[verdict] < 1000) {
+		tb->quiet[verdict]++;
+		return false;
+	}
+	*quiet = tb->quiet[verdict];
+	tb->quiet[verdict] = 0;
+	tb->logged_ms[verdict] = now_ms;
+	return true;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The transport's side: the table under t->qlock.                          */
+
 int rblk_rdma_admit(struct rblk_transport *t, const struct sockaddr *peer, const char *peer_str)
 {
 	const struct rblk_target_opts *o = rblk_tgt_opts(t->tgt);
-	struct rblk_rdma_admit_view v = { 0 };
+	struct rblk_rdma_admit_view v;
 	struct rblk_rdma_admit_key key;
 	enum rblk_rdma_admit_verdict verdict;
-	struct rblk_rdma_queue *q;
-	uint64_t now, quiet = 0;
+	uint64_t quiet = 0;
 	bool say = false;
 
 	rblk_rdma_admit_key_of(peer, &key);
 	pthread_mutex_lock(&t->qlock);
-	v.queues = t->nr_queues;
-	v.pending = t->nr_pending;
-	TAILQ_FOREACH(q, &t->pending, pending_link)
-		v.pending_from_addr += same_key(&q->peer_key, &key);
-	verdict = rblk_rdma_admit_decide(o, &v);
-	if (verdict != RBLK_ADMIT_OK) {
-		/* A flood must not become a flood of log lines: one a second per bound. */
-		now = rblk_clock_ms();
-		t->admit_refused[verdict]++;
-		if (now - t->admit_logged_ms[verdict] >= 1000) {
-			say = true;
-			quiet = t->admit_quiet[verdict];
-			t->admit_quiet[verdict] = 0;
-			t->admit_logged_ms[verdict] = now;
-		} else {
-			t->admit_quiet[verdict]++;
-		}
-	}
+	verdict = rblk_rdma_admit_table_check(&t->admit, o, &key, &v);
+	if (verdict != RBLK_ADMIT_OK)
+		say = rblk_rdma_admit_table_should_log(&t->admit, verdict, rblk_clock_ms(), &quiet);
 	pthread_mutex_unlock(&t->qlock);
 	if (verdict == RBLK_ADMIT_OK)
 		return 0;
@@ -110,23 +186,12 @@ int rblk_rdma_admit(struct rblk_transport *t, const struct sockaddr *peer, const
 
 void rblk_rdma_admit_add(struct rblk_transport *t, struct rblk_rdma_queue *q)
 {
-	rblk_rdma_admit_key_of(rblk_cm_id_peer_addr(q->cm_id), &q->peer_key);
-	q->accepted_ms = rblk_clock_ms();
-	pthread_mutex_lock(&t->qlock);
-	t->nr_queues++;
-	t->nr_pending++;
-	q->pending = true;
-	TAILQ_INSERT_TAIL(&t->pending, q, pending_link);
-	pthread_mutex_unlock(&t->qlock);
-}
+	struct rblk_rdma_admit_key key;
 
-static void unlink_pending_locked(struct rblk_transport *t, struct rblk_rdma_queue *q)
-{
-	if (!q->pending)
-		return;
-	TAILQ_REMOVE(&t->pending, q, pending_link);
-	t->nr_pending--;
-	q->pending = false;
+	rblk_rdma_admit_key_of(rblk_cm_id_peer_addr(q->cm_id), &key);
+	pthread_mutex_lock(&t->qlock);
+	rblk_rdma_admit_table_add(&t->admit, &q->admit, &key, rblk_clock_ms());
+	pthread_mutex_unlock(&t->qlock);
 }
 
 void rblk_rdma_admit_connected(struct rblk_rdma_queue *q)
@@ -134,15 +199,14 @@ void rblk_rdma_admit_connected(struct rblk_rdma_queue *q)
 	struct rblk_transport *t = q->t;
 
 	pthread_mutex_lock(&t->qlock);
-	unlink_pending_locked(t, q);
+	rblk_rdma_admit_table_connected(&t->admit, &q->admit);
 	pthread_mutex_unlock(&t->qlock);
 }
 
 void rblk_rdma_admit_release(struct rblk_transport *t, struct rblk_rdma_queue *q)
 {
 	pthread_mutex_lock(&t->qlock);
-	unlink_pending_locked(t, q);
-	t->nr_queues--;
+	rblk_rdma_admit_table_release(&t->admit, &q->admit);
 	pthread_cond_broadcast(&t->queues_cv);
 	pthread_mutex_unlock(&t->qlock);
 }
@@ -151,8 +215,13 @@ bool rblk_rdma_admit_tick(struct rblk_rdma_queue *q, uint64_t now_ms)
 {
 	uint32_t limit = rblk_tgt_opts(q->t->tgt)->connect_timeout_ms;
 
-	/* q->pending changes on this thread only, until the queue is freed. */
-	if (!q->pending || now_ms - q->accepted_ms < limit || q->state > RBLK_RDMA_Q_LIVE)
+	/*
+	 * The sq's state, not the table's: it is this thread's, and it leaves
+	 * RBLK_SQ_NEW exactly when the Connect succeeds. accepted_ms is set
+	 * before the queue reaches this thread and never changes.
+	 */
+	if (q->sq.state != RBLK_SQ_NEW || now_ms - q->admit.accepted_ms < limit ||
+	    q->state > RBLK_RDMA_Q_LIVE)
 		return false;
 	RBLK_NOTICE("%s qid %u: no Fabrics Connect within %u ms of the accept (connect_timeout_ms): "
 		    "disconnecting", q->peer, q->plan.qid, limit);

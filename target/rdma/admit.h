@@ -18,6 +18,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/queue.h>
 #include <sys/socket.h>
 
 #include <rblk/target.h>
@@ -51,6 +52,64 @@ struct rblk_rdma_admit_key {
 	uint8_t addr[16];
 };
 void rblk_rdma_admit_key_of(const struct sockaddr *sa, struct rblk_rdma_admit_key *out);
+
+/* Where one connection stands in the table below. */
+enum rblk_rdma_admit_state {
+	RBLK_ADMIT_Q_NONE = 0,    /* not in the table yet */
+	RBLK_ADMIT_Q_PENDING,     /* on `waiting`, counted in `pending` */
+	RBLK_ADMIT_Q_CONNECTED,   /* its Connect succeeded: off `waiting` */
+	RBLK_ADMIT_Q_RELEASED,    /* freed: counted nowhere */
+};
+const char *rblk_rdma_admit_state_str(enum rblk_rdma_admit_state s);
+
+/* A connection's place in the table, embedded in the transport's queue. */
+struct rblk_rdma_admit_entry {
+	enum rblk_rdma_admit_state state;
+	struct rblk_rdma_admit_key key;
+	uint64_t accepted_ms;
+	TAILQ_ENTRY(rblk_rdma_admit_entry) link; /* on `waiting` */
+};
+
+/*
+ * The counts admission decides on. No lock of its own: the transport holds
+ * it under t->qlock. `waiting` is in accept order, oldest first, and holds
+ * at most max_pending_queues entries (CONNECT_REQUESTs are rare, so it is
+ * scanned for the requester's address rather than hashed).
+ */
+struct rblk_rdma_admit_table {
+	unsigned queues;                  /* entries added and not released */
+	unsigned pending;                 /* of which RBLK_ADMIT_Q_PENDING */
+	TAILQ_HEAD(, rblk_rdma_admit_entry) waiting;
+	uint64_t verdicts[RBLK_ADMIT_NR_VERDICTS]; /* per verdict since start, OK not counted */
+	uint64_t quiet[RBLK_ADMIT_NR_VERDICTS];    /* not yet logged */
+	uint64_t logged_ms[RBLK_ADMIT_NR_VERDICTS];
+};
+
+void rblk_rdma_admit_table_init(struct rblk_rdma_admit_table *tb);
+/*
+ * The verdict for a connection from @key (fills @v with what it saw) and
+ * counts it. The caller adds the entry if the verdict admits it.
+ */
+enum rblk_rdma_admit_verdict rblk_rdma_admit_table_check(struct rblk_rdma_admit_table *tb,
+							 const struct rblk_target_opts *o,
+							 const struct rblk_rdma_admit_key *key,
+							 struct rblk_rdma_admit_view *v);
+/* A new connection: alive and pending from @now_ms, newest on `waiting`. */
+void rblk_rdma_admit_table_add(struct rblk_rdma_admit_table *tb, struct rblk_rdma_admit_entry *e,
+			       const struct rblk_rdma_admit_key *key, uint64_t now_ms);
+/* Its Connect succeeded: no longer pending (a no-op unless it was). */
+void rblk_rdma_admit_table_connected(struct rblk_rdma_admit_table *tb,
+				     struct rblk_rdma_admit_entry *e);
+/* It is freed: it counts nowhere. Exactly once per entry added (asserted). */
+void rblk_rdma_admit_table_release(struct rblk_rdma_admit_table *tb,
+				   struct rblk_rdma_admit_entry *e);
+/*
+ * A flood must not become a flood of log lines: true at most once a second
+ * per verdict, with *@quiet the number counted since the previous true.
+ */
+bool rblk_rdma_admit_table_should_log(struct rblk_rdma_admit_table *tb,
+				      enum rblk_rdma_admit_verdict verdict, uint64_t now_ms,
+				      uint64_t *quiet);
 
 /*
  * CM thread, for a CONNECT_REQUEST from @peer that passed the NVMe/RDMA

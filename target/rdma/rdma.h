@@ -426,10 +426,7 @@ struct rblk_rdma_queue {
 	bool stall_reported;
 
 	/* Admission (target/rdma/admit.c): pending until the Connect succeeds. */
-	bool pending;                     /* on t->pending, under t->qlock */
-	uint64_t accepted_ms;
-	struct rblk_rdma_admit_key peer_key;
-	TAILQ_ENTRY(rblk_rdma_queue) pending_link;
+	struct rblk_rdma_admit_entry admit; /* in t->admit, under t->qlock */
 
 	TAILQ_ENTRY(rblk_rdma_queue) link; /* pg->queues */
 	struct rblk_rdma_qstats stats;

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Tests for target/rdma/admit.c: which bound refuses a connection, in which
- * order, and that a host address is compared without its port.
+ * order, that a host address is compared without its port, and the table of
+ * counts stepped one connection event at a time.
  */
 #include <arpa/inet.h>
+#include <sys/queue.h>
 #include <netinet/in.h>
 #include <string.h>
 
@@ -68,9 +70,108 @@ static void test_key(void)
 	CU_ASSERT_EQUAL(ka.family, 0);
 }
 
+static struct rblk_rdma_admit_key key(const char *ip)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(4420) };
+	struct rblk_rdma_admit_key k;
+
+	inet_pton(AF_INET, ip, &a.sin_addr);
+	rblk_rdma_admit_key_of((struct sockaddr *)&a, &k);
+	return k;
+}
+
+#define NQ 16
+
+/* A table and the connections it counts, as the transport holds them. */
+struct tab {
+	struct rblk_target_opts o;
+	struct rblk_rdma_admit_table tb;
+	struct rblk_rdma_admit_entry e[NQ];
+	unsigned n;
+};
+
+static void tab_init(struct tab *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->o = opts();
+	rblk_rdma_admit_table_init(&t->tb);
+}
+
+/* A CONNECT_REQUEST from @ip at @now: the verdict, and the entry if admitted. */
+static enum rblk_rdma_admit_verdict tab_connect(struct tab *t, const char *ip, uint64_t now,
+						struct rblk_rdma_admit_entry **out)
+{
+	struct rblk_rdma_admit_key k = key(ip);
+	struct rblk_rdma_admit_view v;
+	enum rblk_rdma_admit_verdict verdict;
+
+	*out = NULL;
+	verdict = rblk_rdma_admit_table_check(&t->tb, &t->o, &k, &v);
+	if (verdict != RBLK_ADMIT_OK)
+		return verdict;
+	CU_ASSERT_FATAL(t->n < NQ);
+	*out = &t->e[t->n++];
+	rblk_rdma_admit_table_add(&t->tb, *out, &k, now);
+	return verdict;
+}
+
+static void test_table_counts(void)
+{
+	struct rblk_rdma_admit_entry *a, *b, *c, *d;
+	struct tab t;
+
+	tab_init(&t);
+	CU_ASSERT_EQUAL(tab_connect(&t, "10.0.0.1", 1, &a), RBLK_ADMIT_OK);
+	CU_ASSERT_EQUAL(tab_connect(&t, "10.0.0.1", 2, &b), RBLK_ADMIT_OK);
+	CU_ASSERT_EQUAL(t.tb.queues, 2);
+	CU_ASSERT_EQUAL(t.tb.pending, 2);
+	CU_ASSERT_EQUAL(a->state, RBLK_ADMIT_Q_PENDING);
+	CU_ASSERT_EQUAL(a->accepted_ms, 1);
+	/* A Connect makes room for the address; the queue stays alive. */
+	rblk_rdma_admit_table_connected(&t.tb, a);
+	CU_ASSERT_EQUAL(a->state, RBLK_ADMIT_Q_CONNECTED);
+	CU_ASSERT_EQUAL(t.tb.pending, 1);
+	CU_ASSERT_EQUAL(t.tb.queues, 2);
+	rblk_rdma_admit_table_connected(&t.tb, a);
+	CU_ASSERT_EQUAL(t.tb.pending, 1);
+	CU_ASSERT_EQUAL(tab_connect(&t, "10.0.0.1", 3, &c), RBLK_ADMIT_OK);
+	/* Release of a pending one and of a connected one: each counted off once. */
+	rblk_rdma_admit_table_release(&t.tb, b);
+	CU_ASSERT_EQUAL(b->state, RBLK_ADMIT_Q_RELEASED);
+	CU_ASSERT_EQUAL(t.tb.pending, 1);
+	CU_ASSERT_EQUAL(t.tb.queues, 2);
+	rblk_rdma_admit_table_release(&t.tb, a);
+	CU_ASSERT_EQUAL(t.tb.pending, 1);
+	CU_ASSERT_EQUAL(t.tb.queues, 1);
+	rblk_rdma_admit_table_release(&t.tb, c);
+	CU_ASSERT_EQUAL(t.tb.pending, 0);
+	CU_ASSERT_EQUAL(t.tb.queues, 0);
+	CU_ASSERT_TRUE(TAILQ_EMPTY(&t.tb.waiting));
+	CU_ASSERT_EQUAL(tab_connect(&t, "10.0.0.1", 4, &d), RBLK_ADMIT_OK);
+	CU_ASSERT_EQUAL(t.tb.verdicts[RBLK_ADMIT_PENDING_ADDR], 0);
+}
+
+static void test_table_log_rate(void)
+{
+	struct tab t;
+	uint64_t quiet = 99;
+
+	tab_init(&t);
+	CU_ASSERT_TRUE(rblk_rdma_admit_table_should_log(&t.tb, RBLK_ADMIT_PENDING, 5000, &quiet));
+	CU_ASSERT_EQUAL(quiet, 0);
+	CU_ASSERT_FALSE(rblk_rdma_admit_table_should_log(&t.tb, RBLK_ADMIT_PENDING, 5100, &quiet));
+	CU_ASSERT_FALSE(rblk_rdma_admit_table_should_log(&t.tb, RBLK_ADMIT_PENDING, 5999, &quiet));
+	/* Each verdict has its own second. */
+	CU_ASSERT_TRUE(rblk_rdma_admit_table_should_log(&t.tb, RBLK_ADMIT_QUEUES, 5999, &quiet));
+	CU_ASSERT_TRUE(rblk_rdma_admit_table_should_log(&t.tb, RBLK_ADMIT_PENDING, 6000, &quiet));
+	CU_ASSERT_EQUAL(quiet, 2);
+}
+
 static const struct ut_case cases[] = {
 	UT_CASE(test_decide),
 	UT_CASE(test_key),
+	UT_CASE(test_table_counts),
+	UT_CASE(test_table_log_rate),
 	UT_END,
 };
 
