@@ -261,6 +261,21 @@ int rblk_rdma_admit(struct rblk_transport *t, const struct sockaddr *peer, const
 	return verdict == RBLK_ADMIT_OK || verdict == RBLK_ADMIT_EVICT ? 0 : -EBUSY;
 }
 
+void rblk_rdma_admit_stats(struct rblk_transport *t, struct rblk_fabric_admit_stats *out)
+{
+	const struct rblk_rdma_admit_table *tb = &t->admit;
+
+	pthread_mutex_lock(&t->qlock);
+	out->connections = tb->queues;
+	out->pending = tb->pending;
+	out->evicting = tb->evicting;
+	out->evicted = tb->verdicts[RBLK_ADMIT_EVICT];
+	out->refused_queues = tb->verdicts[RBLK_ADMIT_QUEUES];
+	out->refused_pending = tb->verdicts[RBLK_ADMIT_PENDING];
+	out->refused_pending_addr = tb->verdicts[RBLK_ADMIT_PENDING_ADDR];
+	pthread_mutex_unlock(&t->qlock);
+}
+
 void rblk_rdma_admit_add(struct rblk_transport *t, struct rblk_rdma_queue *q)
 {
 	struct rblk_rdma_admit_key key;

@@ -82,5 +82,7 @@ void rblk_rdma_transport_stop(struct rblk_transport *t);
 void rblk_rdma_transport_idle_wait(struct rblk_transport *t, unsigned us);
 int rblk_rdma_transport_fd(struct rblk_transport *t);
 int rblk_rdma_transport_poll(struct rblk_transport *t, int *timeout_ms);
+/* admit.c: the admission counters, under t->qlock. */
+void rblk_rdma_admit_stats(struct rblk_transport *t, struct rblk_fabric_admit_stats *out);
 
 #endif
