@@ -461,7 +461,10 @@ int rblk_target_fd(struct rblk_target *tgt) RBLK_EXPORT;
  */
 int rblk_target_poll(struct rblk_target *tgt, int *timeout_ms) RBLK_EXPORT;
 
-/* Statistics per controller and queue as a JSON document (caller frees). */
+/*
+ * Statistics per controller and queue, per namespace, and the transport's
+ * admission counters ("admission") as a JSON document (caller frees).
+ */
 int rblk_target_stats_json(struct rblk_target *tgt, char **out) RBLK_EXPORT;
 
 #ifdef __cplusplus
