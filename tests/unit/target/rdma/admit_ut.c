@@ -5,14 +5,25 @@
  * counts stepped one connection event at a time: at a pending bound a new
  * connection evicts its own address's oldest pending one, never a connected
  * one nor another address's, a flood holds no more than the bounds, and an
- * evicted connection's slot is released exactly once.
+ * evicted connection's slot is released exactly once. Then the transport
+ * around the table: the eviction is a message in the victim's poll group's
+ * mailbox holding a reference, and none for a queue already being freed.
  */
 #include <arpa/inet.h>
-#include <sys/queue.h>
+#include <errno.h>
 #include <netinet/in.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/queue.h>
 
+#include "backend/backend.h"
+#include "common/clock.h"
+
+#include "target/core.h"
 #include "target/rdma/admit.h"
+#include "target/rdma/listener.h"
 #include "ut.h"
 
 static struct rblk_target_opts opts(void)
@@ -432,6 +443,161 @@ static void test_evicted_released_once(void)
 	CU_ASSERT_TRUE(TAILQ_EMPTY(&t.tb.waiting));
 }
 
+/*
+ * The transport around the table: a real RDMA transport object (no
+ * devices needed to create one) and a poll group that is never started, so
+ * what admission posts to its mailbox stays there to be looked at.
+ */
+struct xport {
+	struct rblk_target *tgt;
+	struct rblk_transport *t;
+	struct rblk_poll_group *pg;
+	struct rblk_rdma_queue *q[6];
+};
+
+static void xport_init(struct xport *x)
+{
+	struct rblk_target_opts o;
+	struct rblk_pg_opts po;
+
+	memset(x, 0, sizeof(*x));
+	rblk_target_opts_init(&o);
+	o.max_pending_per_addr = 2;
+	o.threads = RBLK_THREADS_EMBEDDER;
+	CU_ASSERT_EQUAL_FATAL(rblk_target_create(&o, &x->tgt), 0);
+	x->t = x->tgt->transport;
+	memset(&po, 0, sizeof(po));
+	po.backend = rblk_backend_auto_name(NULL, 0);
+	po.bq_depth = 32;
+	po.io_unit_size = 8192;
+	po.num_units = 4;
+	po.tick_ms = 100;
+	CU_ASSERT_EQUAL_FATAL(rblk_poll_group_create(&po, x->t, &x->pg), 0);
+}
+
+/*
+ * A queue object as rblk_rdma_queue_alloc() leaves it, counted from @ip
+ * (what follows an admitting verdict on the CM thread).
+ */
+static struct rblk_rdma_queue *xport_queue(struct xport *x, unsigned i, const char *ip)
+{
+	struct rblk_rdma_admit_key k = key(ip);
+	struct rblk_rdma_queue *q = calloc(1, sizeof(*q));
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(q);
+	q->t = x->t;
+	q->pg = x->pg;
+	q->state = RBLK_RDMA_Q_CONNECTING;
+	q->disconnect_reason = RBLK_RDMA_DISC_CTRL;
+	atomic_init(&q->refs, 1);
+	atomic_init(&q->disconnect_queued, false);
+	snprintf(q->peer, sizeof(q->peer), "%s:%u", ip, 4000 + i);
+	pthread_mutex_lock(&x->t->qlock);
+	rblk_rdma_admit_table_add(&x->t->admit, &q->admit, &k, rblk_clock_ms());
+	pthread_mutex_unlock(&x->t->qlock);
+	x->q[i] = q;
+	return q;
+}
+
+static int xport_admit(struct xport *x, const char *ip)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(5000) };
+
+	inet_pton(AF_INET, ip, &a.sin_addr);
+	return rblk_rdma_admit(x->t, (struct sockaddr *)&a, ip);
+}
+
+static void xport_fini(struct xport *x)
+{
+	/* The messages were never meant to run: these queues have no QP. */
+	x->pg->mbox_head = NULL;
+	x->pg->mbox_tail = &x->pg->mbox_head;
+	for (unsigned i = 0; i < 6; i++) {
+		if (!x->q[i])
+			continue;
+		rblk_rdma_admit_table_release(&x->t->admit, &x->q[i]->admit);
+		free(x->q[i]);
+	}
+	CU_ASSERT_EQUAL(x->t->admit.queues, 0);
+	rblk_poll_group_destroy(x->pg);
+	rblk_target_destroy(x->tgt);
+}
+
+/* The eviction reaches the victim's own poll group, through its mailbox, once. */
+static void test_transport_evicts_through_mailbox(void)
+{
+	struct rblk_rdma_queue *a, *b, *c, *d, *e;
+	struct rblk_fabric_admit_stats st;
+	struct xport x;
+
+	xport_init(&x);
+	c = xport_queue(&x, 2, "10.0.0.2");
+	a = xport_queue(&x, 0, "10.0.0.1");
+	b = xport_queue(&x, 1, "10.0.0.1");
+	CU_ASSERT_EQUAL(xport_admit(&x, "10.0.0.1"), 0);
+	/* a (the oldest of 10.0.0.1) is asked to disconnect; c, older, is another host's. */
+	CU_ASSERT_EQUAL(a->admit.state, RBLK_ADMIT_Q_EVICTED);
+	CU_ASSERT_TRUE(atomic_load(&a->disconnect_queued));
+	CU_ASSERT_EQUAL(a->disconnect_reason, RBLK_RDMA_DISC_EVICTED);
+	CU_ASSERT_PTR_EQUAL(x.pg->mbox_head, &a->msg_disconnect);
+	CU_ASSERT_PTR_NULL(a->msg_disconnect.next);
+	/* The message holds a reference; admission's own was dropped. */
+	CU_ASSERT_EQUAL(atomic_load(&a->refs), 2);
+	CU_ASSERT_EQUAL(b->admit.state, RBLK_ADMIT_Q_PENDING);
+	CU_ASSERT_EQUAL(c->admit.state, RBLK_ADMIT_Q_PENDING);
+	CU_ASSERT_FALSE(atomic_load(&c->disconnect_queued));
+	d = xport_queue(&x, 3, "10.0.0.1");
+
+	/*
+	 * b's last reference is gone (its free waits for t->qlock): it is
+	 * counted evicted but gets no message, and no reference is taken.
+	 */
+	atomic_store(&b->refs, 0);
+	CU_ASSERT_EQUAL(xport_admit(&x, "10.0.0.1"), 0);
+	CU_ASSERT_EQUAL(b->admit.state, RBLK_ADMIT_Q_EVICTED);
+	CU_ASSERT_EQUAL(atomic_load(&b->refs), 0);
+	CU_ASSERT_FALSE(atomic_load(&b->disconnect_queued));
+	CU_ASSERT_PTR_NULL(a->msg_disconnect.next);
+	e = xport_queue(&x, 4, "10.0.0.1");
+	rblk_rdma_admit_stats(x.t, &st);
+	CU_ASSERT_EQUAL(st.connections, 5);
+	CU_ASSERT_EQUAL(st.pending, 3);
+	CU_ASSERT_EQUAL(st.evicting, 2);
+	CU_ASSERT_EQUAL(st.evicted, 2);
+	CU_ASSERT_EQUAL(st.refused_pending_addr, 0);
+
+	/*
+	 * 10.0.0.1 at its bound again (d, e) while both evicted ones are still
+	 * in teardown: refused, and nobody else is evicted.
+	 */
+	CU_ASSERT_EQUAL(xport_admit(&x, "10.0.0.1"), -EBUSY);
+	CU_ASSERT_EQUAL(d->admit.state, RBLK_ADMIT_Q_PENDING);
+	CU_ASSERT_EQUAL(e->admit.state, RBLK_ADMIT_Q_PENDING);
+	CU_ASSERT_FALSE(atomic_load(&d->disconnect_queued));
+	CU_ASSERT_PTR_NULL(a->msg_disconnect.next);
+	rblk_rdma_admit_stats(x.t, &st);
+	CU_ASSERT_EQUAL(st.refused_pending_addr, 1);
+	CU_ASSERT_EQUAL(st.evicted, 2);
+
+	/* b's free completes: the next one evicts d, now the oldest. */
+	pthread_mutex_lock(&x.t->qlock);
+	rblk_rdma_admit_table_release(&x.t->admit, &b->admit);
+	pthread_mutex_unlock(&x.t->qlock);
+	free(b);
+	x.q[1] = NULL;
+	CU_ASSERT_EQUAL(xport_admit(&x, "10.0.0.1"), 0);
+	CU_ASSERT_EQUAL(d->admit.state, RBLK_ADMIT_Q_EVICTED);
+	CU_ASSERT_EQUAL(e->admit.state, RBLK_ADMIT_Q_PENDING);
+	CU_ASSERT_PTR_EQUAL(a->msg_disconnect.next, &d->msg_disconnect);
+	xport_queue(&x, 5, "10.0.0.1");
+	/* The other address was never touched, and still has its own room. */
+	CU_ASSERT_EQUAL(c->admit.state, RBLK_ADMIT_Q_PENDING);
+	CU_ASSERT_FALSE(atomic_load(&c->disconnect_queued));
+	CU_ASSERT_EQUAL(xport_admit(&x, "10.0.0.2"), 0);
+	CU_ASSERT_EQUAL(c->admit.state, RBLK_ADMIT_Q_PENDING);
+	xport_fini(&x);
+}
+
 static const struct ut_case cases[] = {
 	UT_CASE(test_decide),
 	UT_CASE(test_key),
@@ -442,6 +608,7 @@ static const struct ut_case cases[] = {
 	UT_CASE(test_other_addresses_unaffected),
 	UT_CASE(test_flood_bounded),
 	UT_CASE(test_evicted_released_once),
+	UT_CASE(test_transport_evicts_through_mailbox),
 	UT_END,
 };
 
