@@ -40,9 +40,12 @@ struct rblk_rdma_queue;
 enum rblk_rdma_admit_verdict {
 	RBLK_ADMIT_OK = 0,
 	RBLK_ADMIT_EVICT,         /* admitted in place of the address's oldest pending one */
-	RBLK_ADMIT_QUEUES,        /* max_queues connections exist */
-	RBLK_ADMIT_PENDING,       /* max_pending_queues wait for their Connect */
-	RBLK_ADMIT_PENDING_ADDR,  /* max_pending_per_addr of them from this address */
+	/* Refused: */
+	RBLK_ADMIT_QUEUES,        /* max_queues connections exist (evicted ones included) */
+	RBLK_ADMIT_PENDING,       /* max_pending_queues wait for their Connect, and this
+				   * address has none to give up (or no room to evict) */
+	RBLK_ADMIT_PENDING_ADDR,  /* max_pending_per_addr of them from this address, and
+				   * as many of its evicted ones are still in teardown */
 	RBLK_ADMIT_NR_VERDICTS,
 };
 
