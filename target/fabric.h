@@ -400,6 +400,17 @@ struct rblk_listener {
 /* transport), given to rblk_tgt_create(). The engine's state, struct        */
 /* rblk_transport, is opaque to the core.                                    */
 
+/* A transport's admission counters (rblk_fabric_ops.admit_stats). */
+struct rblk_fabric_admit_stats {
+	uint32_t connections;            /* alive, pending or not */
+	uint32_t pending;                /* of which without a Connect yet */
+	uint32_t evicting;               /* evicted, not yet torn down */
+	uint64_t evicted;                /* since start: took a newer connection's place */
+	uint64_t refused_queues;         /* since start, per bound: max_queues */
+	uint64_t refused_pending;        /* max_pending_queues */
+	uint64_t refused_pending_addr;   /* max_pending_per_addr */
+};
+
 struct rblk_fabric_ops {
 	const char *name;                /* "rdma" */
 	/* Allocates the transport state for tgt (no threads, no devices yet). */
@@ -436,6 +447,11 @@ struct rblk_fabric_ops {
 	 */
 	int (*fd)(struct rblk_transport *t);
 	int (*poll)(struct rblk_transport *t, int *timeout_ms);
+	/*
+	 * Optional: the admission counters, for rblk_target_stats_json(). Any
+	 * thread; a consistent snapshot.
+	 */
+	void (*admit_stats)(struct rblk_transport *t, struct rblk_fabric_admit_stats *out);
 };
 
 /*

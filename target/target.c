@@ -801,6 +801,29 @@ static void subsys_json(struct rblk_subsystem *ss, struct json_object *ctrls,
 	pthread_rwlock_unlock(&ss->ns_lock);
 }
 
+/* What the transport admitted, evicted and refused (admission control). */
+static struct json_object *admission_json(struct rblk_target *tgt)
+{
+	struct json_object *o, *refused;
+	struct rblk_fabric_admit_stats st;
+
+	if (!tgt->fabric->admit_stats || !tgt->transport)
+		return NULL;
+	memset(&st, 0, sizeof(st));
+	tgt->fabric->admit_stats(tgt->transport, &st);
+	o = json_object_new_object();
+	refused = json_object_new_object();
+	add_u64(o, "connections", st.connections);
+	add_u64(o, "pending", st.pending);
+	add_u64(o, "evicting", st.evicting);
+	add_u64(o, "evicted", st.evicted);
+	add_u64(refused, "max_queues", st.refused_queues);
+	add_u64(refused, "max_pending_queues", st.refused_pending);
+	add_u64(refused, "max_pending_per_addr", st.refused_pending_addr);
+	json_object_object_add(o, "refused", refused);
+	return o;
+}
+
 int rblk_target_stats_json(struct rblk_target *tgt, char **out)
 {
 	struct json_object *root, *ctrls, *nss, *subs, *ls;
@@ -850,6 +873,8 @@ int rblk_target_stats_json(struct rblk_target *tgt, char **out)
 		subsys_json(ss, ctrls, nss);
 	}
 	pthread_mutex_unlock(&tgt->lock);
+	if (tgt->fabric->admit_stats)
+		json_object_object_add(root, "admission", admission_json(tgt));
 	json_object_object_add(root, "listeners", ls);
 	json_object_object_add(root, "subsystems", subs);
 	json_object_object_add(root, "controllers", ctrls);

@@ -111,8 +111,13 @@ struct rblk_target_opts {
 	 * accept, or it is disconnected (100..600000; default 10000). Until
 	 * then it is "pending": at most max_pending_queues of them in all
 	 * (default 256) and max_pending_per_addr from one host address
-	 * (default 32); more are rejected at the CM with "no resources", so
-	 * that one host holding connections open cannot starve the others.
+	 * (default 32), so that one host holding connections open cannot
+	 * starve the others. At either bound a new connection from an address
+	 * with pending ones takes the place of that address's oldest, which is
+	 * disconnected (so a host sharing its address with such a client still
+	 * gets in); one from an address with none, or whose evicted ones are
+	 * still being torn down (up to max_pending_per_addr), is rejected at
+	 * the CM with "no resources".
 	 * max_ctrls_per_host bounds the controllers (admin queues) one host NQN
 	 * holds on the target (default 64; a Connect beyond it gets Controller
 	 * Busy); max_queues bounds the connections the target holds in all
@@ -461,7 +466,10 @@ int rblk_target_fd(struct rblk_target *tgt) RBLK_EXPORT;
  */
 int rblk_target_poll(struct rblk_target *tgt, int *timeout_ms) RBLK_EXPORT;
 
-/* Statistics per controller and queue as a JSON document (caller frees). */
+/*
+ * Statistics per controller and queue, per namespace, and the transport's
+ * admission counters ("admission") as a JSON document (caller frees).
+ */
 int rblk_target_stats_json(struct rblk_target *tgt, char **out) RBLK_EXPORT;
 
 #ifdef __cplusplus

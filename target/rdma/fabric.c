@@ -19,6 +19,7 @@ const struct rblk_fabric_ops rblk_rdma_fabric = {
 	.idle_wait = rblk_rdma_transport_idle_wait,
 	.fd = rblk_rdma_transport_fd,
 	.poll = rblk_rdma_transport_poll,
+	.admit_stats = rblk_rdma_admit_stats,
 };
 
 int rblk_target_create(const struct rblk_target_opts *opts, struct rblk_target **out)

@@ -363,7 +363,7 @@ int rblk_rdma_transport_create(struct rblk_target *tgt, struct rblk_transport **
 	pthread_mutex_init(&t->ctl_lock, NULL);
 	pthread_mutex_init(&t->lock, NULL);
 	pthread_mutex_init(&t->qlock, NULL);
-	TAILQ_INIT(&t->pending);
+	rblk_rdma_admit_table_init(&t->admit);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&t->queues_cv, &ca);
@@ -501,10 +501,10 @@ void rblk_rdma_transport_stop(struct rblk_transport *t)
 	clock_gettime(CLOCK_MONOTONIC, &deadline);
 	deadline.tv_sec += STOP_DRAIN_TIMEOUT_S;
 	pthread_mutex_lock(&t->qlock);
-	while (t->nr_queues &&
+	while (t->admit.queues &&
 	       pthread_cond_timedwait(&t->queues_cv, &t->qlock, &deadline) != ETIMEDOUT)
 		;
-	left = t->nr_queues;
+	left = t->admit.queues;
 	pthread_mutex_unlock(&t->qlock);
 	if (left)
 		RBLK_WARN("RDMA transport: %u queues did not drain in %d s", left,

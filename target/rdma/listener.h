@@ -44,14 +44,10 @@ struct rblk_transport {
 	bool embedded;                    /* RBLK_THREADS_EMBEDDER: loop.c, no threads */
 	pthread_t loop_thread;            /* embedded: the thread that started it */
 
-	pthread_mutex_t qlock;            /* nr_queues, queues_cv, admission (admit.c) */
-	pthread_cond_t queues_cv;
-	unsigned nr_queues;               /* allocated queue objects */
-	unsigned nr_pending;              /* of which without a Connect yet */
-	TAILQ_HEAD(, rblk_rdma_queue) pending;
-	uint64_t admit_refused[RBLK_ADMIT_NR_VERDICTS];   /* per bound, since start */
-	uint64_t admit_quiet[RBLK_ADMIT_NR_VERDICTS];     /* refused, not yet logged */
-	uint64_t admit_logged_ms[RBLK_ADMIT_NR_VERDICTS];
+	pthread_mutex_t qlock;            /* admit, queues_cv */
+	pthread_cond_t queues_cv;         /* admit.queues fell */
+	/* Admission (admit.c): allocated queue objects, which of them pending, counters. */
+	struct rblk_rdma_admit_table admit;
 };
 
 extern const struct rblk_transport_ops rblk_rdma_transport_ops;
@@ -86,5 +82,7 @@ void rblk_rdma_transport_stop(struct rblk_transport *t);
 void rblk_rdma_transport_idle_wait(struct rblk_transport *t, unsigned us);
 int rblk_rdma_transport_fd(struct rblk_transport *t);
 int rblk_rdma_transport_poll(struct rblk_transport *t, int *timeout_ms);
+/* admit.c: the admission counters, under t->qlock. */
+void rblk_rdma_admit_stats(struct rblk_transport *t, struct rblk_fabric_admit_stats *out);
 
 #endif

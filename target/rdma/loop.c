@@ -94,7 +94,7 @@ void rblk_rdma_loop_stop(struct rblk_transport *t)
 	rblk_rdma_disconnect_all(pg);
 	for (;;) {
 		pthread_mutex_lock(&t->qlock);
-		left = t->nr_queues;
+		left = t->admit.queues;
 		pthread_mutex_unlock(&t->qlock);
 		if (!left || rblk_clock_ms() >= deadline)
 			break;

@@ -319,7 +319,7 @@ static uint64_t tick(struct rblk_poll_group *pg, uint64_t now)
 
 		if (rblk_rdma_admit_tick(q, now))
 			continue;
-		if (q->pending && q->state <= RBLK_RDMA_Q_LIVE && soon < next)
+		if (q->sq.state == RBLK_SQ_NEW && q->state <= RBLK_RDMA_Q_LIVE && soon < next)
 			next = soon; /* its Connect is due */
 		if (q->state != RBLK_RDMA_Q_LIVE)
 			continue;

@@ -52,8 +52,26 @@ static void q_put(struct rblk_rdma_queue *q)
 	if (atomic_fetch_sub_explicit(&q->refs, 1, memory_order_acq_rel) != 1)
 		return;
 	assert(q->state == RBLK_RDMA_Q_CLOSED);
+	/* Takes t->qlock: rblk_rdma_queue_tryget() under it sees refs at 0 until then. */
 	rblk_rdma_admit_release(t, q);
 	free(q);
+}
+
+bool rblk_rdma_queue_tryget(struct rblk_rdma_queue *q)
+{
+	int refs = atomic_load_explicit(&q->refs, memory_order_relaxed);
+
+	/* Never from 0: the object is past its last put and about to be freed. */
+	while (refs)
+		if (atomic_compare_exchange_weak_explicit(&q->refs, &refs, refs + 1,
+							  memory_order_acquire, memory_order_relaxed))
+			return true;
+	return false;
+}
+
+void rblk_rdma_queue_put(struct rblk_rdma_queue *q)
+{
+	q_put(q);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -293,6 +311,11 @@ static void on_create(struct rblk_reactor_msg *m)
 		ret = -ESHUTDOWN;
 		goto reject;
 	}
+	/* Evicted before it got here (the message is behind this one): no QP for it. */
+	if (atomic_load(&q->disconnect_queued)) {
+		ret = -ECONNABORTED;
+		goto reject;
+	}
 	ret = setup(q);
 	if (ret)
 		goto reject;
@@ -320,8 +343,13 @@ static void on_create(struct rblk_reactor_msg *m)
 	return;
 
 reject:
-	RBLK_WARN("%s qid %u: rejecting the connection: %s", q->peer, q->plan.qid,
-		  ret == -ESHUTDOWN ? "target stopping" : strerror(-ret));
+	/* An eviction is admission's to log (rate-limited); one line per flood queue is noise. */
+	if (ret == -ECONNABORTED)
+		RBLK_DEBUG("%s qid %u: rejecting the connection: disconnected before its accept",
+			   q->peer, q->plan.qid);
+	else
+		RBLK_WARN("%s qid %u: rejecting the connection: %s", q->peer, q->plan.qid,
+			  ret == -ESHUTDOWN ? "target stopping" : strerror(-ret));
 	rblk_cm_rej_encode(&rej, NVME_RDMA_CM_NO_RSC);
 	rblk_cm_reject(q->cm_id, &rej, sizeof(rej));
 	q->recv_posted = 0;
@@ -384,7 +412,10 @@ static void on_disconnect(struct rblk_reactor_msg *m)
 {
 	struct rblk_rdma_queue *q = rblk_container_of(m, struct rblk_rdma_queue, msg_disconnect);
 
-	if (q->disconnect_reason < 0)
+	if (q->disconnect_reason == RBLK_RDMA_DISC_EVICTED)
+		start_drain(q, "evicted: a newer connection from its address took its place before "
+			    "it sent a Connect");
+	else if (q->disconnect_reason < 0)
 		start_drain(q, "requested by the controller");
 	else
 		start_drain(q, rblk_cm_event_str(q->disconnect_reason));
@@ -442,7 +473,7 @@ int rblk_rdma_queue_alloc(struct rblk_transport *t, struct rblk_poll_group *pg,
 	q->plan = *plan;
 	q->listener = l;
 	q->state = RBLK_RDMA_Q_CONNECTING;
-	q->disconnect_reason = -1;
+	q->disconnect_reason = RBLK_RDMA_DISC_CTRL;
 	atomic_init(&q->refs, 1);
 	atomic_init(&q->disconnect_queued, false);
 	q->msg_create.fn = on_create;
@@ -485,7 +516,7 @@ void rblk_rdma_queue_post_event(struct rblk_rdma_queue *q, enum rblk_cm_event_ty
 
 static void op_disconnect(struct rblk_sq *sq)
 {
-	rblk_rdma_queue_request_disconnect(rblk_rdma_queue_of(sq), -1);
+	rblk_rdma_queue_request_disconnect(rblk_rdma_queue_of(sq), RBLK_RDMA_DISC_CTRL);
 }
 
 static int op_run_on(struct rblk_sq *sq, void (*fn)(void *arg), void *arg)

@@ -417,7 +417,7 @@ struct rblk_rdma_queue {
 	struct rblk_reactor_msg msg_create;
 	struct rblk_reactor_msg msg_established;
 	struct rblk_reactor_msg msg_disconnect;
-	int disconnect_reason;            /* enum rblk_cm_event_type, or -1: local */
+	int disconnect_reason;            /* enum rblk_cm_event_type, or RBLK_RDMA_DISC_* */
 
 	/* Stall detector (ticks): completions seen, and since when none came. */
 	uint64_t progress;
@@ -426,10 +426,7 @@ struct rblk_rdma_queue {
 	bool stall_reported;
 
 	/* Admission (target/rdma/admit.c): pending until the Connect succeeds. */
-	bool pending;                     /* on t->pending, under t->qlock */
-	uint64_t accepted_ms;
-	struct rblk_rdma_admit_key peer_key;
-	TAILQ_ENTRY(rblk_rdma_queue) pending_link;
+	struct rblk_rdma_admit_entry admit; /* in t->admit, under t->qlock */
 
 	TAILQ_ENTRY(rblk_rdma_queue) link; /* pg->queues */
 	struct rblk_rdma_qstats stats;
@@ -457,8 +454,24 @@ void rblk_rdma_queue_post_event(struct rblk_rdma_queue *q, enum rblk_cm_event_ty
 void rblk_rdma_queue_fail(struct rblk_rdma_queue *q, const char *why);
 /* Poll group thread: disconnect and drain (target stopping). */
 void rblk_rdma_queue_disconnect_local(struct rblk_rdma_queue *q);
-/* Any thread: ask the queue's poll group to disconnect it (core op). */
+/* Reasons for rblk_rdma_queue_request_disconnect() that are not CM events. */
+enum {
+	RBLK_RDMA_DISC_CTRL = -1,         /* the core asked (its controller ends) */
+	RBLK_RDMA_DISC_EVICTED = -2,      /* admission gave its place to a newer connection */
+};
+/*
+ * Any thread: ask the queue's poll group to disconnect it (core op,
+ * admission); @reason: an enum rblk_cm_event_type or RBLK_RDMA_DISC_*.
+ * The caller holds a reference (or is the CM thread with the id's event).
+ */
 void rblk_rdma_queue_request_disconnect(struct rblk_rdma_queue *q, int reason);
+/*
+ * Any thread: a reference on q, unless its last one is gone (it is being
+ * freed). Only for a queue found in t->admit under t->qlock, which the free
+ * path takes after the last put; rblk_rdma_queue_put() drops it.
+ */
+bool rblk_rdma_queue_tryget(struct rblk_rdma_queue *q);
+void rblk_rdma_queue_put(struct rblk_rdma_queue *q);
 /*
  * Poll group thread: a draining queue whose WRs and requests are all back is
  * destroyed. Returns true when q was freed.

@@ -267,6 +267,31 @@ static void test_stats_json(void)
 	CU_ASSERT_EQUAL(json_object_array_length(get(root, "subsystems")), 1);
 	json_object_put(root);
 	free(s);
+
+	/* The transport's admission counters, as its admit_stats() reports them. */
+	env->tgt->transport->admit = (struct rblk_fabric_admit_stats){
+		.connections = 40, .pending = 3, .evicting = 2, .evicted = 17,
+		.refused_queues = 5, .refused_pending = 6, .refused_pending_addr = 7,
+	};
+	CU_ASSERT_EQUAL_FATAL(rblk_target_stats_json(env->tgt, &s), 0);
+	root = json_tokener_parse(s);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(root);
+	{
+		struct json_object *adm = get(root, "admission"), *ref;
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(adm);
+		CU_ASSERT_EQUAL(json_object_get_int(get(adm, "connections")), 40);
+		CU_ASSERT_EQUAL(json_object_get_int(get(adm, "pending")), 3);
+		CU_ASSERT_EQUAL(json_object_get_int(get(adm, "evicting")), 2);
+		CU_ASSERT_EQUAL(json_object_get_int(get(adm, "evicted")), 17);
+		ref = get(adm, "refused");
+		CU_ASSERT_PTR_NOT_NULL_FATAL(ref);
+		CU_ASSERT_EQUAL(json_object_get_int(get(ref, "max_queues")), 5);
+		CU_ASSERT_EQUAL(json_object_get_int(get(ref, "max_pending_queues")), 6);
+		CU_ASSERT_EQUAL(json_object_get_int(get(ref, "max_pending_per_addr")), 7);
+	}
+	json_object_put(root);
+	free(s);
 	free(b);
 	tt_queue_destroy(iq);
 	tt_queue_destroy(aq);

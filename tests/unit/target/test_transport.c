@@ -72,6 +72,11 @@ static void tt_fabric_stop(struct rblk_transport *t)
 	t->stops++;
 }
 
+static void tt_fabric_admit_stats(struct rblk_transport *t, struct rblk_fabric_admit_stats *out)
+{
+	*out = t->admit;
+}
+
 static const struct rblk_fabric_ops tt_fabric = {
 	.name = "test",
 	.create = tt_fabric_create,
@@ -82,6 +87,7 @@ static const struct rblk_fabric_ops tt_fabric = {
 	.idle_wait = tt_fabric_idle_wait,
 	.fd = tt_fabric_fd,
 	.poll = tt_fabric_poll,
+	.admit_stats = tt_fabric_admit_stats,
 };
 
 int tt_target_create(const struct rblk_target_opts *opts, struct rblk_target **out)

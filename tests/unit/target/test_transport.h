@@ -77,6 +77,7 @@ struct rblk_transport {
 	int listen_result;     /* what the fabric's listen() returns */
 	bool started;
 	unsigned stops;
+	struct rblk_fabric_admit_stats admit; /* what the fabric's admit_stats() reports */
 };
 
 /* A namespace's counters, summed over the poll groups' slots. */
