@@ -88,6 +88,13 @@ struct rblk_bdev_opts {
 	const char *ceph_conf;
 	const char *ceph_id;
 	const char *ceph_keyring;
+	/*
+	 * rbd: librbd's write-back cache on. Off by default, whatever the Ceph
+	 * configuration says: with it on, a write the target acknowledged can
+	 * sit in this process, unseen by a second gateway on the image and lost
+	 * with this one (docs/rbd.md).
+	 */
+	bool rbd_cache;
 };
 
 struct rblk_bdev {

@@ -309,9 +309,15 @@ static int storage_open(struct rblk_storage *s, const struct rblk_ns_opts *opts,
 {
 	struct rblk_bdev_opts bo = { .size = sizeof(bo) };
 	const char *path = opts->path;
+	/* Sized: an embedder built against an older header has no such field. */
+	bool rbd_cache = opts->size > offsetof(struct rblk_ns_opts, rbd_cache) && opts->rbd_cache;
 	struct bns *b;
 	int ret;
 
+	if (rbd_cache && !rblk_rbd_path_is(path)) {
+		RBLK_ERR("namespace %s: rbd_cache is for rbd: namespaces only", path);
+		return -EINVAL;
+	}
 	bo.read_only = opts->read_only;
 	bo.block_size = opts->block_size;
 	bo.direct = RBLK_DIRECT_AUTO;
@@ -332,6 +338,7 @@ static int storage_open(struct rblk_storage *s, const struct rblk_ns_opts *opts,
 			return -EOPNOTSUPP;
 		}
 		bo.engine = "rbd";
+		bo.rbd_cache = rbd_cache;
 		bo.ceph_conf = s->rbd_conf;
 		bo.ceph_id = s->rbd_id;
 		bo.ceph_keyring = s->rbd_keyring;

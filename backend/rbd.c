@@ -134,7 +134,7 @@ static int rbd_bdev_open(struct rblk_bdev *bdev, const struct rblk_bdev_opts *op
 	struct rblk_rbd_path p;
 	struct rbd_dev *d;
 	uint64_t size;
-	char cache[16] = "true";
+	char cache[16] = "";
 	int r;
 
 	r = rblk_rbd_path_parse(opts->path, &p);
@@ -151,12 +151,27 @@ static int rbd_bdev_open(struct rblk_bdev *bdev, const struct rblk_bdev_opts *op
 	if (r)
 		goto out_free;
 	/*
-	 * librbd's cache on (Ceph's default) may complete writes before the
-	 * OSDs have them: the host must then be told of a volatile cache. Off
-	 * (rbd_cache = false, what two gateways on one image need, docs/rbd.md):
-	 * a completed write is in the cluster, and Flush has nothing to do.
+	 * librbd's cache on (Ceph's default) completes writes before the OSDs
+	 * have them: a second gateway on the image reads around them, and they
+	 * die with this process although the host was told they completed. Off
+	 * unless the namespace asks for it by name, whatever ceph.conf or
+	 * CEPH_ARGS say (this connection is the image's own): a completed
+	 * write is in the cluster, and Flush has nothing to do. On, the host is
+	 * told of a volatile cache and Flush reaches librbd.
 	 */
 	(void)rados_conf_get(d->cluster, "rbd_cache", cache, sizeof(cache));
+	r = rados_conf_set(d->cluster, "rbd_cache", opts->rbd_cache ? "true" : "false");
+	if (r < 0) {
+		RBLK_ERR("backend: %s: setting rbd_cache: %s", bdev->path, strerror(-r));
+		goto out_shutdown;
+	}
+	if (opts->rbd_cache)
+		RBLK_WARN("backend: %s: librbd's write-back cache is on (rbd_cache): writes "
+			  "complete before the cluster has them; export this image through no "
+			  "other gateway", bdev->path);
+	else if (!strcmp(cache, "true"))
+		RBLK_INFO("backend: %s: librbd's cache off (the namespace did not ask for "
+			  "rbd_cache), although the Ceph configuration has it on", bdev->path);
 	r = rados_ioctx_create(d->cluster, p.pool, &d->ioctx);
 	if (r < 0) {
 		RBLK_ERR("backend: %s: pool %s: %s", bdev->path, p.pool, strerror(-r));
@@ -194,7 +209,7 @@ static int rbd_bdev_open(struct rblk_bdev *bdev, const struct rblk_bdev_opts *op
 		/* rbd_skip_partial_discard (default on) leaves partial objects
 		 * as they were: no promise of zeroes. */
 		.discard_zeroes = false,
-		.write_cache = strcmp(cache, "false") != 0,
+		.write_cache = opts->rbd_cache,
 	};
 	return 0;
 

@@ -111,7 +111,8 @@ void rblk_tgt_usage(FILE *out)
 	      "                           rbd:POOL[/NAMESPACE]/IMAGE (Ceph; CEPH_CONF, CEPH_ARGS,\n"
 	      "                           RBLK_RBD_ID pick cluster and client, see docs/rbd.md);\n"
 	      "                           OPT: ro, nsid=N, uuid=UUID, nguid=UUID, backend=uring|aio,\n"
-	      "                           bs=BLOCKSIZE\n"
+	      "                           bs=BLOCKSIZE, rbd_cache (librbd's cache on: never with\n"
+	      "                           a second gateway on the image)\n"
 	      "      --allow-host NQN     let this host NQN connect (repeatable)\n"
 	      "      --allow-any-host     let every host connect\n"
 	      "DH-HMAC-CHAP for the host of the last --allow-host (it must then authenticate):\n"
@@ -317,6 +318,9 @@ static int ns_option(struct pstate *p, const char *arg, struct rblk_cfg_ns *ns, 
 		ns->read_only = true;
 	} else if (!strcmp(opt, "rw") && !val) {
 		ns->read_only = false;
+	} else if (!strcmp(opt, "rbd_cache") && !val) {
+		/* Checked against the path with the rest of the namespace. */
+		ns->rbd_cache = true;
 	} else if (!strcmp(opt, "nsid") && val) {
 		/* The NSID rule of rblk -N and ns= (common/parse.h): 0x hex too. */
 		if (rblk_nsid_parse(val, &ns->nsid, NULL, 0))
@@ -344,7 +348,7 @@ static int ns_option(struct pstate *p, const char *arg, struct rblk_cfg_ns *ns, 
 		ns->block_size = bs;
 	} else {
 		return usage_err(p, "--ns %s: unknown option \"%s\" (ro, nsid=N, uuid=U, nguid=U, "
-				 "backend=B, bs=N)\n", arg, opt);
+				 "backend=B, bs=N, rbd_cache)\n", arg, opt);
 	}
 	return 0;
 }

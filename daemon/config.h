@@ -54,6 +54,7 @@ struct rblk_cfg_ns {
 	char *backend;       /* x-rblk.backend: "uring", "aio" or NULL (the target's) */
 	uint32_t block_size; /* x-rblk.block_size; 0 = detect */
 	uint32_t ana_grpid;  /* ana_grpid (or nvmetcli's ana.grpid); 1 unless set */
+	bool rbd_cache;      /* x-rblk.rbd_cache: librbd's cache on (rbd: paths only) */
 };
 
 struct rblk_cfg_subsys {

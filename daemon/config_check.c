@@ -117,6 +117,12 @@ static bool check_ns(struct vctx *v, struct rblk_cfg_subsys *ss, size_t i)
 		     w);
 		return true;
 	}
+	if (ns->rbd_cache && (!ns->path || strncmp(ns->path, "rbd:", 4))) {
+		where_child(w, sizeof(w), ns->where, ".x-rblk.rbd_cache");
+		verr(v, "namespace", "%s: librbd's cache is for rbd: namespaces only, not %s", w,
+		     ns->path ? ns->path : "(no path)");
+		return true;
+	}
 	for (size_t j = 0; j < i; j++) {
 		const struct rblk_cfg_ns *o = &ss->ns[j];
 

@@ -96,6 +96,8 @@ static const char *ns_change(const struct rblk_cfg_ns *a, const struct rblk_cfg_
 			 b->backend ? b->backend : "default");
 	else if (a->block_size != b->block_size)
 		snprintf(why, len, "block size %u -> %u", a->block_size, b->block_size);
+	else if (a->rbd_cache != b->rbd_cache)
+		snprintf(why, len, "librbd's cache %s", b->rbd_cache ? "on" : "off");
 	else if (a->has_uuid != b->has_uuid || memcmp(a->uuid, b->uuid, 16))
 		snprintf(why, len, "UUID changed");
 	else if (a->has_nguid != b->has_nguid || memcmp(a->nguid, b->nguid, 16))
@@ -578,6 +580,7 @@ static int apply_add_ns(struct rblk_subsystem *ss, const struct rblk_cfg_ns *ns)
 	memcpy(o.nguid, ns->nguid, 16);
 	memcpy(o.eui64, ns->eui64, 8);
 	o.anagrpid = ns->ana_grpid;
+	o.rbd_cache = ns->rbd_cache;
 	return rblk_subsystem_add_namespace(ss, &o, &nsid);
 }
 

@@ -164,6 +164,8 @@ static bool parse_ns_xrblk(struct rblk_cj_ctx *c, const char *path, struct json_
 		rblk_cj_path(p, sizeof(p), "%s.%s", path, key);
 		if (strcmp(key, "read_only") == 0) {
 			ok &= rblk_cj_get_bool(c, p, v, "namespace", &ns->read_only);
+		} else if (strcmp(key, "rbd_cache") == 0) {
+			ok &= rblk_cj_get_bool(c, p, v, "namespace", &ns->rbd_cache);
 		} else if (strcmp(key, "backend") == 0) {
 			ok &= get_backend(c, p, v, "namespace", &ns->backend);
 		} else if (strcmp(key, "block_size") == 0) {

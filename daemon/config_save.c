@@ -105,6 +105,8 @@ static struct json_object *ns_json(const struct rblk_cfg_ns *ns)
 		if (put_str(x, "eui64", hex))
 			goto fail;
 	}
+	if (ns->rbd_cache && put(x, "rbd_cache", json_object_new_boolean(true)))
+		goto fail;
 	if (ns->read_only && put(x, "read_only", json_object_new_boolean(true)))
 		goto fail;
 	if (json_object_object_length(x)) {

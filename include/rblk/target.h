@@ -278,6 +278,15 @@ struct rblk_ns_opts {
 	const struct rblk_provider *provider;
 	/* Asymmetric Namespace Access group, 1..RBLK_ANA_MAX_GROUPS; 0 = 1 (see below). */
 	uint32_t anagrpid;
+	/*
+	 * "rbd:" paths only: librbd's write-back cache on. Off by default,
+	 * whatever the Ceph configuration says: with it on, a write the host
+	 * was told is complete can sit in this process, unseen by a second
+	 * gateway exporting the image and lost if this one dies; the host is
+	 * told of a volatile cache. Only for an image no other gateway
+	 * exports. -EINVAL on any other path.
+	 */
+	bool rbd_cache;
 };
 
 void rblk_ns_opts_init(struct rblk_ns_opts *opts) RBLK_EXPORT;

@@ -49,7 +49,8 @@ static void test_geometry(void)
 	CU_ASSERT_EQUAL(bdev->size, IMAGE_SIZE);
 	CU_ASSERT_EQUAL(rblk_bdev_block_size(bdev), 512);
 	CU_ASSERT_STRING_EQUAL(bdev->engine, "rbd");
-	CU_ASSERT_TRUE(bdev->caps.write_cache);
+	/* librbd's cache is off unless asked for: no volatile cache. */
+	CU_ASSERT_FALSE(bdev->caps.write_cache);
 	CU_ASSERT_TRUE(bdev->caps.can_discard);
 	CU_ASSERT_FALSE(bdev->caps.discard_zeroes);
 	CU_ASSERT_EQUAL(rblk_bdev_sync(bdev), 0);
@@ -353,15 +354,25 @@ static void test_unreachable_cluster_fails(void)
 	CU_ASSERT_TRUE(ut_now() - t0 < 15);
 }
 
-/* rbd_cache = false: completed writes are in the cluster, no volatile cache. */
-static void test_cache_off_no_vwc(void)
+/*
+ * The cache is the namespace's choice, not the Ceph configuration's: on in
+ * ceph.conf and not asked for, it stays off (a completed write is in the
+ * cluster, no volatile cache); asked for, it is on and the host is told.
+ */
+static void test_cache_only_when_asked(void)
 {
-	struct rblk_bdev *bdev;
+	struct rblk_bdev_opts o = { .size = sizeof(o), .engine = "rbd", .path = path };
+	struct rblk_bdev *bdev = NULL;
 
-	with_conf("\\n[client.admin]\\nrbd_cache = false\\n");
+	with_conf("\\n[client.admin]\\nrbd_cache = true\\n");
 	bdev = open_image(false);
-	restore_conf();
 	CU_ASSERT_FALSE(bdev->caps.write_cache);
+	rblk_bdev_close(bdev);
+	o.rbd_cache = true;
+	CU_ASSERT_EQUAL_FATAL(rblk_bdev_open(&o, &bdev), 0);
+	restore_conf();
+	CU_ASSERT_TRUE(bdev->caps.write_cache);
+	CU_ASSERT_EQUAL(rblk_bdev_sync(bdev), 0);
 	rblk_bdev_close(bdev);
 }
 
@@ -473,7 +484,7 @@ static const struct ut_case cases[] = {
 	UT_CASE(test_open_errors),
 	UT_CASE(test_client_id_and_ceph_args),
 	UT_CASE(test_client_options),
-	UT_CASE(test_cache_off_no_vwc),
+	UT_CASE(test_cache_only_when_asked),
 	UT_CASE(test_resize_followed),
 	UT_CASE(test_unreachable_cluster_fails),
 	UT_END,

@@ -10,10 +10,12 @@
 #   rbd_admin ARGS...           the rbd command as the cluster's admin (120 s timeout)
 # and lib_ana.sh's ana_cfg NAME STATE, ana_start NAME, ana_writes NAME.
 #
-# The gateways run as client.rblk (caps: profile rbd) with librbd's cache off
-# (rbd_cache = false): a write one gateway acknowledged must be in the cluster before
-# the other can be asked to read it, and must survive the first's death. The image has
-# only the layering feature: no exclusive lock to bounce between two writers.
+# The gateways run as client.rblk (caps: profile rbd) with Ceph's default
+# configuration, in which librbd's cache is on: rblk-target's own default turns it off
+# for every namespace that does not ask for it (a write one gateway acknowledged must
+# be in the cluster before the other can be asked to read it, and must survive the
+# first's death; 60-rbd-gateway-rblk shows it does). The image has only the layering
+# feature: no exclusive lock to bounce between two writers.
 
 ANA_NQN=${ANA_NQN:-nqn.2024-01.io.rblk:rbd-gateway}
 ANA_SERIAL=${ANA_SERIAL:-RBDGW0001}
@@ -41,5 +43,6 @@ rbd_gw_image() {
 	t0=$SECONDS
 	rbd_admin create --size "$2"M --image-feature layering "$RBD_IMG" || die "rbd create $RBD_IMG failed"
 	log "rbd create $RBD_IMG ($2 MiB, layering only) in $((SECONDS - t0)) s"
-	export RBLK_RBD_ID=rblk CEPH_ARGS="--keyring $RBLK_CEPH_CLIENT_KEYRING --rbd_cache=false"
+	# no rbd_cache here: the gateways must be safe with Ceph's default (cache on)
+	export RBLK_RBD_ID=rblk CEPH_ARGS="--keyring $RBLK_CEPH_CLIENT_KEYRING"
 }

@@ -376,6 +376,49 @@ static void test_xrblk_extensions(void)
 	rblk_config_free(cfg);
 }
 
+/*
+ * x-rblk.rbd_cache: an rbd: namespace's opt-in to librbd's cache, saved as
+ * given, a replacement when it changes on a reload; any other path refuses it.
+ */
+static void test_xrblk_rbd_cache(void)
+{
+	char *text = NULL, *json, *on, *off;
+	struct rblk_config *a, *b;
+	struct rblk_config_diff d;
+
+	log_reset();
+	on = one_subsys("", "{\"nsid\": 1, \"device\": {\"path\": \"rbd:rbd/img\"},"
+			    " \"x-rblk\": {\"rbd_cache\": true}}", ADDR_OK);
+	off = one_subsys("", "{\"nsid\": 1, \"device\": {\"path\": \"rbd:rbd/img\"}}", ADDR_OK);
+	a = parse_ok(on);
+	CU_ASSERT_TRUE(a->subsys[0].ns[0].rbd_cache);
+	CU_ASSERT_EQUAL_FATAL(rblk_config_to_json(a, &text), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"rbd_cache\": true"));
+	free(text);
+	b = parse_ok(off);
+	/* Absent: off, and not written back. */
+	CU_ASSERT_FALSE(b->subsys[0].ns[0].rbd_cache);
+	CU_ASSERT_EQUAL_FATAL(rblk_config_to_json(b, &text), 0);
+	CU_ASSERT_PTR_NULL(strstr(text, "rbd_cache"));
+	free(text);
+	/* The namespace is replaced: removed, then added with the cache off. */
+	CU_ASSERT_EQUAL_FATAL(rblk_config_diff(a, b, &d), 0);
+	CU_ASSERT_EQUAL_FATAL(d.nr, 2);
+	CU_ASSERT_EQUAL(d.ops[0].type, RBLK_CFG_OP_DEL_NS);
+	CU_ASSERT_EQUAL(d.ops[1].type, RBLK_CFG_OP_ADD_NS);
+	CU_ASSERT_FALSE(d.ops[1].ns->rbd_cache);
+	rblk_config_diff_free(&d);
+	rblk_config_free(a);
+	rblk_config_free(b);
+	free(on);
+	free(off);
+	json = one_subsys("", "{\"nsid\": 1, \"device\": {\"path\": \"mem:64M\"},"
+			      " \"x-rblk\": {\"rbd_cache\": true}}", ADDR_OK);
+	expect_error(json, "subsystems[0].namespaces[0].x-rblk.rbd_cache: librbd's cache is for "
+			   "rbd: namespaces only, not mem:64M");
+	free(json);
+}
+
 /* x-rblk admission-control keys reach struct rblk_target_opts; absent ones keep the defaults. */
 static void test_xrblk_admission(void)
 {
@@ -1572,6 +1615,7 @@ static const struct ut_case cases[] = {
 	UT_CASE(test_ipv6_and_treq),
 	UT_CASE(test_apply_treq_keeps_sqflow),
 	UT_CASE(test_xrblk_extensions),
+	UT_CASE(test_xrblk_rbd_cache),
 	UT_CASE(test_xrblk_admission),
 	UT_CASE(test_error_nsid),
 	UT_CASE(test_error_duplicate_nsid),

@@ -2,9 +2,14 @@
 # 60-rbd-gateway-rblk: rblk's own initiator through the two RBD gateways of
 # 59-rbd-gateway (tests/vm/lib_rbd.sh: A on 10.99.0.1:4420 and B on :4421 export one
 # layering-only image of the shared Ceph cluster as one subsystem, client.rblk,
-# rbd_cache = false; ANA group 1 optimized on both, so the multipath head sends its
-# I/O to its first path, A):
-#   1. `rblk attach --nbd` with -a A -s 4420 -a A -s 4421: crc32c-verified fio on
+# Ceph's default configuration (librbd's cache on, unless rblk-target turns it off);
+# ANA group 1 optimized on both, so the multipath head sends its I/O to its first
+# path, A):
+#   0. `rblk attach --nbd` with -a A -s 4420 -a A -s 4421: 32 MiB written (direct, no
+#      flush) and acknowledged through A, A SIGKILLed at once, the same 32 MiB read
+#      back through B: identical (with librbd's cache on, A's acknowledged writes sat
+#      in A and died with it);
+#   1. on the same attach: crc32c-verified fio on
 #      /dev/nbdX while A is SIGKILLed: no I/O error, B takes the writes; while A is
 #      dead a pattern is written (acknowledged by B alone); A restarts and new writes
 #      go to A again (failback);
@@ -58,6 +63,35 @@ grep -q '^path 1: .* ANA group 1 optimized' "$T_WORK/attach.log" || fail "path 1
 sz=$(blockdev --getsize64 "$DEV") || fail "blockdev $DEV failed"
 [ "$sz" = $((SIZE_MB << 20)) ] || fail "$DEV has $sz bytes, not the image's $((SIZE_MB << 20))"
 log "attached $DEV ($sz bytes, the image's size) over two gateways"
+
+# ---- 0. Ceph's default configuration: nothing acknowledged stays in a gateway
+grep -q 'librbd.s write-back cache is on' "$T_WORK/A.log" "$T_WORK/B.log" &&
+	fail "a gateway runs with librbd's cache on though no namespace asked for it"
+head -c 32M /dev/urandom > "$T_WORK/data32"
+wa=$(ana_writes A)
+t0=$SECONDS
+# direct and without a flush: each write is acknowledged as it is, nothing asks a
+# cache to empty itself
+dd if="$T_WORK/data32" of="$DEV" bs=1M oflag=direct status=none ||
+	fail "writing 32 MiB through A failed"
+wa2=$(ana_writes A); wb=$(ana_writes B)
+log "32 MiB written through A in $((SECONDS - t0)) s: A served $((wa2 - wa)) writes, B $wb"
+[ "$wa2" -gt "$wa" ] || fail "the 32 MiB did not go through A"
+kill_a 0
+log "SIGKILLed A right after its last acknowledgement"
+t0=$SECONDS
+dd if="$DEV" of="$T_WORK/back32" bs=1M count=32 iflag=direct status=none ||
+	fail "reading the 32 MiB back through B failed"
+cmp -s "$T_WORK/data32" "$T_WORK/back32" ||
+	fail "the 32 MiB read back through B differ from what A acknowledged"
+log "read back through B in $((SECONDS - t0)) s: identical to what A acknowledged"
+rm -f "$T_WORK/data32" "$T_WORK/back32"
+t0=$SECONDS
+ana_start A
+# the attach's path to A comes back before part 1 expects A to take the writes
+wait_for 60 grep -q reconnected "$T_WORK/attach.log" ||
+	fail "the attach did not reconnect to the restarted A within 60 s"
+log "A restarted and the attach reconnected to it in $((SECONDS - t0)) s"
 
 fio_bg_verify nbd "$DEV"
 # the kill comes under I/O: once A, the head's first optimized path, has served writes
