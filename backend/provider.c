@@ -416,9 +416,14 @@ static void storage_destroy(struct rblk_storage *s)
 	free(s);
 }
 
-static const char *storage_engine(const struct rblk_storage *s)
+static const char *storage_engine_name(const struct rblk_storage *s)
 {
 	return s->engine;
+}
+
+static const struct rblk_provider_engine *storage_engine(struct rblk_storage *s)
+{
+	return &s->eng;
 }
 
 void rblk_backend_storage_set_depth(struct rblk_storage *s, unsigned depth)
@@ -430,6 +435,7 @@ const struct rblk_storage_ops rblk_backend_storage = {
 	.name = "built-in backends",
 	.create = storage_create,
 	.destroy = storage_destroy,
+	.engine_name = storage_engine_name,
 	.engine = storage_engine,
 	.open = storage_open,
 };

@@ -397,7 +397,8 @@ static inline void rblk_tgt_ns_put(struct rblk_tgt_ns *ns)
 int rblk_tgt_engine_slot(struct rblk_target *tgt, const struct rblk_provider *prov);
 /*
  * The I/O path, on the group's thread: the engine of @slot attached on pg
- * (attaching on first use). 0 or -errno.
+ * (attaching on first use: an engine an embedder's namespace brought after
+ * the group started). 0 or -errno.
  */
 int rblk_tgt_pg_engine_attach(struct rblk_tgt_pg *pg, struct rblk_target *tgt, int slot);
 /* Stable identifiers: a hash of (subsystem NQN, nsid) or of the NQN. */

@@ -231,6 +231,11 @@ bool rblk_tgt_pg_storage_event(struct rblk_tgt_pg *pg, const void *tag);
  * idle now). The array is copied. 0 or -ENOMEM.
  */
 int rblk_tgt_pg_storage_buffers(struct rblk_tgt_pg *pg, const struct iovec *iov, unsigned n);
+/*
+ * The group's thread starts: attach every engine the target has so far
+ * (the storage's; later ones attach at their first io). 0 or -errno.
+ */
+int rblk_tgt_pg_storage_attach(struct rblk_tgt_pg *pg, struct rblk_target *tgt);
 /* The group stops: nothing is in flight; every engine detaches. */
 void rblk_tgt_pg_storage_detach(struct rblk_tgt_pg *pg);
 

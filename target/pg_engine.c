@@ -8,8 +8,9 @@
  * epoll set, the group's registered buffers offered to them, detached when
  * the group stops.
  *
- * The built-in backends are one such engine (backend/provider.c); an
- * embedder's provider may bring its own. The registry only grows: a slot is
+ * The built-in backends are one such engine (backend/provider.c), which
+ * every group attaches when its thread starts; an embedder's provider may
+ * bring its own, attached at its first io on each group. The registry only grows: a slot is
  * published before the first namespace naming it, and namespaces are found
  * by the I/O path with an acquire load, so the group reads the slot without
  * a lock. Four slots are plenty: an engine is a kind of storage, not a
@@ -132,6 +133,24 @@ int rblk_tgt_pg_engine_attach(struct rblk_tgt_pg *pg, struct rblk_target *tgt, i
 	watch_fd(pg, pe);
 	offer_buffers(pg, pe);
 	RBLK_DEBUG("poll group %u: %s engine attached", pg->id, e->name);
+	return 0;
+}
+
+int rblk_tgt_pg_storage_attach(struct rblk_tgt_pg *pg, struct rblk_target *tgt)
+{
+	for (int i = 0; i < RBLK_TGT_MAX_ENGINES; i++) {
+		const struct rblk_provider_engine *e;
+		int ret;
+
+		pthread_mutex_lock(&tgt->eng_lock);
+		e = tgt->engines[i];
+		pthread_mutex_unlock(&tgt->eng_lock);
+		if (!e)
+			break;
+		ret = rblk_tgt_pg_engine_attach(pg, tgt, i);
+		if (ret)
+			return ret;
+	}
 	return 0;
 }
 

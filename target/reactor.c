@@ -357,8 +357,15 @@ static int thread_setup(struct rblk_reactor *r)
 		return ret;
 	}
 	self = r;
-	/* Storage engines attach on this thread at first use, their fds on this set. */
+	/* Storage engines attach on this thread, their fds on this set. */
 	r->core.epfd = r->epfd;
+	if (r->tgt && (ret = rblk_tgt_pg_storage_attach(&r->core, r->tgt))) {
+		rblk_tgt_pg_storage_detach(&r->core);
+		close(r->epfd);
+		r->epfd = -1;
+		r->core.epfd = -1;
+		return ret;
+	}
 	return 0;
 }
 

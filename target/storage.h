@@ -31,7 +31,13 @@ struct rblk_storage_ops {
 	/* After the last namespace closed. */
 	void (*destroy)(struct rblk_storage *s);
 	/* The kernel I/O engine files and block devices go through ("uring"). */
-	const char *(*engine)(const struct rblk_storage *s);
+	const char *(*engine_name)(const struct rblk_storage *s);
+	/*
+	 * The provider engine its namespaces' providers name, or NULL: every
+	 * poll group attaches to it when its thread starts (an io_uring ring
+	 * that fails to set up fails the start, not the first I/O).
+	 */
+	const struct rblk_provider_engine *(*engine)(struct rblk_storage *s);
 	/*
 	 * Opens opts->path as a provider for a namespace (opts->backend, when
 	 * set, must be the storage's engine). 0, or -errno after logging why.

@@ -152,7 +152,7 @@ int rblk_tgt_create(const struct rblk_target_opts *opts, const struct rblk_fabri
 		goto out_free;
 	}
 	/* The engine the options left to us ("uring" or "aio"), as resolved. */
-	snprintf(tgt->backend, sizeof(tgt->backend), "%s", storage->engine(tgt->storage));
+	snprintf(tgt->backend, sizeof(tgt->backend), "%s", storage->engine_name(tgt->storage));
 	tgt->opts.backend = tgt->backend;
 	tgt->created_ms = rblk_clock_ms();
 	tgt->next_portid = 1;
@@ -178,6 +178,14 @@ int rblk_tgt_create(const struct rblk_target_opts *opts, const struct rblk_fabri
 	ret = -pthread_mutex_init(&tgt->eng_lock, NULL);
 	if (ret)
 		goto out_pg_mutex;
+	/* The storage's engine first: the poll groups start with it attached. */
+	if (storage->engine(tgt->storage)) {
+		struct rblk_provider p = { .engine = storage->engine(tgt->storage) };
+
+		ret = rblk_tgt_engine_slot(tgt, &p);
+		if (ret < 0)
+			goto out_eng_mutex;
+	}
 	tgt->stop_fd = eventfd(0, EFD_CLOEXEC);
 	if (tgt->stop_fd < 0) {
 		ret = -errno;

@@ -283,7 +283,7 @@ static void test_sleep_and_wake(void)
 	CU_ASSERT_FALSE(st.last->notify_on);
 	CU_ASSERT_FALSE(rblk_tgt_pg_storage_sleep(&env->pg, true));
 	CU_ASSERT_TRUE(st.last->notify_on);
-	CU_ASSERT_TRUE(rblk_tgt_pg_storage_event(&env->pg, &env->pg.eng[0].fd));
+	CU_ASSERT_TRUE(rblk_tgt_pg_storage_event(&env->pg, &env->pg.eng[1].fd));
 	CU_ASSERT_FALSE(rblk_tgt_pg_storage_event(&env->pg, &env->pg));
 	rblk_tgt_pg_storage_awake(&env->pg);
 	CU_ASSERT_FALSE(st.last->notify_on);
@@ -309,7 +309,7 @@ static void test_no_wait_fd_keeps_polling(void)
 	st.no_fd = true;
 	tt_rw_sqe(&c, NVME_IO_WRITE, 6, 1, 2, 1);
 	tr = tt_send(iq, (struct nvme_sqe *)&c, w, sizeof(w));
-	CU_ASSERT_EQUAL(env->pg.eng[0].fd, -1);
+	CU_ASSERT_EQUAL(env->pg.eng[1].fd, -1);
 	CU_ASSERT_TRUE(rblk_tgt_pg_storage_sleep(&env->pg, false));
 	tt_pump(env);
 	CU_ASSERT_TRUE(tr->done);
@@ -331,7 +331,7 @@ static void test_buffers_offered(void)
 	CU_ASSERT_EQUAL(rblk_tgt_pg_storage_buffers(&env->pg, iov, 4), 0);
 	CU_ASSERT_EQUAL(tt_rw(iq, NVME_IO_WRITE, 1, 0, 1, 0, w, sizeof(w)), 0);
 	CU_ASSERT_EQUAL(st.last->nbufs, 4);
-	CU_ASSERT_TRUE(env->pg.eng[0].bufs);
+	CU_ASSERT_TRUE(env->pg.eng[1].bufs);
 	CU_ASSERT_EQUAL(rblk_tgt_pg_storage_buffers(&env->pg, iov, 2), 0);
 	CU_ASSERT_EQUAL(st.last->nbufs, 2);
 	teardown();
@@ -339,7 +339,7 @@ static void test_buffers_offered(void)
 
 static void test_bad_engines_refused(void)
 {
-	struct rblk_provider_engine big = engine, nopoll = engine, more[4];
+	struct rblk_provider_engine big = engine, nopoll = engine, more[3];
 	uint32_t nsid;
 
 	setup();
@@ -347,12 +347,15 @@ static void test_bad_engines_refused(void)
 	CU_ASSERT_EQUAL(add_ns(&big, &nsid), -EINVAL);
 	nopoll.poll = NULL;
 	CU_ASSERT_EQUAL(add_ns(&nopoll, &nsid), -EINVAL);
-	/* Four slots: the test engine holds one, three more fit, the fifth does not. */
-	for (int i = 0; i < 4; i++)
-		more[i] = engine;
+	/*
+	 * Four slots: the built-in storage's engine (registered at create) and
+	 * the test engine hold two, two more fit, the fifth does not.
+	 */
 	for (int i = 0; i < 3; i++)
+		more[i] = engine;
+	for (int i = 0; i < 2; i++)
 		CU_ASSERT_EQUAL(add_ns(&more[i], &nsid), 0);
-	CU_ASSERT_EQUAL(add_ns(&more[3], &nsid), -ENOSPC);
+	CU_ASSERT_EQUAL(add_ns(&more[2], &nsid), -ENOSPC);
 	teardown();
 }
 
