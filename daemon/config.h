@@ -111,6 +111,11 @@ struct rblk_cfg_tgt {
 	char *rbd_conf;
 	char *rbd_id;
 	char *rbd_keyring;
+	/*
+	 * The management socket (x-rblk.rpc_socket, --rpc-socket): a path, or
+	 * "none" for no socket; NULL = the default (docs/rpc.md). Restart-only.
+	 */
+	char *rpc_socket;
 	/* Admission control (struct rblk_target_opts); restart-only, as the rest. */
 	uint32_t connect_timeout_ms;
 	uint32_t max_pending_queues;
@@ -219,7 +224,8 @@ int rblk_config_validate(struct rblk_config *cfg, enum rblk_cfg_mode mode, unsig
  * target exists; rblk-target's --check runs it too. The target options
  * under the library's rules (rblk_target_create() runs the same function),
  * listener addresses, every enabled namespace's path opened in its mode,
- * and at least one subsystem and one port. Messages name the flag or key,
+ * and at least one subsystem and one port (unless @may_be_empty: the
+ * daemon is to be configured through its RPC socket). Messages name the flag or key,
  * the value and the allowed range; @source (a file name, NULL: "the
  * configuration") prefixes the whole-config ones. Strict: any failure
  * counts. Best effort: a bad port is dropped, a namespace that does not open
@@ -227,7 +233,7 @@ int rblk_config_validate(struct rblk_config *cfg, enum rblk_cfg_mode mode, unsig
  * an empty configuration still count. -EINVAL when anything counted.
  */
 int rblk_config_preflight(struct rblk_config *cfg, enum rblk_cfg_mode mode, const char *source,
-			  unsigned *nerrors);
+			  bool may_be_empty, unsigned *nerrors);
 
 /*
  * The NQN policy of nvmet/nvmetcli (the library's rblk_nqn_check()): 1..223

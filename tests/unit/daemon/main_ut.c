@@ -386,8 +386,11 @@ static void test_usage_errors(void)
 		{ { "-x" }, "-x: unknown option" },
 		{ { "--listen" }, "--listen: needs a value" },
 		{ { "-c", "a.json", "extra" }, "extra: unexpected argument" },
-		{ { "--listen", "10.0.0.1" }, "nothing to export: give --config FILE" },
-		{ { "--subsystem", SUB0, "--ns", "/a" }, "no --listen ADDR[:PORT] given" },
+		{ { "--listen", "10.0.0.1", "--rpc-socket", "none" },
+		  "nothing to export: give --config FILE" },
+		{ { "--subsystem", SUB0, "--ns", "/a", "--rpc-socket", "none" },
+		  "no --listen ADDR[:PORT] given" },
+		{ { "--rpc-socket", "" }, "--rpc-socket: empty" },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
