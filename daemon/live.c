@@ -76,11 +76,11 @@ int rblk_tgt_live_apply(struct rblk_tgt_live *l, struct rblk_config *next, enum 
 			*failed = 0;
 		return -EBUSY;
 	}
-	for (size_t i = 0; !request && i < diff.nr; i++) {
+	for (size_t i = 0; i < diff.nr; i++) {
 		char what[512];
 
 		rblk_cfg_op_describe(&diff.ops[i], what, sizeof(what));
-		RBLK_NOTICE("reload: %s", what);
+		RBLK_NOTICE("%s: %s", request ? "rpc" : "reload", what);
 	}
 	ret = rblk_config_apply(l->tgt, &diff, request);
 	for (size_t i = 0; i < diff.nr; i++)

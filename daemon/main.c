@@ -4,7 +4,8 @@
  * flags (args.c), the configuration and the checks before a start
  * (startup.c, config*.c), logging to stderr (with journald priority
  * prefixes under systemd), signals, the pidfile and systemd readiness
- * (notify.c).
+ * (notify.c), and the JSON-RPC management socket (rpc*.c), served from
+ * this thread's loop with the signals; `rblk-target rpc ...` is its client.
  *
  * Signals are blocked before the target creates its threads and read from
  * a signalfd on the main thread, so no library code ever runs in a signal
@@ -36,11 +37,16 @@
 #include "daemon/config.h"
 #include "daemon/live.h"
 #include "daemon/notify.h"
+#include "daemon/rpc_client.h"
+#include "daemon/rpc_nvmf.h"
+#include "daemon/rpc_server.h"
 #include "daemon/startup.h"
 
 struct daemon {
 	struct rblk_tgt_args args;
 	struct rblk_tgt_live live; /* the target and what it runs */
+	struct rblk_rpc_table rpc_table;
+	struct rblk_rpc_server *rpc; /* NULL: no management socket */
 	int sfd, tfd;
 	bool pidfile_written;
 };
@@ -59,6 +65,8 @@ static void log_handler(enum rblk_log_level level, const char *msg, void *arg)
 	int n;
 
 	(void)arg;
+	/* A request's own error goes back to its client too. */
+	rblk_rpc_log_capture(level, msg);
 	if (log_journal)
 		n = snprintf(line, sizeof(line), "<%d>%s\n", (int)level, msg);
 	else
@@ -174,12 +182,15 @@ ready:
 static int serve(struct daemon *d)
 {
 	for (;;) {
-		struct pollfd pfd[2] = { { .fd = d->sfd, .events = POLLIN },
-					 { .fd = d->tfd, .events = POLLIN } };
+		struct pollfd pfd[3] = { { .fd = d->sfd, .events = POLLIN },
+					 { .fd = d->tfd, .events = POLLIN },
+					 { .fd = d->rpc ? rblk_rpc_server_fd(d->rpc) : -1,
+					   .events = POLLIN } };
 		struct signalfd_siginfo si;
 		uint64_t ticks;
 
-		if (poll(pfd, d->tfd >= 0 ? 2 : 1, -1) < 0) {
+		/* A negative fd is skipped by poll(2): no timer, no socket. */
+		if (poll(pfd, 3, -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			RBLK_ERR("poll: %s", strerror(errno));
@@ -188,6 +199,8 @@ static int serve(struct daemon *d)
 		if (d->tfd >= 0 && (pfd[1].revents & POLLIN) &&
 		    read(d->tfd, &ticks, sizeof(ticks)) == sizeof(ticks))
 			dump_stats(d, stdout);
+		if (pfd[2].revents & POLLIN)
+			rblk_rpc_server_process(d->rpc);
 		if (!(pfd[0].revents & POLLIN) || read(d->sfd, &si, sizeof(si)) != sizeof(si))
 			continue;
 		switch (si.ssi_signo) {
@@ -264,7 +277,7 @@ static int start(struct daemon *d)
 	rblk_tgt_live_save(&d->live, d->live.running);
 	rblk_config_drop_failed(d->live.running, &diff);
 	rblk_config_diff_free(&diff);
-	if (!d->live.running->nr_ports) {
+	if (!d->live.running->nr_ports && !rblk_tgt_rpc_path(d->live.running)) {
 		RBLK_ERR("not started: no listener could be opened");
 		return RBLK_EXIT_FAILURE;
 	}
@@ -276,6 +289,37 @@ static int start(struct daemon *d)
 				 : "");
 		return RBLK_EXIT_FAILURE;
 	}
+	return RBLK_EXIT_OK;
+}
+
+/*
+ * The management socket, once the target runs. A socket asked for by name
+ * must open; the default one may fail (no /run/rblk for this user, say)
+ * with a warning, unless there is nothing else to configure the target by.
+ */
+static int start_rpc(struct daemon *d)
+{
+	const char *path = rblk_tgt_rpc_path(d->live.running);
+	bool named = d->live.running->tgt.rpc_socket != NULL;
+	int ret;
+
+	if (!path)
+		return RBLK_EXIT_OK;
+	d->rpc_table = (struct rblk_rpc_table){ .methods = rblk_rpc_nvmf_methods,
+						.nr = rblk_rpc_nvmf_nr_methods,
+						.ctx = &d->live };
+	ret = rblk_rpc_server_create(path, &d->rpc_table, &d->rpc);
+	if (ret == 0) {
+		RBLK_NOTICE("management socket: %s (JSON-RPC 2.0)", path);
+		return RBLK_EXIT_OK;
+	}
+	if (named || !d->live.running->nr_subsys) {
+		RBLK_ERR("%s: cannot open the management socket: %s%s", path, strerror(-ret),
+			 ret == -EADDRINUSE ? " (another rblk-target serves it)" : "");
+		return RBLK_EXIT_FAILURE;
+	}
+	RBLK_WARN("%s: no management socket: %s (--rpc-socket PATH or none)", path,
+		  strerror(-ret));
 	return RBLK_EXIT_OK;
 }
 
@@ -299,6 +343,8 @@ int main(int argc, char **argv)
 	sigset_t set;
 	int code, ret;
 
+	if (argc > 1 && strcmp(argv[1], "rpc") == 0)
+		return rblk_tgt_rpc_client_main(argc - 1, argv + 1);
 	ret = rblk_tgt_args_parse(argc, argv, &d.args, stderr);
 	if (ret || d.args.help || d.args.version) {
 		if (d.args.help)
@@ -346,6 +392,8 @@ int main(int argc, char **argv)
 		}
 	}
 	code = start(&d);
+	if (code == RBLK_EXIT_OK)
+		code = start_rpc(&d);
 	if (code != RBLK_EXIT_OK)
 		goto out;
 	if (d.args.pidfile) {
@@ -363,6 +411,7 @@ int main(int argc, char **argv)
 	rblk_notify("STOPPING=1\nSTATUS=stopping");
 	rblk_target_stop(d.live.tgt);
 out:
+	rblk_rpc_server_destroy(d.rpc);
 	/* Disconnects every host and closes every namespace. */
 	if (d.live.tgt)
 		rblk_target_destroy(d.live.tgt);
