@@ -22,10 +22,6 @@
 #include "common/log.h"
 #include "daemon/rpc.h"
 
-#ifndef JSON_TOKENER_VALIDATE_UTF8
-#define JSON_TOKENER_VALIDATE_UTF8 0
-#endif
-
 int rblk_rpc_fail(struct rblk_rpc_err *e, int code, const char *fmt, ...)
 {
 	va_list ap;
@@ -278,8 +274,12 @@ int rblk_rpc_stream_init(struct rblk_rpc_stream *s)
 	s->tok = json_tokener_new();
 	if (!s->tok)
 		return -ENOMEM;
-	json_tokener_set_flags(s->tok, JSON_TOKENER_STRICT | JSON_TOKENER_ALLOW_TRAILING_CHARS |
-					       JSON_TOKENER_VALIDATE_UTF8);
+	/*
+	 * Not JSON_TOKENER_VALIDATE_UTF8: json-c 0.16 refuses a multi-byte
+	 * character split between two reads with it. Names are checked where
+	 * they are used (an NQN is printable ASCII).
+	 */
+	json_tokener_set_flags(s->tok, JSON_TOKENER_STRICT | JSON_TOKENER_ALLOW_TRAILING_CHARS);
 	return 0;
 }
 
@@ -333,16 +333,19 @@ int rblk_rpc_stream_feed(struct rblk_rpc_stream *s, const struct rblk_rpc_table 
 		}
 		req = json_tokener_parse_ex(s->tok, data, (int)chunk);
 		err = json_tokener_get_error(s->tok);
-		if (!req && err == json_tokener_continue) {
-			s->pending += chunk;
-			if (s->pending <= RBLK_RPC_REQUEST_MAX) {
-				data += chunk;
-				len -= chunk;
-				continue;
-			}
+		used = err == json_tokener_continue ? chunk : json_tokener_get_parse_end(s->tok);
+		if ((err == json_tokener_continue || err == json_tokener_success) &&
+		    s->pending + used > RBLK_RPC_REQUEST_MAX) {
+			json_object_put(req);
 			ret = send_obj(out, error_simple(NULL, RBLK_RPC_INVALID_REQUEST,
 							 "request larger than 1 MiB"));
 			return ret ? ret : -EMSGSIZE;
+		}
+		if (!req && err == json_tokener_continue) {
+			s->pending += chunk;
+			data += chunk;
+			len -= chunk;
+			continue;
 		}
 		if (!req && err != json_tokener_success) {
 			char msg[160];
@@ -352,7 +355,6 @@ int rblk_rpc_stream_feed(struct rblk_rpc_stream *s, const struct rblk_rpc_table 
 			return ret ? ret : -EBADMSG;
 		}
 		/* A complete text (a JSON null parses to NULL with success, too). */
-		used = json_tokener_get_parse_end(s->tok);
 		json_tokener_reset(s->tok);
 		s->pending = 0;
 		data += used;
