@@ -245,19 +245,29 @@ struct json_object *rblk_rpc_dispatch(const struct rblk_rpc_table *t, struct jso
 
 int rblk_rpc_buf_append(struct rblk_rpc_buf *b, const char *s, size_t n)
 {
+	size_t cap;
 	char *p;
 
-	/* Compact what was written before growing. */
-	if (b->off) {
+	/*
+	 * Drop what was written once it is most of the buffer, and grow by
+	 * doubling: a client that reads slowly gets many small answers
+	 * appended, each must not cost a copy of all the others.
+	 */
+	if (b->off && b->off >= b->len / 2) {
 		memmove(b->data, b->data + b->off, b->len - b->off);
 		b->len -= b->off;
 		b->off = 0;
 	}
-	p = realloc(b->data, b->len + n + 1);
-	if (!p)
-		return -ENOMEM;
-	memcpy(p + b->len, s, n);
-	b->data = p;
+	if (b->len + n + 1 > b->cap) {
+		for (cap = b->cap ? b->cap : 4096; cap < b->len + n + 1; cap *= 2)
+			;
+		p = realloc(b->data, cap);
+		if (!p)
+			return -ENOMEM;
+		b->data = p;
+		b->cap = cap;
+	}
+	memcpy(b->data + b->len, s, n);
 	b->len += n;
 	return 0;
 }

@@ -88,6 +88,7 @@ struct rblk_rpc_buf {
 	char *data;
 	size_t len;  /* bytes held */
 	size_t off;  /* bytes already written */
+	size_t cap;  /* bytes allocated (one more than len can reach: room for a NUL) */
 };
 
 int rblk_rpc_buf_append(struct rblk_rpc_buf *b, const char *s, size_t n);

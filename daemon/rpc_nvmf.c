@@ -629,11 +629,12 @@ static int allow_any_host(void *ctx, struct json_object *p, struct json_object *
 	    begin(l, nqn, &next, &ss, e))
 		return e->code;
 	if (any && ss->nr_hosts) {
+		size_t n = ss->nr_hosts;
+
 		/* nvmet refuses the mix too: either the list or anyone. */
 		rblk_config_free(next);
 		return rblk_rpc_fail(e, RBLK_RPC_INVALID_PARAMS, "allow_any_host: %.223s lists %zu "
-				     "allowed host%s; remove them first", nqn, ss->nr_hosts,
-				     ss->nr_hosts == 1 ? "" : "s");
+				     "allowed host%s; remove them first", nqn, n, n == 1 ? "" : "s");
 	}
 	ss->allow_any_host = any;
 	return commit(l, next, e);

@@ -100,6 +100,9 @@ static bool client_write(struct client *c)
 		c->active_ms = now_ms();
 	}
 	c->out.off = c->out.len = 0;
+	/* A burst's buffer is not kept by a client that went quiet. */
+	if (c->out.cap > 65536)
+		rblk_rpc_buf_free(&c->out);
 	return !c->closing;
 }
 
