@@ -258,16 +258,25 @@ static uint16_t free_portid(const struct rblk_config *cfg)
 static int add_listener(void *ctx, struct json_object *p, struct json_object **result,
 			struct rblk_rpc_err *e)
 {
-	static const char *const known[] = { "nqn", "listen_address", "tgt_name", NULL };
+	static const char *const known[] = { "nqn", "listen_address", "tgt_name", "secure_channel",
+		NULL };
 	struct rblk_tgt_live *l = ctx;
 	struct rblk_config *next;
 	struct rblk_cfg_port *port;
+	bool secure = false;
 	struct listen a;
 	const char *nqn;
 
 	(void)result;
 	if (rblk_rpc_param_only(p, "nvmf_subsystem_add_listener", known, e) ||
-	    get_nqn(p, l, &nqn, e) || get_listen(p, &a, e) || begin(l, nqn, &next, NULL, e))
+	    get_nqn(p, l, &nqn, e) || get_listen(p, &a, e) ||
+	    rblk_rpc_param_bool(p, "secure_channel", false, &secure, NULL, e))
+		return e->code;
+	/* SPDK's secure channel is TLS over TCP; RDMA has none to offer. */
+	if (secure)
+		return rblk_rpc_fail(e, RBLK_RPC_INVALID_PARAMS, "secure_channel: rblk has no "
+				     "secure channel on RDMA");
+	if (begin(l, nqn, &next, NULL, e))
 		return e->code;
 	port = find_port(next, &a);
 	if (port && find_str(port->subsys, port->nr_subsys, nqn) >= 0) {

@@ -205,6 +205,9 @@ static void test_listeners(void)
 	CU_ASSERT_EQUAL(call("nvmf_subsystem_add_listener", "{\"nqn\": \"" SUB0 "\"}"),
 			RBLK_RPC_INVALID_PARAMS);
 	CU_ASSERT(msg_is("listen_address: required"));
+	CU_ASSERT_EQUAL(call("nvmf_subsystem_add_listener", "{\"nqn\": \"" SUB0 "\", " LA ", "
+			     "\"secure_channel\": true}"), RBLK_RPC_INVALID_PARAMS);
+	CU_ASSERT(msg_is("secure_channel: rblk has no secure channel on RDMA"));
 	CU_ASSERT_EQUAL(call("nvmf_subsystem_add_listener", "{\"nqn\": \"" SUB0 "\", " LA "}"),
 			RBLK_RPC_INVALID_PARAMS);
 	CU_ASSERT(msg_is("listen_address: 10.0.0.1 port 4420 is already a listener of " SUB0));
