@@ -251,6 +251,8 @@ void rblk_config_target_opts(const struct rblk_config *cfg, struct rblk_target_o
 /* Finds or adds @host's entry (its @where replaced). 0 or -ENOMEM. */
 int rblk_config_set_auth(struct rblk_config *cfg, const char *where, const char *host,
 			 struct rblk_cfg_auth **out);
+/* Removes @host's entry (its secrets overwritten). 0 or -ENOENT. */
+int rblk_config_del_auth(struct rblk_config *cfg, const char *host);
 /* Sets one field (@value NULL clears it; the old secret is overwritten). */
 int rblk_cfg_auth_set(struct rblk_cfg_auth *a, enum rblk_cfg_auth_field f, const char *value);
 const struct rblk_cfg_auth *rblk_config_find_auth(const struct rblk_config *cfg, const char *host);

@@ -14,7 +14,8 @@
  * first if new) and removing it unlinks it (the port stays open, since
  * closing a listener needs a restart); ANA states belong to a port, as in
  * nvmet, so setting one on a listener sets it for every subsystem linked
- * there; hosts and their DH-HMAC-CHAP secrets are target-wide.
+ * there; hosts and their DH-HMAC-CHAP secrets are target-wide (rblk_host_set_auth
+ * changes them for a host that stays allowed).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -520,7 +521,7 @@ static int remove_ns(void *ctx, struct json_object *p, struct json_object **resu
 /* ------------------------------------------------------------ hosts */
 
 static int set_auth(struct rblk_config *next, struct json_object *p, const char *host,
-		    struct rblk_rpc_err *e)
+		    const char *where, struct rblk_rpc_err *e)
 {
 	static const struct {
 		const char *key;
@@ -548,7 +549,7 @@ static int set_auth(struct rblk_config *next, struct json_object *p, const char 
 		return rblk_rpc_fail(e, RBLK_RPC_INVALID_PARAMS, "dhchap_key: required with the "
 				     "other dhchap_ parameters");
 	/* The host's settings, replaced whole: every subsystem it reaches authenticates it. */
-	if (rblk_config_set_auth(next, "nvmf_subsystem_add_host.dhchap_key", host, &a))
+	if (rblk_config_set_auth(next, where, host, &a))
 		return rblk_rpc_fail_errno(e, -ENOMEM, "out of memory");
 	for (size_t i = 0; i < 4; i++)
 		if (rblk_cfg_auth_set(a, fields[i].f, v[i]))
@@ -586,7 +587,7 @@ static int add_host(void *ctx, struct json_object *p, struct json_object **resul
 		return rblk_rpc_fail(e, RBLK_RPC_INVALID_PARAMS, "host: %.223s is already allowed on "
 				     "%.223s", host, nqn);
 	}
-	if (set_auth(next, p, host, e)) {
+	if (set_auth(next, p, host, "nvmf_subsystem_add_host.dhchap_key", e)) {
 		rblk_config_free(next);
 		return e->code;
 	}
@@ -649,6 +650,49 @@ static int allow_any_host(void *ctx, struct json_object *p, struct json_object *
 	return commit(l, next, e);
 }
 
+/*
+ * rblk's own: a host's DH-HMAC-CHAP settings changed (or, with no
+ * dhchap_key, removed) while it stays allowed. The target fails the host's
+ * live controllers, which must authenticate again under the new settings.
+ */
+static int host_set_auth(void *ctx, struct json_object *p, struct json_object **result,
+			 struct rblk_rpc_err *e)
+{
+	static const char *const known[] = { "host", "dhchap_key", "dhchap_ctrlr_key",
+		"dhchap_hash", "dhchap_dhgroup", NULL };
+	struct rblk_tgt_live *l = ctx;
+	struct rblk_config *next;
+	const char *host, *key = NULL;
+	bool has_key = false;
+	char why[160];
+
+	(void)result;
+	if (rblk_rpc_param_only(p, "rblk_host_set_auth", known, e) ||
+	    rblk_rpc_param_str(p, "host", true, &host, NULL, e) ||
+	    rblk_rpc_param_str(p, "dhchap_key", false, &key, &has_key, e))
+		return e->code;
+	if (!rblk_cfg_nqn_valid(host, "host", why, sizeof(why)))
+		return rblk_rpc_fail(e, RBLK_RPC_INVALID_PARAMS, "host: \"%.223s\" is not a valid "
+				     "NQN: it %s", host, why);
+	if (!has_key && !rblk_config_find_auth(l->running, host))
+		return rblk_rpc_fail(e, RBLK_RPC_INVALID_PARAMS, "host: %.223s has no DH-HMAC-CHAP "
+				     "settings to remove", host);
+	if (begin(l, NULL, &next, NULL, e))
+		return e->code;
+	if (!has_key) {
+		rblk_config_del_auth(next, host);
+		return commit(l, next, e);
+	}
+	if (set_auth(next, p, host, "rblk_host_set_auth.dhchap_key", e)) {
+		rblk_config_free(next);
+		return e->code;
+	}
+	/* Saved as nvmetcli saves it: in the host's "hosts" entry. */
+	if (!rblk_cfg_strv_has(next->hosts, next->nr_hosts, host) && rblk_config_add_host(next, host))
+		return fail_nomem(next, e);
+	return commit(l, next, e);
+}
+
 /* ------------------------------------------------------------ save */
 
 static int save_config(void *ctx, struct json_object *p, struct json_object **result,
@@ -692,6 +736,7 @@ const struct rblk_rpc_method rblk_rpc_nvmf_methods[] = {
 	{ "nvmf_subsystem_get_controllers", rblk_rpc_get_controllers },
 	{ "nvmf_subsystem_get_qpairs", rblk_rpc_get_qpairs },
 	{ "nvmf_get_stats", rblk_rpc_get_stats },
+	{ "rblk_host_set_auth", host_set_auth },
 	{ "rblk_save_config", save_config },
 };
 

@@ -417,6 +417,35 @@ static void test_hosts(void)
 	CU_ASSERT(msg_is("host: " HOST0 " is not allowed on " SUB0));
 }
 
+static void test_host_set_auth(void)
+{
+	with_subsystem(false);
+	CU_ASSERT_EQUAL(call("nvmf_subsystem_add_host", "{\"nqn\": \"" SUB0 "\", \"host\": \""
+			     HOST0 "\"}"), 0);
+	CU_ASSERT_EQUAL(call("rblk_host_set_auth", "{\"host\": \"" HOST0 "\"}"),
+			RBLK_RPC_INVALID_PARAMS);
+	CU_ASSERT(msg_is("host: " HOST0 " has no DH-HMAC-CHAP settings to remove"));
+	CU_ASSERT_EQUAL(call("rblk_host_set_auth", "{\"host\": \"" HOST0 "\", \"dhchap_hash\": "
+			     "\"sha384\"}"), RBLK_RPC_INVALID_PARAMS);
+	CU_ASSERT(msg_is("host: " HOST0 " has no DH-HMAC-CHAP settings to remove"));
+	CU_ASSERT_EQUAL(call("rblk_host_set_auth", "{\"host\": \"" HOST0 "\", \"dhchap_key\": "
+			     "\"" KEY "\", \"dhchap_dhgroup\": \"ffdhe9999\"}"),
+			RBLK_RPC_INVALID_PARAMS);
+	CU_ASSERT(msg_has(HOST0));
+	fake_log[0] = '\0';
+	/* A key for a host that stays allowed: set live (the target fails its controllers). */
+	CU_ASSERT_EQUAL(call("rblk_host_set_auth", "{\"host\": \"" HOST0 "\", \"dhchap_key\": "
+			     "\"" KEY "\", \"dhchap_hash\": \"sha384\"}"), 0);
+	CU_ASSERT(did("host_auth " SUB0 " " HOST0 " key=1 ctrl_key=0 hash=sha384"));
+	CU_ASSERT(strstr(fake_log, "disallow_host") == NULL);
+	CU_ASSERT(saved_has("\"dhchap\""));
+	fake_log[0] = '\0';
+	CU_ASSERT_EQUAL(call("rblk_host_set_auth", "{\"host\": \"" HOST0 "\"}"), 0);
+	CU_ASSERT(did("host_auth " SUB0 " " HOST0 " none"));
+	CU_ASSERT(!saved_has("\"dhchap\""));
+	CU_ASSERT_PTR_NULL(rblk_config_find_auth(live.running, HOST0));
+}
+
 static void test_get_subsystems(void)
 {
 	struct json_object *ss, *v;
@@ -542,6 +571,7 @@ static const struct ut_case cases[] = {
 	UT_CASE(test_apply_failure),
 	UT_CASE(test_remove_ns),
 	UT_CASE(test_hosts),
+	UT_CASE(test_host_set_auth),
 	UT_CASE(test_get_subsystems),
 	UT_CASE(test_controllers_and_qpairs),
 	UT_CASE(test_save_config),
