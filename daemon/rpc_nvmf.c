@@ -75,10 +75,8 @@ static int fail_nomem(struct rblk_config *next, struct rblk_rpc_err *e)
 	return rblk_rpc_fail_errno(e, -ENOMEM, "out of memory");
 }
 
-static int get_nqn(struct json_object *params, struct rblk_tgt_live *l, const char **nqn,
-		   struct rblk_rpc_err *e)
+static int get_nqn(struct json_object *params, const char **nqn, struct rblk_rpc_err *e)
 {
-	(void)l;
 	return rblk_rpc_param_str(params, "nqn", true, nqn, NULL, e);
 }
 
@@ -107,7 +105,7 @@ static int create_subsystem(void *ctx, struct json_object *p, struct json_object
 	char why[160];
 
 	(void)result;
-	if (rblk_rpc_param_only(p, "nvmf_create_subsystem", known, e) || get_nqn(p, l, &nqn, e) ||
+	if (rblk_rpc_param_only(p, "nvmf_create_subsystem", known, e) || get_nqn(p, &nqn, e) ||
 	    rblk_rpc_param_str(p, "serial_number", false, &serial, NULL, e) ||
 	    rblk_rpc_param_str(p, "model_number", false, &model, NULL, e) ||
 	    rblk_rpc_param_bool(p, "allow_any_host", false, &any, NULL, e) ||
@@ -142,7 +140,7 @@ static int delete_subsystem(void *ctx, struct json_object *p, struct json_object
 	const char *nqn;
 
 	(void)result;
-	if (rblk_rpc_param_only(p, "nvmf_delete_subsystem", known, e) || get_nqn(p, l, &nqn, e) ||
+	if (rblk_rpc_param_only(p, "nvmf_delete_subsystem", known, e) || get_nqn(p, &nqn, e) ||
 	    begin(l, nqn, &next, NULL, e))
 		return e->code;
 	/* Its port links go with it, as nvmet's symlinks must go before the subsystem. */
@@ -270,7 +268,7 @@ static int add_listener(void *ctx, struct json_object *p, struct json_object **r
 
 	(void)result;
 	if (rblk_rpc_param_only(p, "nvmf_subsystem_add_listener", known, e) ||
-	    get_nqn(p, l, &nqn, e) || get_listen(p, &a, e) ||
+	    get_nqn(p, &nqn, e) || get_listen(p, &a, e) ||
 	    rblk_rpc_param_bool(p, "secure_channel", false, &secure, NULL, e))
 		return e->code;
 	/* SPDK's secure channel is TLS over TCP; RDMA has none to offer. */
@@ -311,7 +309,7 @@ static int remove_listener(void *ctx, struct json_object *p, struct json_object 
 
 	(void)result;
 	if (rblk_rpc_param_only(p, "nvmf_subsystem_remove_listener", known, e) ||
-	    get_nqn(p, l, &nqn, e) || get_listen(p, &a, e) || begin(l, nqn, &next, NULL, e))
+	    get_nqn(p, &nqn, e) || get_listen(p, &a, e) || begin(l, nqn, &next, NULL, e))
 		return e->code;
 	port = find_port(next, &a);
 	if (port)
@@ -355,7 +353,7 @@ static int set_ana_state(void *ctx, struct json_object *p, struct json_object **
 
 	(void)result;
 	if (rblk_rpc_param_only(p, "nvmf_subsystem_listener_set_ana_state", known, e) ||
-	    get_nqn(p, l, &nqn, e) || get_listen(p, &a, e) ||
+	    get_nqn(p, &nqn, e) || get_listen(p, &a, e) ||
 	    rblk_rpc_param_str(p, "ana_state", true, &name, NULL, e) ||
 	    rblk_rpc_param_u32(p, "anagrpid", false, 1, RBLK_ANA_MAX_GROUPS, &grpid, &has_grpid, e))
 		return e->code;
@@ -444,7 +442,7 @@ static int add_ns(void *ctx, struct json_object *p, struct json_object **result,
 	char why[256];
 	int ret;
 
-	if (rblk_rpc_param_only(p, "nvmf_subsystem_add_ns", known, e) || get_nqn(p, l, &nqn, e) ||
+	if (rblk_rpc_param_only(p, "nvmf_subsystem_add_ns", known, e) || get_nqn(p, &nqn, e) ||
 	    rblk_rpc_param_obj(p, "namespace", true, &o, e) ||
 	    rblk_rpc_param_only(o, "namespace", ns_known, e) ||
 	    rblk_rpc_param_str(o, "namespace.bdev_name", false, &bdev, &has_bdev, e))
@@ -504,7 +502,7 @@ static int remove_ns(void *ctx, struct json_object *p, struct json_object **resu
 	uint32_t nsid;
 
 	(void)result;
-	if (rblk_rpc_param_only(p, "nvmf_subsystem_remove_ns", known, e) || get_nqn(p, l, &nqn, e) ||
+	if (rblk_rpc_param_only(p, "nvmf_subsystem_remove_ns", known, e) || get_nqn(p, &nqn, e) ||
 	    rblk_rpc_param_u32(p, "nsid", true, 1, RBLK_CFG_NSID_MAX, &nsid, NULL, e) ||
 	    begin(l, nqn, &next, &ss, e))
 		return e->code;
@@ -569,7 +567,7 @@ static int add_host(void *ctx, struct json_object *p, struct json_object **resul
 	char why[160];
 
 	(void)result;
-	if (rblk_rpc_param_only(p, "nvmf_subsystem_add_host", known, e) || get_nqn(p, l, &nqn, e) ||
+	if (rblk_rpc_param_only(p, "nvmf_subsystem_add_host", known, e) || get_nqn(p, &nqn, e) ||
 	    rblk_rpc_param_str(p, "host", true, &host, NULL, e))
 		return e->code;
 	if (!rblk_cfg_nqn_valid(host, "host", why, sizeof(why)))
@@ -609,7 +607,7 @@ static int remove_host(void *ctx, struct json_object *p, struct json_object **re
 
 	(void)result;
 	if (rblk_rpc_param_only(p, "nvmf_subsystem_remove_host", known, e) ||
-	    get_nqn(p, l, &nqn, e) || rblk_rpc_param_str(p, "host", true, &host, NULL, e) ||
+	    get_nqn(p, &nqn, e) || rblk_rpc_param_str(p, "host", true, &host, NULL, e) ||
 	    begin(l, nqn, &next, &ss, e))
 		return e->code;
 	k = find_str(ss->hosts, ss->nr_hosts, host);
@@ -635,7 +633,7 @@ static int allow_any_host(void *ctx, struct json_object *p, struct json_object *
 
 	(void)result;
 	if (rblk_rpc_param_only(p, "nvmf_subsystem_allow_any_host", known, e) ||
-	    get_nqn(p, l, &nqn, e) || rblk_rpc_param_bool(p, "allow_any_host", true, &any, NULL, e) ||
+	    get_nqn(p, &nqn, e) || rblk_rpc_param_bool(p, "allow_any_host", true, &any, NULL, e) ||
 	    begin(l, nqn, &next, &ss, e))
 		return e->code;
 	if (any && ss->nr_hosts) {
