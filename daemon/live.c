@@ -104,5 +104,6 @@ int rblk_tgt_live_apply(struct rblk_tgt_live *l, struct rblk_config *next, enum 
 	rblk_config_diff_free(&diff); /* points into running and next: free it first */
 	rblk_config_free(l->running);
 	l->running = next;
+	l->changes++;
 	return err ? err : ret;
 }

@@ -20,6 +20,7 @@ struct rblk_tgt_live {
 	struct rblk_target *tgt;
 	struct rblk_config *running; /* what the target runs: diffs start from here */
 	const char *save_path;       /* --save; NULL = none */
+	unsigned long changes;       /* bumped each time @running is replaced */
 };
 
 enum rblk_live_mode {

@@ -178,6 +178,18 @@ ready:
 		     d->live.running->nr_ports);
 }
 
+/* Requests, and systemd's STATUS= line kept true when they changed what is exported. */
+static void serve_rpc(struct daemon *d)
+{
+	unsigned long before = d->live.changes;
+
+	rblk_rpc_server_process(d->rpc);
+	if (d->live.changes != before)
+		rblk_notifyf("STATUS=serving %zu subsystems, %zu namespaces, %zu listeners",
+			     d->live.running->nr_subsys, count_ns(d->live.running),
+			     d->live.running->nr_ports);
+}
+
 /* Returns the exit code once SIGINT/SIGTERM arrived. */
 static int serve(struct daemon *d)
 {
@@ -200,7 +212,7 @@ static int serve(struct daemon *d)
 		    read(d->tfd, &ticks, sizeof(ticks)) == sizeof(ticks))
 			dump_stats(d, stdout);
 		if (pfd[2].revents & POLLIN)
-			rblk_rpc_server_process(d->rpc);
+			serve_rpc(d);
 		if (!(pfd[0].revents & POLLIN) || read(d->sfd, &si, sizeof(si)) != sizeof(si))
 			continue;
 		switch (si.ssi_signo) {
