@@ -282,6 +282,7 @@ int rblk_rpc_server_create(const char *path, const struct rblk_rpc_table *t,
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct rblk_rpc_server *s;
+	mode_t old_mask;
 	int ret;
 
 	if (strlen(path) >= sizeof(sa.sun_path))
@@ -303,15 +304,17 @@ int rblk_rpc_server_create(const char *path, const struct rblk_rpc_table *t,
 		ret = -errno;
 		goto out_free;
 	}
-	if (bind(s->lfd, (struct sockaddr *)&sa, sizeof(sa))) {
-		ret = -errno;
-		goto out_close;
-	}
 	/*
 	 * Connecting needs write permission on the socket file: only the
-	 * daemon's user may manage it. Until this chmod the mode is 0777 minus
-	 * the umask, inside a directory made 0700 when we made it.
+	 * daemon's user may manage it. The umask makes the file 0600 as bind()
+	 * creates it, so there is no moment another user could connect; it
+	 * can only make what another thread creates meanwhile more private.
 	 */
+	old_mask = umask(0177);
+	ret = bind(s->lfd, (struct sockaddr *)&sa, sizeof(sa)) ? -errno : 0;
+	umask(old_mask);
+	if (ret)
+		goto out_close;
 	if (chmod(path, 0600) || listen(s->lfd, 64)) {
 		ret = -errno;
 		goto out_unlink;
