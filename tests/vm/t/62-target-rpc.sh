@@ -77,9 +77,10 @@ rpc_ok nvmf_subsystem_get_controllers --nqn $NQN > "$T_WORK/ctrls.json"
 grep -q "\"hostnqn\": \"$H\"" "$T_WORK/ctrls.json" || { cat "$T_WORK/ctrls.json"; fail "get_controllers"; }
 rpc_ok nvmf_subsystem_get_qpairs --nqn $NQN | grep -q '"qid": 1' || fail "get_qpairs lists no I/O queue"
 
-# --- fio in the background through everything below
+# --- fio in the background through everything below, once it writes
+w0=$(dev_writes "$DEV")
 fio_bg_verify bg "$DEV"
-sleep 3
+wait_for 60 dev_written "$DEV" "$w0" || fail "fio wrote nothing to $DEV in 60 s"
 
 # A second namespace: seen by the host without reconnecting.
 [ "$(rpc_ok nvmf_subsystem_add_ns --nqn $NQN --namespace.path "$T_WORK/ns2.img")" = 2 ] ||
