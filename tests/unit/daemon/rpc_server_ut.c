@@ -241,6 +241,36 @@ static void test_client_limit(void)
 	rblk_rpc_server_destroy(s);
 }
 
+static void test_idle_client_gives_way(void)
+{
+	struct rblk_rpc_server *s;
+	int fds[RBLK_RPC_MAX_CLIENTS], extra, gone = 0;
+
+	/* Every slot held by a client that connected and went silent (a stalled script). */
+	CU_ASSERT_EQUAL_FATAL(rblk_rpc_server_create(path, &table, &s), 0);
+	for (int i = 0; i < RBLK_RPC_MAX_CLIENTS; i++) {
+		fds[i] = client();
+		if (i % 16 == 15)
+			pump(s);
+	}
+	pump(s);
+	CU_ASSERT_EQUAL(rblk_rpc_server_clients(s), RBLK_RPC_MAX_CLIENTS);
+	usleep((RBLK_RPC_IDLE_EVICT_MS + 200) * 1000);
+	/* After the idle bound a newcomer is served, and exactly one silent client went. */
+	extra = client();
+	send_str(extra, REQ);
+	pump(s);
+	CU_ASSERT_STRING_EQUAL(received(extra), ANS);
+	for (int i = 0; i < RBLK_RPC_MAX_CLIENTS; i++)
+		gone += strcmp(received(fds[i]), "EOF") == 0;
+	CU_ASSERT_EQUAL(gone, 1);
+	CU_ASSERT_EQUAL(rblk_rpc_server_clients(s), RBLK_RPC_MAX_CLIENTS);
+	close(extra);
+	for (int i = 0; i < RBLK_RPC_MAX_CLIENTS; i++)
+		close(fds[i]);
+	rblk_rpc_server_destroy(s);
+}
+
 static void test_unread_answers_stop_reading(void)
 {
 	struct rblk_rpc_server *s;
@@ -312,6 +342,7 @@ static const struct ut_case cases[] = {
 	UT_CASE(test_bad_input_closes_only_that_client),
 	UT_CASE(test_half_close_still_answered),
 	UT_CASE(test_client_limit),
+	UT_CASE(test_idle_client_gives_way),
 	UT_CASE(test_unread_answers_stop_reading),
 	UT_END,
 };
