@@ -476,6 +476,16 @@ int rblk_rpc_param_obj(struct json_object *o, const char *key, bool required,
 	return 0;
 }
 
+int rblk_rpc_param_off(struct json_object *o, const char *key, const char *why,
+		       struct rblk_rpc_err *e)
+{
+	bool on = false;
+
+	if (rblk_rpc_param_bool(o, key, false, &on, NULL, e))
+		return e->code;
+	return on ? rblk_rpc_fail(e, RBLK_RPC_INVALID_PARAMS, "%s: %s", key, why) : 0;
+}
+
 int rblk_rpc_param_only(struct json_object *o, const char *where, const char *const *known,
 			struct rblk_rpc_err *e)
 {

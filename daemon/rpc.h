@@ -136,6 +136,13 @@ int rblk_rpc_param_bool(struct json_object *o, const char *key, bool required, b
 			bool *present, struct rblk_rpc_err *e);
 int rblk_rpc_param_obj(struct json_object *o, const char *key, bool required,
 		       struct json_object **out, struct rblk_rpc_err *e);
+/*
+ * One of SPDK's switches rblk does not have (passthrough, no_auto_visible,
+ * ...): SPDK's rpc.py sends them false by default, so false, null or
+ * absent is taken; true is refused with "KEY: @why".
+ */
+int rblk_rpc_param_off(struct json_object *o, const char *key, const char *why,
+		       struct rblk_rpc_err *e);
 /* Members of @o not in @known (NULL-terminated): invalid params naming the first. */
 int rblk_rpc_param_only(struct json_object *o, const char *where, const char *const *known,
 			struct rblk_rpc_err *e);

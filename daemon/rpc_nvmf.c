@@ -95,7 +95,7 @@ static int create_subsystem(void *ctx, struct json_object *p, struct json_object
 {
 	static const char *const known[] = { "nqn", "serial_number", "model_number",
 		"allow_any_host", "max_namespaces", "min_cntlid", "max_cntlid", "ana_reporting",
-		"tgt_name", NULL };
+		"tgt_name", "passthrough", "enable_nssr", NULL };
 	struct rblk_tgt_live *l = ctx;
 	const char *nqn, *serial = NULL, *model = NULL;
 	uint32_t max_ns = 0, min_cntlid = 0, max_cntlid = 0;
@@ -111,7 +111,9 @@ static int create_subsystem(void *ctx, struct json_object *p, struct json_object
 	    rblk_rpc_param_bool(p, "allow_any_host", false, &any, NULL, e) ||
 	    rblk_rpc_param_u32(p, "max_namespaces", false, 0, RBLK_CFG_NSID_MAX, &max_ns, NULL, e) ||
 	    rblk_rpc_param_u32(p, "min_cntlid", false, 1, 0xffef, &min_cntlid, NULL, e) ||
-	    rblk_rpc_param_u32(p, "max_cntlid", false, 1, 0xffef, &max_cntlid, NULL, e))
+	    rblk_rpc_param_u32(p, "max_cntlid", false, 1, 0xffef, &max_cntlid, NULL, e) ||
+	    rblk_rpc_param_off(p, "passthrough", "rblk has no NVMe passthrough", e) ||
+	    rblk_rpc_param_off(p, "enable_nssr", "rblk has no NVM subsystem reset", e))
 		return e->code;
 	if (!rblk_cfg_nqn_valid(nqn, "nqn", why, sizeof(why)))
 		return rblk_rpc_fail(e, RBLK_RPC_INVALID_PARAMS, "nqn: \"%.223s\" is not a valid NQN: "
@@ -254,28 +256,65 @@ static uint16_t free_portid(const struct rblk_config *cfg)
 	return 0;
 }
 
+/* SPDK's names ("non_optimized") and nvmet's ("non-optimized", "change", ...). */
+static int parse_ana_state(const char *s, enum rblk_ana_state *out)
+{
+	char name[32];
+
+	if (strlen(s) >= sizeof(name))
+		return -EINVAL;
+	for (size_t i = 0; i <= strlen(s); i++)
+		name[i] = s[i] == '_' ? '-' : (char)((s[i] >= 'A' && s[i] <= 'Z') ? s[i] + 32 : s[i]);
+	return rblk_ana_state_from_name(name, out);
+}
+
+
+/* The state on the port for every group @ss's namespaces are in, and group 1. */
+static void set_subsys_groups(struct rblk_cfg_port *port, const struct rblk_cfg_subsys *ss,
+			      enum rblk_ana_state state)
+{
+	port->ana[RBLK_ANA_DEFAULT_GRPID] = (struct rblk_cfg_ana){ .set = true, .state = state };
+	for (size_t i = 0; i < ss->nr_ns; i++)
+		port->ana[ss->ns[i].ana_grpid] = (struct rblk_cfg_ana){ .set = true, .state = state };
+}
+
+static int get_ana_state(struct json_object *p, bool required, enum rblk_ana_state *state,
+			 bool *present, struct rblk_rpc_err *e)
+{
+	const char *name;
+	bool has = false;
+
+	if (rblk_rpc_param_str(p, "ana_state", required, &name, &has, e))
+		return e->code;
+	if (present)
+		*present = has;
+	if (has && parse_ana_state(name, state))
+		return rblk_rpc_fail(e, RBLK_RPC_INVALID_PARAMS, "ana_state: \"%.40s\" is not "
+				     "optimized, non_optimized, inaccessible, persistent_loss or "
+				     "change", name);
+	return 0;
+}
+
 static int add_listener(void *ctx, struct json_object *p, struct json_object **result,
 			struct rblk_rpc_err *e)
 {
 	static const char *const known[] = { "nqn", "listen_address", "tgt_name", "secure_channel",
-		NULL };
+		"ana_state", NULL };
 	struct rblk_tgt_live *l = ctx;
+	enum rblk_ana_state state;
+	struct rblk_cfg_subsys *ss;
 	struct rblk_config *next;
 	struct rblk_cfg_port *port;
-	bool secure = false;
+	bool has_state = false;
 	struct listen a;
 	const char *nqn;
 
 	(void)result;
+	/* SPDK's secure channel is TLS over TCP; RDMA has none to offer. */
 	if (rblk_rpc_param_only(p, "nvmf_subsystem_add_listener", known, e) ||
 	    get_nqn(p, &nqn, e) || get_listen(p, &a, e) ||
-	    rblk_rpc_param_bool(p, "secure_channel", false, &secure, NULL, e))
-		return e->code;
-	/* SPDK's secure channel is TLS over TCP; RDMA has none to offer. */
-	if (secure)
-		return rblk_rpc_fail(e, RBLK_RPC_INVALID_PARAMS, "secure_channel: rblk has no "
-				     "secure channel on RDMA");
-	if (begin(l, nqn, &next, NULL, e))
+	    rblk_rpc_param_off(p, "secure_channel", "rblk has no secure channel on RDMA", e) ||
+	    get_ana_state(p, false, &state, &has_state, e) || begin(l, nqn, &next, &ss, e))
 		return e->code;
 	port = find_port(next, &a);
 	if (port && find_str(port->subsys, port->nr_subsys, nqn) >= 0) {
@@ -293,6 +332,9 @@ static int add_listener(void *ctx, struct json_object *p, struct json_object **r
 	}
 	if (rblk_cfg_port_link(port, nqn))
 		return fail_nomem(next, e);
+	/* SPDK's initial state of the new listener: the port's, for this subsystem's groups. */
+	if (has_state)
+		set_subsys_groups(port, ss, state);
 	return commit(l, next, e);
 }
 
@@ -324,18 +366,6 @@ static int remove_listener(void *ctx, struct json_object *p, struct json_object 
 	return commit(l, next, e);
 }
 
-/* SPDK's names ("non_optimized") and nvmet's ("non-optimized", "change", ...). */
-static int parse_ana_state(const char *s, enum rblk_ana_state *out)
-{
-	char name[32];
-
-	if (strlen(s) >= sizeof(name))
-		return -EINVAL;
-	for (size_t i = 0; i <= strlen(s); i++)
-		name[i] = s[i] == '_' ? '-' : (char)((s[i] >= 'A' && s[i] <= 'Z') ? s[i] + 32 : s[i]);
-	return rblk_ana_state_from_name(name, out);
-}
-
 static int set_ana_state(void *ctx, struct json_object *p, struct json_object **result,
 			 struct rblk_rpc_err *e)
 {
@@ -346,21 +376,16 @@ static int set_ana_state(void *ctx, struct json_object *p, struct json_object **
 	struct rblk_cfg_subsys *ss;
 	struct rblk_config *next;
 	struct rblk_cfg_port *port;
-	const char *nqn, *name;
 	uint32_t grpid = 0;
 	bool has_grpid = false;
 	struct listen a;
+	const char *nqn;
 
 	(void)result;
 	if (rblk_rpc_param_only(p, "nvmf_subsystem_listener_set_ana_state", known, e) ||
-	    get_nqn(p, &nqn, e) || get_listen(p, &a, e) ||
-	    rblk_rpc_param_str(p, "ana_state", true, &name, NULL, e) ||
+	    get_nqn(p, &nqn, e) || get_listen(p, &a, e) || get_ana_state(p, true, &state, NULL, e) ||
 	    rblk_rpc_param_u32(p, "anagrpid", false, 1, RBLK_ANA_MAX_GROUPS, &grpid, &has_grpid, e))
 		return e->code;
-	if (parse_ana_state(name, &state))
-		return rblk_rpc_fail(e, RBLK_RPC_INVALID_PARAMS, "ana_state: \"%.40s\" is not "
-				     "optimized, non_optimized, inaccessible, persistent_loss or "
-				     "change", name);
 	if (begin(l, nqn, &next, &ss, e))
 		return e->code;
 	port = find_port(next, &a);
@@ -369,15 +394,11 @@ static int set_ana_state(void *ctx, struct json_object *p, struct json_object **
 		return rblk_rpc_fail(e, RBLK_RPC_INVALID_PARAMS, "listen_address: %s port %u is not a "
 				     "listener of %.223s", a.traddr, a.trsvcid, nqn);
 	}
-	if (has_grpid) {
+	/* Without anagrpid, as SPDK: every group the subsystem's namespaces are in. */
+	if (has_grpid)
 		port->ana[grpid] = (struct rblk_cfg_ana){ .set = true, .state = state };
-	} else {
-		/* As SPDK without anagrpid: every group the subsystem's namespaces are in. */
-		port->ana[RBLK_ANA_DEFAULT_GRPID] = (struct rblk_cfg_ana){ .set = true, .state = state };
-		for (size_t i = 0; i < ss->nr_ns; i++)
-			port->ana[ss->ns[i].ana_grpid] =
-				(struct rblk_cfg_ana){ .set = true, .state = state };
-	}
+	else
+		set_subsys_groups(port, ss, state);
 	return commit(l, next, e);
 }
 
@@ -431,7 +452,8 @@ static int add_ns(void *ctx, struct json_object *p, struct json_object **result,
 {
 	static const char *const known[] = { "nqn", "namespace", "tgt_name", NULL };
 	static const char *const ns_known[] = { "path", "nsid", "uuid", "nguid", "eui64",
-		"anagrpid", "read_only", "block_size", "bdev_name", NULL };
+		"anagrpid", "read_only", "block_size", "bdev_name", "no_auto_visible",
+		"hide_metadata", NULL };
 	struct rblk_tgt_live *l = ctx;
 	struct rblk_cfg_ns tmp = { .ana_grpid = 1 }, *ns;
 	struct rblk_cfg_subsys *ss;
@@ -445,7 +467,11 @@ static int add_ns(void *ctx, struct json_object *p, struct json_object **result,
 	if (rblk_rpc_param_only(p, "nvmf_subsystem_add_ns", known, e) || get_nqn(p, &nqn, e) ||
 	    rblk_rpc_param_obj(p, "namespace", true, &o, e) ||
 	    rblk_rpc_param_only(o, "namespace", ns_known, e) ||
-	    rblk_rpc_param_str(o, "namespace.bdev_name", false, &bdev, &has_bdev, e))
+	    rblk_rpc_param_str(o, "namespace.bdev_name", false, &bdev, &has_bdev, e) ||
+	    rblk_rpc_param_off(o, "namespace.no_auto_visible", "rblk has no per-host namespace "
+			       "visibility: every allowed host sees every namespace", e) ||
+	    rblk_rpc_param_off(o, "namespace.hide_metadata", "rblk namespaces have no metadata",
+			       e))
 		return e->code;
 	if (has_bdev)
 		return rblk_rpc_fail(e, RBLK_RPC_INVALID_PARAMS, "namespace.bdev_name: rblk has no "

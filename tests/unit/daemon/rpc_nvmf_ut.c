@@ -157,6 +157,36 @@ static void test_create_subsystem(void)
 	CU_ASSERT(msg_is("nqn: subsystem \"" SUB0 "\" exists"));
 }
 
+/* What SPDK's rpc.py sends by default: its switches, false. */
+static void test_spdk_switches(void)
+{
+	reset();
+	CU_ASSERT_EQUAL(call("nvmf_create_subsystem", "{\"nqn\": \"" SUB0 "\", \"passthrough\": "
+			     "true}"), RBLK_RPC_INVALID_PARAMS);
+	CU_ASSERT(msg_is("passthrough: rblk has no NVMe passthrough"));
+	CU_ASSERT_EQUAL(call("nvmf_create_subsystem", "{\"nqn\": \"" SUB0 "\", \"serial_number\": "
+			     "\"S1\", \"allow_any_host\": true, \"ana_reporting\": false, "
+			     "\"passthrough\": false, \"enable_nssr\": false}"), 0);
+	CU_ASSERT_EQUAL(call("nvmf_subsystem_add_listener", "{\"nqn\": \"" SUB0 "\", "
+			     "\"secure_channel\": true, " LA "}"), RBLK_RPC_INVALID_PARAMS);
+	CU_ASSERT(msg_is("secure_channel: rblk has no secure channel on RDMA"));
+	/* SPDK's initial ANA state of a listener: the port's, for the subsystem's groups. */
+	CU_ASSERT_EQUAL(call("nvmf_subsystem_add_listener", "{\"nqn\": \"" SUB0 "\", "
+			     "\"secure_channel\": false, \"ana_state\": \"inaccessible\", "
+			     "\"listen_address\": {\"trtype\": \"rdma\", \"traddr\": \"10.0.0.1\", "
+			     "\"adrfam\": \"ipv4\", \"trsvcid\": \"4420\"}}"), 0);
+	CU_ASSERT(did("ana_state 1 1 inaccessible"));
+	CU_ASSERT_EQUAL(call("nvmf_subsystem_add_ns", "{\"nqn\": \"" SUB0 "\", \"namespace\": "
+			     "{\"path\": \"mem:1M\", \"no_auto_visible\": true}}"),
+			RBLK_RPC_INVALID_PARAMS);
+	CU_ASSERT(msg_has("namespace.no_auto_visible: rblk has no per-host namespace visibility"));
+	CU_ASSERT_EQUAL(call("nvmf_subsystem_add_ns", "{\"nqn\": \"" SUB0 "\", \"namespace\": "
+			     "{\"path\": \"mem:1M\", \"no_auto_visible\": false, "
+			     "\"hide_metadata\": false}}"), 0);
+	CU_ASSERT_EQUAL(call("rpc_get_methods", "{\"current\": false, \"include_aliases\": false}"),
+			0);
+}
+
 static void test_delete_subsystem(void)
 {
 	with_subsystem(true);
@@ -564,6 +594,7 @@ static int teardown(void)
 
 static const struct ut_case cases[] = {
 	UT_CASE(test_create_subsystem),
+	UT_CASE(test_spdk_switches),
 	UT_CASE(test_delete_subsystem),
 	UT_CASE(test_listeners),
 	UT_CASE(test_ana_state),
