@@ -431,6 +431,8 @@ static void test_usage_text(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "Examples:"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "--connect-timeout MS"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "--max-pending N"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "--rpc-socket PATH"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "rblk-target rpc METHOD"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "--max-pending-per-addr N"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "--max-ctrls-per-host N"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "--max-queues N"));
