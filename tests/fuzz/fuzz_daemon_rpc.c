@@ -132,6 +132,18 @@ size_t rblk_fuzz_seed(unsigned idx, uint8_t *buf, size_t max)
 		"{\"jsonrpc\":\"2.0\",\"method\":\"nvmf_delete_subsystem\",\"params\":{\"nqn\":"
 		"\"nqn.2024-01.io.rblk:b\"},\"id\":9}]",
 		"{\"jsonrpc\":\"2.0\",\"method\":\"nvmf_subsystem_add_ns\",\"params\":[1],\"id\":1} {bad",
+		"{\"jsonrpc\":\"2.0\",\"method\":\"nvmf_create_subsystem\",\"params\":{\"nqn\":"
+		"\"nqn.2024-01.io.rblk:c\",\"passthrough\":false,\"enable_nssr\":false},\"id\":1}"
+		"{\"jsonrpc\":\"2.0\",\"method\":\"nvmf_subsystem_add_host\",\"params\":{\"nqn\":"
+		"\"nqn.2024-01.io.rblk:c\",\"host\":\"nqn.2014-08.org.nvmexpress:uuid:"
+		"5b0c1d7e-0000-4000-8000-000000000002\",\"dhchap_key\":\"DHHC-1:00:"
+		"ia6zGodOr4SEG0Zzaw398rpY0wqipUWj4jWjUh4HWUz6aQ2n:\"},\"id\":2}"
+		"{\"jsonrpc\":\"2.0\",\"method\":\"rblk_host_set_auth\",\"params\":{\"host\":"
+		"\"nqn.2014-08.org.nvmexpress:uuid:5b0c1d7e-0000-4000-8000-000000000002\"},\"id\":3}"
+		"{\"jsonrpc\":\"2.0\",\"method\":\"nvmf_subsystem_add_listener\",\"params\":{\"nqn\":"
+		"\"nqn.2024-01.io.rblk:c\",\"secure_channel\":false,\"ana_state\":\"inaccessible\","
+		"\"listen_address\":{\"trtype\":\"rdma\",\"traddr\":\"::1\",\"adrfam\":\"ipv6\","
+		"\"trsvcid\":\"4421\"}},\"id\":4}",
 	};
 
 	if (idx >= 2 * sizeof(seeds) / sizeof(seeds[0]) || strlen(seeds[idx / 2]) + 1 > max)
