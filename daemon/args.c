@@ -42,6 +42,7 @@ enum {
 	OPT_MAX_QUEUES,
 	OPT_LOG_LEVEL,
 	OPT_STATS_INTERVAL,
+	OPT_RPC_SOCKET,
 	OPT_PIDFILE,
 	OPT_FOREGROUND,
 	OPT_SAVE,
@@ -78,6 +79,7 @@ static const struct option long_opts[] = {
 	{ "max-queues", required_argument, NULL, OPT_MAX_QUEUES },
 	{ "log-level", required_argument, NULL, OPT_LOG_LEVEL },
 	{ "stats-interval", required_argument, NULL, OPT_STATS_INTERVAL },
+	{ "rpc-socket", required_argument, NULL, OPT_RPC_SOCKET },
 	{ "pidfile", required_argument, NULL, OPT_PIDFILE },
 	{ "foreground", no_argument, NULL, OPT_FOREGROUND },
 	{ "save", required_argument, NULL, OPT_SAVE },
@@ -93,6 +95,8 @@ void rblk_tgt_usage(FILE *out)
 {
 	fputs("Usage: rblk-target --config FILE [OPTION]...\n"
 	      "       rblk-target --listen ADDR[:PORT] --subsystem NQN --ns PATH [OPTION]...\n"
+	      "       rblk-target [OPTION]...   (nothing exported: configure it through the RPC)\n"
+	      "       rblk-target rpc METHOD [--PARAM VALUE]...   (rblk-target rpc --help)\n"
 	      "Export files and block devices as NVMe over Fabrics namespaces on RDMA.\n"
 	      "\n"
 	      "Configuration:\n"
@@ -149,6 +153,8 @@ void rblk_tgt_usage(FILE *out)
 	      "Process:\n"
 	      "      --log-level LEVEL    err, warn, notice (default), info or debug\n"
 	      "      --stats-interval SEC print statistics as JSON on stdout every SEC seconds\n"
+	      "      --rpc-socket PATH    the JSON-RPC management socket (default\n"
+	      "                           /run/rblk/rblk-target.sock; none: no socket)\n"
 	      "      --pidfile FILE       write the process id to FILE\n"
 	      "      --foreground         stay in the foreground (the default; never daemonizes)\n"
 	      "  -h, --help               this text\n"
@@ -159,7 +165,8 @@ void rblk_tgt_usage(FILE *out)
 	      "Exit status: 0 stopped cleanly (or --check passed); 1 could not start or run (RDMA\n"
 	      "device, memlock, memory); 2 invalid flags or configuration, found before start\n"
 	      "or by --check (bad JSON, option out of range, namespace path that does not open,\n"
-	      "no subsystem or no port): the systemd unit does not restart on 2.\n"
+	      "no subsystem or no port with the socket off): the systemd unit does not restart\n"
+	      "on 2.\n"
 	      "\n"
 	      "Examples:\n"
 	      "  rblk-target --config /etc/rblk/config.json\n"
@@ -170,6 +177,10 @@ void rblk_tgt_usage(FILE *out)
 	      "              --allow-host nqn.2014-08.org.nvmexpress:uuid:<uuid>\n"
 	      "  rblk-target --listen 10.99.0.1 --subsystem nqn.2024-01.io.rblk:d0 --ns /dev/vdb \\\n"
 	      "              --allow-any-host --check --save /etc/rblk/config.json\n"
+	      "  rblk-target --save /var/lib/rblk/config.json     (empty; then, through the socket:)\n"
+	      "  rblk-target rpc nvmf_create_subsystem --nqn nqn.2024-01.io.rblk:d1\n"
+	      "  rblk-target rpc nvmf_subsystem_add_ns --nqn nqn.2024-01.io.rblk:d1 \\\n"
+	      "              --namespace.path mem:1G\n"
 	      "On the Linux host:\n"
 	      "  nvme discover -t rdma -a 10.99.0.1 -s 4420\n"
 	      "  nvme connect -t rdma -a 10.99.0.1 -s 4420 -n nqn.2024-01.io.rblk:disk0\n"
@@ -567,6 +578,12 @@ static int handle(struct pstate *p, int c, const char *arg)
 			return -EINVAL;
 		a->stats_interval = v;
 		return 0;
+	case OPT_RPC_SOCKET:
+		if (!*arg)
+			return usage_err(p, "--rpc-socket: empty (\"none\" turns the socket off)\n");
+		free(t->rpc_socket);
+		t->rpc_socket = strdup(arg);
+		return t->rpc_socket ? 0 : -ENOMEM;
 	case OPT_PIDFILE:
 		a->pidfile = arg;
 		return 0;
@@ -593,6 +610,11 @@ static int handle(struct pstate *p, int c, const char *arg)
 	default:
 		return -EINVAL; /* getopt printed the message */
 	}
+}
+
+static bool rpc_off(const struct rblk_tgt_args *a)
+{
+	return a->flags->tgt.rpc_socket && strcmp(a->flags->tgt.rpc_socket, "none") == 0;
 }
 
 int rblk_tgt_args_parse(int argc, char **argv, struct rblk_tgt_args *a, FILE *err)
@@ -632,10 +654,12 @@ int rblk_tgt_args_parse(int argc, char **argv, struct rblk_tgt_args *a, FILE *er
 		for (size_t s = 0; s < a->flags->nr_subsys; s++)
 			if ((ret = rblk_cfg_port_link(&a->flags->ports[i], a->flags->subsys[s].nqn)))
 				return ret;
-	if (!a->config_path && !a->flags->nr_subsys)
+	/* With the management socket on, an empty start waits to be configured through it. */
+	if (!a->config_path && !a->flags->nr_subsys && rpc_off(a))
 		return usage_err(&p, "nothing to export: give --config FILE, or --listen ADDR "
-				 "--subsystem NQN --ns PATH (see --help)\n");
-	if (!a->config_path && !a->flags->nr_ports)
+				 "--subsystem NQN --ns PATH, or a --rpc-socket to configure it "
+				 "through (see --help)\n");
+	if (!a->config_path && !a->flags->nr_ports && rpc_off(a))
 		return usage_err(&p, "no --listen ADDR[:PORT] given: nothing to listen on\n");
 	return 0;
 }

@@ -59,7 +59,8 @@ static void tgt_strs_free(struct rblk_cfg_tgt *t)
 	free(t->rbd_conf);
 	free(t->rbd_id);
 	free(t->rbd_keyring);
-	t->backend = t->rbd_conf = t->rbd_id = t->rbd_keyring = NULL;
+	free(t->rpc_socket);
+	t->backend = t->rbd_conf = t->rbd_id = t->rbd_keyring = t->rpc_socket = NULL;
 }
 
 void rblk_config_free(struct rblk_config *cfg)
@@ -343,9 +344,10 @@ int rblk_config_add_port_copy(struct rblk_config *cfg, const struct rblk_cfg_por
 /* Copies t's strings into d (whose string fields are not owned yet). */
 static int tgt_strs_dup(struct rblk_cfg_tgt *d, const struct rblk_cfg_tgt *t)
 {
-	d->backend = d->rbd_conf = d->rbd_id = d->rbd_keyring = NULL;
+	d->backend = d->rbd_conf = d->rbd_id = d->rbd_keyring = d->rpc_socket = NULL;
 	if (str_dup(&d->backend, t->backend) || str_dup(&d->rbd_conf, t->rbd_conf) ||
-	    str_dup(&d->rbd_id, t->rbd_id) || str_dup(&d->rbd_keyring, t->rbd_keyring)) {
+	    str_dup(&d->rbd_id, t->rbd_id) || str_dup(&d->rbd_keyring, t->rbd_keyring) ||
+	    str_dup(&d->rpc_socket, t->rpc_socket)) {
 		tgt_strs_free(d);
 		return -ENOMEM;
 	}
@@ -497,6 +499,7 @@ int rblk_config_merge(struct rblk_config *dst, struct rblk_config *src)
 	OVERRIDE_STR(rbd_conf);
 	OVERRIDE_STR(rbd_id);
 	OVERRIDE_STR(rbd_keyring);
+	OVERRIDE_STR(rpc_socket);
 #undef OVERRIDE_STR
 	ret = 0;
 out:

@@ -112,6 +112,11 @@ struct rblk_cfg_tgt {
 	char *rbd_conf;
 	char *rbd_id;
 	char *rbd_keyring;
+	/*
+	 * The management socket (x-rblk.rpc_socket, --rpc-socket): a path, or
+	 * "none" for no socket; NULL = the default (docs/rpc.md). Restart-only.
+	 */
+	char *rpc_socket;
 	/* Admission control (struct rblk_target_opts); restart-only, as the rest. */
 	uint32_t connect_timeout_ms;
 	uint32_t max_pending_queues;
@@ -220,7 +225,8 @@ int rblk_config_validate(struct rblk_config *cfg, enum rblk_cfg_mode mode, unsig
  * target exists; rblk-target's --check runs it too. The target options
  * under the library's rules (rblk_target_create() runs the same function),
  * listener addresses, every enabled namespace's path opened in its mode,
- * and at least one subsystem and one port. Messages name the flag or key,
+ * and at least one subsystem and one port (unless @may_be_empty: the
+ * daemon is to be configured through its RPC socket). Messages name the flag or key,
  * the value and the allowed range; @source (a file name, NULL: "the
  * configuration") prefixes the whole-config ones. Strict: any failure
  * counts. Best effort: a bad port is dropped, a namespace that does not open
@@ -228,7 +234,7 @@ int rblk_config_validate(struct rblk_config *cfg, enum rblk_cfg_mode mode, unsig
  * an empty configuration still count. -EINVAL when anything counted.
  */
 int rblk_config_preflight(struct rblk_config *cfg, enum rblk_cfg_mode mode, const char *source,
-			  unsigned *nerrors);
+			  bool may_be_empty, unsigned *nerrors);
 
 /*
  * The NQN policy of nvmet/nvmetcli (the library's rblk_nqn_check()): 1..223
@@ -246,6 +252,8 @@ void rblk_config_target_opts(const struct rblk_config *cfg, struct rblk_target_o
 /* Finds or adds @host's entry (its @where replaced). 0 or -ENOMEM. */
 int rblk_config_set_auth(struct rblk_config *cfg, const char *where, const char *host,
 			 struct rblk_cfg_auth **out);
+/* Removes @host's entry (its secrets overwritten). 0 or -ENOENT. */
+int rblk_config_del_auth(struct rblk_config *cfg, const char *host);
 /* Sets one field (@value NULL clears it; the old secret is overwritten). */
 int rblk_cfg_auth_set(struct rblk_cfg_auth *a, enum rblk_cfg_auth_field f, const char *value);
 const struct rblk_cfg_auth *rblk_config_find_auth(const struct rblk_config *cfg, const char *host);

@@ -89,6 +89,19 @@ int rblk_config_set_auth(struct rblk_config *cfg, const char *where, const char 
 	return 0;
 }
 
+int rblk_config_del_auth(struct rblk_config *cfg, const char *host)
+{
+	for (size_t i = 0; i < cfg->nr_auth; i++) {
+		if (strcmp(cfg->auth[i].host, host))
+			continue;
+		auth_clear(&cfg->auth[i]);
+		memmove(&cfg->auth[i], &cfg->auth[i + 1], (cfg->nr_auth - i - 1) * sizeof(cfg->auth[0]));
+		cfg->nr_auth--;
+		return 0;
+	}
+	return -ENOENT;
+}
+
 int rblk_cfg_auth_set(struct rblk_cfg_auth *a, enum rblk_cfg_auth_field f, const char *value)
 {
 	switch (f) {

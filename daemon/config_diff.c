@@ -305,6 +305,9 @@ static int diff_target_opts(struct rblk_config_diff *d, const struct rblk_config
 		what = "max_ctrls_per_host";
 	else if (a.max_queues != b.max_queues)
 		what = "max_queues";
+	/* The daemon's, not the library's: the socket stays as it is until a restart. */
+	else if (!str_eq(o->tgt.rpc_socket, n->tgt.rpc_socket))
+		what = "rpc_socket";
 	if (!what)
 		return 0;
 	if (!(op = op_add(d, RBLK_CFG_OP_RESTART_NEEDED, NULL)))

@@ -689,8 +689,9 @@ static int parse_tgt(struct rblk_cj_ctx *c, struct json_object *x, struct rblk_c
 		} else if (strcmp(key, "backend") == 0) {
 			get_backend(c, p, v, "x-rblk option", &t->backend);
 		} else if (strcmp(key, "rbd_conf") == 0 || strcmp(key, "rbd_id") == 0 ||
-			   strcmp(key, "rbd_keyring") == 0) {
-			char **dst = key[4] == 'c' ? &t->rbd_conf
+			   strcmp(key, "rbd_keyring") == 0 || strcmp(key, "rpc_socket") == 0) {
+			char **dst = key[1] == 'p' ? &t->rpc_socket
+				     : key[4] == 'c' ? &t->rbd_conf
 				     : key[4] == 'i' ? &t->rbd_id : &t->rbd_keyring;
 
 			if (!rblk_cj_get_str(c, p, v, "x-rblk option", &s))

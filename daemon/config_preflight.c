@@ -116,7 +116,7 @@ static void check_namespaces(const struct rblk_config *cfg, enum rblk_cfg_mode m
 }
 
 int rblk_config_preflight(struct rblk_config *cfg, enum rblk_cfg_mode mode, const char *source,
-			  unsigned *nerrors)
+			  bool may_be_empty, unsigned *nerrors)
 {
 	unsigned errors = 0;
 
@@ -125,14 +125,17 @@ int rblk_config_preflight(struct rblk_config *cfg, enum rblk_cfg_mode mode, cons
 	check_target_opts(cfg, &errors);
 	check_ports(cfg, mode, &errors);
 	check_namespaces(cfg, mode, &errors);
-	/* A daemon with nothing to export, or nowhere to listen, serves nobody. */
-	if (!cfg->nr_subsys) {
+	/*
+	 * A daemon with nothing to export, or nowhere to listen, serves nobody,
+	 * unless it is to be configured through its management socket.
+	 */
+	if (!cfg->nr_subsys && !may_be_empty) {
 		RBLK_ERR("%s: nothing to export: no subsystems; add one to \"subsystems\" (an NQN, "
 			 "its namespaces and allowed hosts), or give --subsystem NQN --ns PATH",
 			 source);
 		errors++;
 	}
-	if (!cfg->nr_ports) {
+	if (!cfg->nr_ports && !may_be_empty) {
 		RBLK_ERR("%s: nothing to listen on: no ports; add one to \"ports\" (addr.traddr, "
 			 "addr.trsvcid and the subsystems it exports), or give --listen ADDR[:PORT]",
 			 source);

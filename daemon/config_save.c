@@ -237,7 +237,8 @@ static struct json_object *tgt_json(const struct rblk_cfg_tgt *t)
 	    (t->has_poll_mode && put_str(x, "poll_mode", rblk_cfg_poll_mode_str(t->poll_mode))) ||
 	    (t->rbd_conf && put_str(x, "rbd_conf", t->rbd_conf)) ||
 	    (t->rbd_id && put_str(x, "rbd_id", t->rbd_id)) ||
-	    (t->rbd_keyring && put_str(x, "rbd_keyring", t->rbd_keyring))) {
+	    (t->rbd_keyring && put_str(x, "rbd_keyring", t->rbd_keyring)) ||
+	    (t->rpc_socket && put_str(x, "rpc_socket", t->rpc_socket))) {
 		json_object_put(x);
 		return NULL;
 	}

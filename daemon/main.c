@@ -4,7 +4,8 @@
  * flags (args.c), the configuration and the checks before a start
  * (startup.c, config*.c), logging to stderr (with journald priority
  * prefixes under systemd), signals, the pidfile and systemd readiness
- * (notify.c).
+ * (notify.c), and the JSON-RPC management socket (rpc*.c), served from
+ * this thread's loop with the signals; `rblk-target rpc ...` is its client.
  *
  * Signals are blocked before the target creates its threads and read from
  * a signalfd on the main thread, so no library code ever runs in a signal
@@ -34,13 +35,18 @@
 #include "common/log.h"
 #include "daemon/args.h"
 #include "daemon/config.h"
+#include "daemon/live.h"
 #include "daemon/notify.h"
+#include "daemon/rpc_client.h"
+#include "daemon/rpc_nvmf.h"
+#include "daemon/rpc_server.h"
 #include "daemon/startup.h"
 
 struct daemon {
 	struct rblk_tgt_args args;
-	struct rblk_target *tgt;
-	struct rblk_config *running; /* what the target runs: diffs start from here */
+	struct rblk_tgt_live live; /* the target and what it runs */
+	struct rblk_rpc_table rpc_table;
+	struct rblk_rpc_server *rpc; /* NULL: no management socket */
 	int sfd, tfd;
 	bool pidfile_written;
 };
@@ -59,6 +65,8 @@ static void log_handler(enum rblk_log_level level, const char *msg, void *arg)
 	int n;
 
 	(void)arg;
+	/* A request's own error goes back to its client too. */
+	rblk_rpc_log_capture(level, msg);
 	if (log_journal)
 		n = snprintf(line, sizeof(line), "<%d>%s\n", (int)level, msg);
 	else
@@ -96,15 +104,6 @@ static size_t count_ns(const struct rblk_config *cfg)
 	return n;
 }
 
-/* --save: the configuration as asked for (with generated IDs), not minus what failed. */
-static void save_config(struct daemon *d, const struct rblk_config *cfg)
-{
-	if (!d->args.save_path)
-		return;
-	if (rblk_config_save(cfg, d->args.save_path) == 0)
-		RBLK_INFO("saved the configuration to %s", d->args.save_path);
-}
-
 /* ------------------------------------------------------------- signals */
 
 static int setup_signals(sigset_t *set)
@@ -125,7 +124,7 @@ static int setup_signals(sigset_t *set)
 static void dump_stats(struct daemon *d, FILE *f)
 {
 	char *json = NULL;
-	int ret = rblk_target_stats_json(d->tgt, &json);
+	int ret = rblk_target_stats_json(d->live.tgt, &json);
 
 	if (ret) {
 		RBLK_ERR("statistics: %s", strerror(-ret));
@@ -139,10 +138,9 @@ static void dump_stats(struct daemon *d, FILE *f)
 static void reload(struct daemon *d)
 {
 	struct rblk_config *next = NULL;
-	struct rblk_config_diff diff;
 	struct timespec now;
-	size_t changes;
-	unsigned failed = 0;
+	size_t changes = 0, failed = 0;
+	char why[512];
 	int ret;
 
 	clock_gettime(CLOCK_MONOTONIC, &now);
@@ -162,49 +160,49 @@ static void reload(struct daemon *d)
 			     d->args.config_path);
 		return;
 	}
-	if (rblk_config_diff(d->running, next, &diff)) {
+	/* Applies what applies, saves what was asked for; each step is logged. */
+	ret = rblk_tgt_live_apply(&d->live, next, RBLK_LIVE_RELOAD, &changes, &failed, why,
+				  sizeof(why));
+	if (ret == -ENOMEM && changes == 0) {
 		RBLK_ERR("reload: out of memory; the previous configuration keeps running");
-		rblk_config_free(next);
 		goto ready;
 	}
-	for (size_t i = 0; i < diff.nr; i++) {
-		char what[512];
-
-		rblk_cfg_op_describe(&diff.ops[i], what, sizeof(what));
-		RBLK_NOTICE("reload: %s", what);
-	}
-	rblk_config_apply(d->tgt, &diff, false);
-	for (size_t i = 0; i < diff.nr; i++)
-		failed += diff.ops[i].result != 0;
-	changes = diff.nr;
-	/* Save what was asked for; then make @next describe what actually runs. */
-	save_config(d, next);
-	rblk_config_drop_failed(next, &diff);
-	if (rblk_config_keep_unapplied(next, d->running, &diff))
-		RBLK_WARN("reload: out of memory; the next reload may repeat some changes");
-	rblk_config_diff_free(&diff); /* points into running and next: free it first */
-	rblk_config_free(d->running);
-	d->running = next;
 	if (changes == 0)
 		RBLK_NOTICE("reload: no changes");
 	else
-		RBLK_NOTICE("reload: %zu change%s applied, %u failed", changes - failed,
+		RBLK_NOTICE("reload: %zu change%s applied, %zu failed", changes - failed,
 			    changes - failed == 1 ? "" : "s", failed);
 ready:
 	rblk_notifyf("READY=1\nSTATUS=serving %zu subsystems, %zu namespaces, %zu listeners",
-		     d->running->nr_subsys, count_ns(d->running), d->running->nr_ports);
+		     d->live.running->nr_subsys, count_ns(d->live.running),
+		     d->live.running->nr_ports);
+}
+
+/* Requests, and systemd's STATUS= line kept true when they changed what is exported. */
+static void serve_rpc(struct daemon *d)
+{
+	unsigned long before = d->live.changes;
+
+	rblk_rpc_server_process(d->rpc);
+	if (d->live.changes != before)
+		rblk_notifyf("STATUS=serving %zu subsystems, %zu namespaces, %zu listeners",
+			     d->live.running->nr_subsys, count_ns(d->live.running),
+			     d->live.running->nr_ports);
 }
 
 /* Returns the exit code once SIGINT/SIGTERM arrived. */
 static int serve(struct daemon *d)
 {
 	for (;;) {
-		struct pollfd pfd[2] = { { .fd = d->sfd, .events = POLLIN },
-					 { .fd = d->tfd, .events = POLLIN } };
+		struct pollfd pfd[3] = { { .fd = d->sfd, .events = POLLIN },
+					 { .fd = d->tfd, .events = POLLIN },
+					 { .fd = d->rpc ? rblk_rpc_server_fd(d->rpc) : -1,
+					   .events = POLLIN } };
 		struct signalfd_siginfo si;
 		uint64_t ticks;
 
-		if (poll(pfd, d->tfd >= 0 ? 2 : 1, -1) < 0) {
+		/* A negative fd is skipped by poll(2): no timer, no socket. */
+		if (poll(pfd, 3, -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			RBLK_ERR("poll: %s", strerror(errno));
@@ -213,6 +211,8 @@ static int serve(struct daemon *d)
 		if (d->tfd >= 0 && (pfd[1].revents & POLLIN) &&
 		    read(d->tfd, &ticks, sizeof(ticks)) == sizeof(ticks))
 			dump_stats(d, stdout);
+		if (pfd[2].revents & POLLIN)
+			serve_rpc(d);
 		if (!(pfd[0].revents & POLLIN) || read(d->sfd, &si, sizeof(si)) != sizeof(si))
 			continue;
 		switch (si.ssi_signo) {
@@ -267,18 +267,18 @@ static int start(struct daemon *d)
 	bool strict = d->args.mode == RBLK_CFG_STRICT;
 	int ret;
 
-	rblk_config_target_opts(d->running, &opts);
-	log_backend(&d->args, d->running);
-	ret = rblk_target_create(&opts, &d->tgt);
+	rblk_config_target_opts(d->live.running, &opts);
+	log_backend(&d->args, d->live.running);
+	ret = rblk_target_create(&opts, &d->live.tgt);
 	if (ret) {
 		RBLK_ERR("cannot create the target: %s", strerror(-ret));
 		return RBLK_EXIT_FAILURE;
 	}
 	/* The first start is a diff from nothing: the same path as a reload. */
-	ret = rblk_config_diff(NULL, d->running, &diff);
+	ret = rblk_config_diff(NULL, d->live.running, &diff);
 	if (ret)
 		return RBLK_EXIT_FAILURE;
-	ret = rblk_config_apply(d->tgt, &diff, strict);
+	ret = rblk_config_apply(d->live.tgt, &diff, strict);
 	if (ret && strict) {
 		RBLK_ERR("not started: the configuration did not apply completely (strict mode; "
 			 "--best-effort starts with what works)");
@@ -286,14 +286,14 @@ static int start(struct daemon *d)
 		return RBLK_EXIT_FAILURE;
 	}
 	/* The library logs each subsystem, namespace and listener as it opens it. */
-	save_config(d, d->running);
-	rblk_config_drop_failed(d->running, &diff);
+	rblk_tgt_live_save(&d->live, d->live.running);
+	rblk_config_drop_failed(d->live.running, &diff);
 	rblk_config_diff_free(&diff);
-	if (!d->running->nr_ports) {
+	if (!d->live.running->nr_ports && !rblk_tgt_rpc_path(d->live.running)) {
 		RBLK_ERR("not started: no listener could be opened");
 		return RBLK_EXIT_FAILURE;
 	}
-	ret = rblk_target_start(d->tgt);
+	ret = rblk_target_start(d->live.tgt);
 	if (ret) {
 		RBLK_ERR("cannot start the target: %s%s", strerror(-ret),
 			 ret == -ENOMEM || ret == -EAGAIN
@@ -304,15 +304,46 @@ static int start(struct daemon *d)
 	return RBLK_EXIT_OK;
 }
 
+/*
+ * The management socket, once the target runs. A socket asked for by name
+ * must open; the default one may fail (no /run/rblk for this user, say)
+ * with a warning, unless there is nothing else to configure the target by.
+ */
+static int start_rpc(struct daemon *d)
+{
+	const char *path = rblk_tgt_rpc_path(d->live.running);
+	bool named = d->live.running->tgt.rpc_socket != NULL;
+	int ret;
+
+	if (!path)
+		return RBLK_EXIT_OK;
+	d->rpc_table = (struct rblk_rpc_table){ .methods = rblk_rpc_nvmf_methods,
+						.nr = rblk_rpc_nvmf_nr_methods,
+						.ctx = &d->live };
+	ret = rblk_rpc_server_create(path, &d->rpc_table, &d->rpc);
+	if (ret == 0) {
+		RBLK_NOTICE("management socket: %s (JSON-RPC 2.0)", path);
+		return RBLK_EXIT_OK;
+	}
+	if (named || !d->live.running->nr_subsys) {
+		RBLK_ERR("%s: cannot open the management socket: %s%s", path, strerror(-ret),
+			 ret == -EADDRINUSE ? " (another rblk-target serves it)" : "");
+		return RBLK_EXIT_FAILURE;
+	}
+	RBLK_WARN("%s: no management socket: %s (--rpc-socket PATH or none)", path,
+		  strerror(-ret));
+	return RBLK_EXIT_OK;
+}
+
 static int check_and_print(struct daemon *d)
 {
 	char *text = NULL;
 
-	if (rblk_config_to_json(d->running, &text))
+	if (rblk_config_to_json(d->live.running, &text))
 		return RBLK_EXIT_FAILURE;
 	fputs(text, stdout);
 	free(text);
-	if (d->args.save_path && rblk_config_save(d->running, d->args.save_path))
+	if (d->args.save_path && rblk_config_save(d->live.running, d->args.save_path))
 		return RBLK_EXIT_FAILURE;
 	return RBLK_EXIT_OK;
 }
@@ -320,9 +351,12 @@ static int check_and_print(struct daemon *d)
 int main(int argc, char **argv)
 {
 	struct daemon d = { .sfd = -1, .tfd = -1 };
+	const struct rblk_config *cfg;
 	sigset_t set;
 	int code, ret;
 
+	if (argc > 1 && strcmp(argv[1], "rpc") == 0)
+		return rblk_tgt_rpc_client_main(argc - 1, argv + 1);
 	ret = rblk_tgt_args_parse(argc, argv, &d.args, stderr);
 	if (ret || d.args.help || d.args.version) {
 		if (d.args.help)
@@ -332,13 +366,14 @@ int main(int argc, char **argv)
 		rblk_tgt_args_free(&d.args);
 		return ret == 0 ? RBLK_EXIT_OK : ret == -EINVAL ? RBLK_EXIT_USAGE : RBLK_EXIT_FAILURE;
 	}
+	d.live.save_path = d.args.save_path;
 	log_journal = stderr_is_journal();
 	rblk_log_set_handler(log_handler, NULL);
 	if (d.args.log_level_set)
 		rblk_log_set_level(d.args.log_level);
 
 	/* Everything a start checks before creating the target; --check stops after it. */
-	ret = rblk_tgt_prepare(&d.args, &d.running);
+	ret = rblk_tgt_prepare(&d.args, &d.live.running);
 	if (ret) {
 		code = rblk_tgt_exit_code(ret);
 		goto out;
@@ -347,11 +382,11 @@ int main(int argc, char **argv)
 		code = check_and_print(&d);
 		goto out;
 	}
+	cfg = d.live.running;
 	RBLK_NOTICE("rblk-target %s: %zu subsystem%s, %zu namespace%s, %zu listener%s%s%s",
-		    rblk_version(), d.running->nr_subsys, d.running->nr_subsys == 1 ? "" : "s",
-		    count_ns(d.running), count_ns(d.running) == 1 ? "" : "s", d.running->nr_ports,
-		    d.running->nr_ports == 1 ? "" : "s", d.args.config_path ? " from " : "",
-		    d.args.config_path ? d.args.config_path : "");
+		    rblk_version(), cfg->nr_subsys, cfg->nr_subsys == 1 ? "" : "s", count_ns(cfg),
+		    count_ns(cfg) == 1 ? "" : "s", cfg->nr_ports, cfg->nr_ports == 1 ? "" : "s",
+		    d.args.config_path ? " from " : "", d.args.config_path ? d.args.config_path : "");
 	if (setup_signals(&set) || (d.sfd = signalfd(-1, &set, SFD_CLOEXEC)) < 0) {
 		RBLK_ERR("signalfd: %s", strerror(errno));
 		code = RBLK_EXIT_FAILURE;
@@ -369,6 +404,8 @@ int main(int argc, char **argv)
 		}
 	}
 	code = start(&d);
+	if (code == RBLK_EXIT_OK)
+		code = start_rpc(&d);
 	if (code != RBLK_EXIT_OK)
 		goto out;
 	if (d.args.pidfile) {
@@ -378,24 +415,25 @@ int main(int argc, char **argv)
 		d.pidfile_written = ret == 0;
 	}
 	rblk_notifyf("READY=1\nMAINPID=%ld\nSTATUS=serving %zu subsystems, %zu namespaces, "
-		     "%zu listeners", (long)getpid(), d.running->nr_subsys, count_ns(d.running),
-		     d.running->nr_ports);
+		     "%zu listeners", (long)getpid(), d.live.running->nr_subsys,
+		     count_ns(d.live.running), d.live.running->nr_ports);
 	RBLK_NOTICE("ready");
 
 	code = serve(&d);
 	rblk_notify("STOPPING=1\nSTATUS=stopping");
-	rblk_target_stop(d.tgt);
+	rblk_target_stop(d.live.tgt);
 out:
+	rblk_rpc_server_destroy(d.rpc);
 	/* Disconnects every host and closes every namespace. */
-	if (d.tgt)
-		rblk_target_destroy(d.tgt);
+	if (d.live.tgt)
+		rblk_target_destroy(d.live.tgt);
 	if (d.pidfile_written)
 		unlink(d.args.pidfile);
 	if (d.tfd >= 0)
 		close(d.tfd);
 	if (d.sfd >= 0)
 		close(d.sfd);
-	rblk_config_free(d.running);
+	rblk_config_free(d.live.running);
 	rblk_tgt_args_free(&d.args);
 	if (code == RBLK_EXIT_OK && !d.args.check_only)
 		RBLK_NOTICE("stopped");

@@ -6,9 +6,11 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "common/log.h"
+#include "daemon/rpc.h"
 #include "daemon/startup.h"
 #include "transport/mr_pool.h"
 
@@ -96,7 +98,8 @@ int rblk_tgt_prepare(const struct rblk_tgt_args *a, struct rblk_config **out)
 	ret = rblk_tgt_build_config(a, &cfg);
 	if (ret)
 		return ret;
-	ret = rblk_config_preflight(cfg, a->mode, a->config_path, &nerr);
+	ret = rblk_config_preflight(cfg, a->mode, a->config_path, rblk_tgt_may_start_empty(a, cfg),
+				    &nerr);
 	if (ret) {
 		RBLK_ERR("not started: %u problem%s in the configuration (see above)", nerr,
 			 nerr == 1 ? "" : "s");
@@ -116,6 +119,26 @@ int rblk_tgt_prepare(const struct rblk_tgt_args *a, struct rblk_config **out)
 fail:
 	rblk_config_free(cfg);
 	return ret;
+}
+
+const char *rblk_tgt_rpc_path(const struct rblk_config *cfg)
+{
+	const char *p = cfg->tgt.rpc_socket;
+
+	if (!p)
+		return RBLK_RPC_DEFAULT_SOCKET;
+	return strcmp(p, "none") == 0 ? NULL : p;
+}
+
+bool rblk_tgt_may_start_empty(const struct rblk_tgt_args *a, const struct rblk_config *cfg)
+{
+	/*
+	 * Without a file, or with the socket asked for by name, as SPDK's
+	 * target: an empty start waiting for its configuration. A file that
+	 * exports nothing, with the default socket, is still the mistake it
+	 * always was.
+	 */
+	return rblk_tgt_rpc_path(cfg) && (!a->config_path || cfg->tgt.rpc_socket);
 }
 
 int rblk_tgt_exit_code(int err)

@@ -9,6 +9,7 @@
 #ifndef RBLK_TARGET_STARTUP_H
 #define RBLK_TARGET_STARTUP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "daemon/args.h"
@@ -34,6 +35,14 @@ int rblk_tgt_prepare(const struct rblk_tgt_args *a, struct rblk_config **out);
  * change of the host or its limits can fix. 0 for 0.
  */
 int rblk_tgt_exit_code(int err);
+/* The management socket's path: x-rblk.rpc_socket / --rpc-socket, the default, or NULL ("none"). */
+const char *rblk_tgt_rpc_path(const struct rblk_config *cfg);
+/*
+ * Whether a configuration with no subsystem or no port may start: the
+ * socket is on, and there is no --config file or the socket was named
+ * (--rpc-socket, x-rblk.rpc_socket).
+ */
+bool rblk_tgt_may_start_empty(const struct rblk_tgt_args *a, const struct rblk_config *cfg);
 /* What the poll groups will register for @o: the RLIMIT_MEMLOCK need. */
 size_t rblk_tgt_memlock_need(const struct rblk_target_opts *o);
 

@@ -32,12 +32,19 @@ char fake_log[16384];
 static struct rblk_target the_target;
 static char fail_prefix[128];
 static int fail_err;
+static const char *stats_json;
 
 void fake_reset(void)
 {
 	memset(&the_target, 0, sizeof(the_target));
 	fake_log[0] = '\0';
 	fail_prefix[0] = '\0';
+	stats_json = NULL;
+}
+
+void fake_set_stats(const char *json)
+{
+	stats_json = json;
 }
 
 void fake_fail(const char *prefix, int err)
@@ -398,6 +405,6 @@ void rblk_target_stop(struct rblk_target *tgt)
 
 int rblk_target_stats_json(struct rblk_target *tgt, char **out)
 {
-	*out = strdup("{\"controllers\": []}");
+	*out = strdup(stats_json ? stats_json : "{\"controllers\": []}");
 	return *out ? 0 : -ENOMEM;
 }

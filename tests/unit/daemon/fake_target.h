@@ -18,6 +18,8 @@ extern char fake_log[16384];
 void fake_reset(void);
 /* The next call whose log line starts with @prefix returns @err (once). */
 void fake_fail(const char *prefix, int err);
+/* What rblk_target_stats_json() returns until fake_reset() (NULL: no controllers). */
+void fake_set_stats(const char *json);
 /* Counts of what the fake target holds now. */
 int fake_nr_ns(const char *nqn);
 int fake_nr_listeners(void);

@@ -2,7 +2,7 @@
 # The rblk-target daemon end to end over the fake target API (no RDMA):
 # exit codes, --check (the start-up check, without the start), strict vs
 # best-effort, SIGHUP reload (applied and refused), SIGUSR1 statistics,
-# SIGTERM shutdown and the pidfile.
+# SIGTERM shutdown and the pidfile; the JSON-RPC socket and `rblk-target rpc`.
 #   main_daemon_test.sh PATH/TO/rblk-target-fake
 set -u
 bin=$1
@@ -79,7 +79,7 @@ check "listen ENODEV message" has "$dir/e" 'no RDMA device serves 10.99.0.1'
 
 # A running daemon: reload, refused reload, statistics, stop.
 "$bin" --config "$dir/c.json" --pidfile "$dir/pid" --save "$dir/saved.json" \
-	>"$dir/out" 2>"$dir/err" &
+	--rpc-socket "$dir/rpc.sock" >"$dir/out" 2>"$dir/err" &
 pid=$!
 for _ in $(seq 50); do grep -q "notice: ready" "$dir/err" 2>/dev/null && break; sleep 0.1; done
 check "pidfile written" [ "$(cat "$dir/pid" 2>/dev/null)" = "$pid" ]
@@ -95,6 +95,22 @@ echo '{ "hosts": [' >"$dir/c.json"
 kill -HUP $pid
 for _ in $(seq 50); do grep -q 'reload refused' "$dir/err" && break; sleep 0.1; done
 check "bad reload refused" has "$dir/err" 'previous configuration keeps running'
+rpc() { "$bin" rpc -s "$dir/rpc.sock" "$@"; }
+check "socket is 0600" [ "$(stat -c %a "$dir/rpc.sock")" = 600 ]
+rpc nvmf_subsystem_add_ns --nqn $S --namespace.path "$dir/a.img" --namespace.nsid 7 >"$dir/o" 2>"$dir/e"
+check "rpc add_ns answers the nsid" [ "$(cat "$dir/o")" = 7 ]
+check "rpc add_ns saved" has "$dir/saved.json" '"nsid": 7'
+rpc nvmf_subsystem_add_ns --nqn $S --namespace.path "$dir/a.img" --namespace.nsid 7 >"$dir/o" 2>"$dir/e"; rc=$?
+check "rpc error exits 1" [ $rc = 1 ]
+check "rpc error says why" has "$dir/e" "namespace.nsid: 7 is in use in $S (JSON-RPC error -32602)"
+rpc nvmf_subsystem_add_ns --nqn $S --namespace.path "$dir/missing.img" >"$dir/o" 2>"$dir/e"
+check "rpc missing path refused" has "$dir/e" "namespace.path: $dir/missing.img: No such file or directory"
+rpc no_such_method 2>"$dir/e"; rc=$?
+check "rpc unknown method" has "$dir/e" 'no_such_method: no such method'
+rpc nvmf_subsystem_get_controllers --nqn $S >"$dir/o"
+check "rpc get_controllers" [ "$(tr -d ' \n' <"$dir/o")" = "[]" ]
+rpc nvmf_subsystem_add_ns --bad 2>"$dir/e"; rc=$?
+check "rpc usage exits 2" [ $rc = 2 ]
 kill -USR1 $pid
 for _ in $(seq 50); do grep -q controllers "$dir/err" && break; sleep 0.1; done
 check "SIGUSR1 statistics" has "$dir/err" '{"controllers": []}'
@@ -104,4 +120,24 @@ pid=
 check "SIGTERM exits 0" [ $rc = 0 ]
 check "stopped logged" has "$dir/err" 'notice: stopped'
 check "pidfile removed" [ ! -e "$dir/pid" ]
+check "socket removed" [ ! -e "$dir/rpc.sock" ]
+
+# No configuration at all: an empty start, configured through the socket, saved.
+"$bin" --rpc-socket "$dir/r2/rpc.sock" --save "$dir/s2.json" >"$dir/out" 2>"$dir/err" &
+pid=$!
+for _ in $(seq 50); do grep -q "notice: ready" "$dir/err" 2>/dev/null && break; sleep 0.1; done
+check "empty start ready" has "$dir/err" '0 subsystems, 0 namespaces, 0 listeners'
+rpc() { "$bin" rpc -s "$dir/r2/rpc.sock" "$@"; }
+rpc nvmf_create_subsystem --nqn $S --allow_any_host true >/dev/null
+rpc nvmf_subsystem_add_listener --nqn $S --listen_address.trtype rdma \
+	--listen_address.traddr 10.99.0.1 --listen_address.trsvcid 4420 >/dev/null
+rpc nvmf_subsystem_add_ns --json "{\"nqn\": \"$S\", \"namespace\": {\"path\": \"mem:1M\"}}" >/dev/null
+rpc nvmf_get_subsystems >"$dir/o"
+check "rpc configured" has "$dir/o" '"path": "mem:1M"'
+kill -TERM $pid
+wait $pid
+pid=
+"$bin" --config "$dir/s2.json" --check >"$dir/o" 2>"$dir/e"; rc=$?
+check "saved config restarts" [ $rc = 0 ]
+check "saved config keeps the listener" has "$dir/o" '"traddr": "10.99.0.1"'
 exit $fail

@@ -386,8 +386,11 @@ static void test_usage_errors(void)
 		{ { "-x" }, "-x: unknown option" },
 		{ { "--listen" }, "--listen: needs a value" },
 		{ { "-c", "a.json", "extra" }, "extra: unexpected argument" },
-		{ { "--listen", "10.0.0.1" }, "nothing to export: give --config FILE" },
-		{ { "--subsystem", SUB0, "--ns", "/a" }, "no --listen ADDR[:PORT] given" },
+		{ { "--listen", "10.0.0.1", "--rpc-socket", "none" },
+		  "nothing to export: give --config FILE" },
+		{ { "--subsystem", SUB0, "--ns", "/a", "--rpc-socket", "none" },
+		  "no --listen ADDR[:PORT] given" },
+		{ { "--rpc-socket", "" }, "--rpc-socket: empty" },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -428,6 +431,8 @@ static void test_usage_text(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "Examples:"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "--connect-timeout MS"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "--max-pending N"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "--rpc-socket PATH"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "rblk-target rpc METHOD"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "--max-pending-per-addr N"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "--max-ctrls-per-host N"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "--max-queues N"));

@@ -121,13 +121,13 @@ static void test_admission_limits_checked(void)
 	CU_ASSERT_EQUAL(cfg->tgt.max_queues, 2);
 	cfg->tgt.max_ctrls_per_host = 65520;
 	logbuf[0] = '\0';
-	CU_ASSERT_EQUAL(rblk_config_preflight(cfg, RBLK_CFG_STRICT, NULL, &errors), -EINVAL);
+	CU_ASSERT_EQUAL(rblk_config_preflight(cfg, RBLK_CFG_STRICT, NULL, false, &errors), -EINVAL);
 	CU_ASSERT_EQUAL(errors, 1);
 	CU_ASSERT(logged("target option (--max-ctrls-per-host, x-rblk.max_ctrls_per_host): "
 			 "max_ctrls_per_host 65520: must be in 1..65519"));
 	cfg->tgt.max_ctrls_per_host = 0;
 	cfg->tgt.connect_timeout_ms = 99;
-	CU_ASSERT_EQUAL(rblk_config_preflight(cfg, RBLK_CFG_STRICT, NULL, NULL), -EINVAL);
+	CU_ASSERT_EQUAL(rblk_config_preflight(cfg, RBLK_CFG_STRICT, NULL, false, NULL), -EINVAL);
 	CU_ASSERT(logged("(--connect-timeout, x-rblk.connect_timeout_ms): connect_timeout_ms 99"));
 	rblk_config_free(cfg);
 }
