@@ -452,7 +452,7 @@ static int add_ns(void *ctx, struct json_object *p, struct json_object **result,
 {
 	static const char *const known[] = { "nqn", "namespace", "tgt_name", NULL };
 	static const char *const ns_known[] = { "path", "nsid", "uuid", "nguid", "eui64",
-		"anagrpid", "read_only", "block_size", "bdev_name", "no_auto_visible",
+		"anagrpid", "read_only", "block_size", "rbd_cache", "bdev_name", "no_auto_visible",
 		"hide_metadata", NULL };
 	struct rblk_tgt_live *l = ctx;
 	struct rblk_cfg_ns tmp = { .ana_grpid = 1 }, *ns;
@@ -486,7 +486,8 @@ static int add_ns(void *ctx, struct json_object *p, struct json_object **result,
 	    rblk_rpc_param_u32(o, "namespace.anagrpid", false, 1, RBLK_ANA_MAX_GROUPS,
 			       &tmp.ana_grpid, NULL, e) ||
 	    rblk_rpc_param_bool(o, "namespace.read_only", false, &tmp.read_only, NULL, e) ||
-	    rblk_rpc_param_u32(o, "namespace.block_size", false, 0, 4096, &tmp.block_size, NULL, e))
+	    rblk_rpc_param_u32(o, "namespace.block_size", false, 0, 4096, &tmp.block_size, NULL, e) ||
+	    rblk_rpc_param_bool(o, "namespace.rbd_cache", false, &tmp.rbd_cache, NULL, e))
 		return e->code;
 	/* What a start would refuse, with the reason, before anything changes. */
 	ret = rblk_ns_path_check(path, tmp.read_only, tmp.block_size, why, sizeof(why));

@@ -314,6 +314,8 @@ static void test_add_ns(void)
 		{ "{\"path\": \"mem:1M\", \"ptpl_file\": \"/x\"}", "namespace: unknown parameter "
 		  "\"ptpl_file\"" },
 		{ "{\"path\": \"mem:lots\"}", "namespace.path: " },
+		{ "{\"path\": \"mem:1M\", \"rbd_cache\": true}",
+		  "librbd's cache is for rbd: namespaces only, not mem:1M" },
 		{ "{\"path\": \"/nonexistent/x.img\"}",
 		  "namespace.path: /nonexistent/x.img: No such file or directory" },
 	};
