@@ -19,6 +19,8 @@
 #define RBLK_DISC_KATO_MS 120000   /* discovery controller with KATO 0 (nvmet) */
 #define RBLK_ANATT 10              /* Identify ANATT, seconds (nvmet's value) */
 #define RBLK_MAX_AEN_PENDING 8     /* queued events waiting for an AER */
+/* Feature 04h's over threshold, Kelvin: rblk has no sensor, nothing exceeds it. */
+#define RBLK_TEMP_OVER_DEFAULT 0xFFFFu
 #define RBLK_NS_MAX_DEFAULT 1024   /* rblk_subsystem_opts.max_namespaces 0 */
 /*
  * Admission control defaults (struct rblk_target_opts; the ranges of every
@@ -206,6 +208,9 @@ struct rblk_tgt_ctrl {
 	uint32_t aen_masked;             /* AEC bits reported, waiting for the log read */
 	uint32_t nr_io_queues;           /* granted by Set Features 07h (or the maximum) */
 	bool vwc_enabled;                /* feature 06h */
+	uint16_t temp_over, temp_under;  /* feature 04h, composite sensor (Kelvin) */
+	uint16_t tler;                   /* feature 05h, 100 ms units */
+	bool atomic_dn;                  /* feature 0Ah */
 	uint32_t max_qid;                /* size of sqs - 1 */
 	struct rblk_sq **sqs;            /* [max_qid + 1] */
 	struct rblk_req *aer[RBLK_AERL + 1];

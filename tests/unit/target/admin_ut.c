@@ -560,7 +560,7 @@ static void test_features_vwc_hostid_other(void)
 	/* Not supported features and saving. */
 	CU_ASSERT_EQUAL(TT_SC(tt_set_features(aq, NVME_FEAT_TIMESTAMP, 0, NULL)),
 			NVME_SC_INVALID_FIELD | NVME_SC_DNR);
-	CU_ASSERT_EQUAL(TT_SC(tt_get_features(aq, NVME_FEAT_ARBITRATION, 0, 0, NULL, NULL, 0)),
+	CU_ASSERT_EQUAL(TT_SC(tt_get_features(aq, NVME_FEAT_LBA_RANGE, 0, 0, NULL, NULL, 0)),
 			NVME_SC_INVALID_FIELD | NVME_SC_DNR);
 	tt_sqe((struct nvme_sqe *)&c, NVME_ADMIN_SET_FEATURES, 1, 0);
 	c.fid = NVME_FEAT_KATO;
@@ -569,6 +569,77 @@ static void test_features_vwc_hostid_other(void)
 			NVME_SC_FEATURE_NOT_SAVEABLE | NVME_SC_DNR);
 	teardown();
 	unlink(path);
+}
+
+/* The features mandatory for an I/O controller: values true of rblk, Set where changeable. */
+static void test_features_mandatory(void)
+{
+	uint32_t dw0;
+
+	setup();
+	/* Arbitration: round robin, no burst limit; not changeable. */
+	CU_ASSERT_EQUAL(tt_get_features(aq, NVME_FEAT_ARBITRATION, 0, 0, &dw0, NULL, 0), 0);
+	CU_ASSERT_EQUAL(dw0, 7);
+	CU_ASSERT_EQUAL(tt_get_features(aq, NVME_FEAT_ARBITRATION, NVME_FEAT_SEL_SUPPORTED, 0,
+					&dw0, NULL, 0), 0);
+	CU_ASSERT_EQUAL(dw0, 0);
+	CU_ASSERT_EQUAL(TT_SC(tt_set_features(aq, NVME_FEAT_ARBITRATION, 0x01020307, NULL)),
+			NVME_SC_FEATURE_NOT_CHANGEABLE | NVME_SC_DNR);
+
+	/* Power Management: power state 0 only. */
+	CU_ASSERT_EQUAL(tt_get_features(aq, NVME_FEAT_POWER_MGMT, 0, 0, &dw0, NULL, 0), 0);
+	CU_ASSERT_EQUAL(dw0, 0);
+	CU_ASSERT_EQUAL(tt_set_features(aq, NVME_FEAT_POWER_MGMT, 0, NULL), 0);
+	CU_ASSERT_EQUAL(TT_SC(tt_set_features(aq, NVME_FEAT_POWER_MGMT, 1, NULL)),
+			NVME_SC_INVALID_FIELD | NVME_SC_DNR);
+	CU_ASSERT_EQUAL(tt_get_features(aq, NVME_FEAT_POWER_MGMT, NVME_FEAT_SEL_SUPPORTED, 0,
+					&dw0, NULL, 0), 0);
+	CU_ASSERT_EQUAL(dw0, 1u << 2);
+
+	/* Temperature Threshold: composite sensor, over and under, per controller. */
+	CU_ASSERT_EQUAL(tt_get_features(aq, NVME_FEAT_TEMP_THRESH, 0, 0, &dw0, NULL, 0), 0);
+	CU_ASSERT_EQUAL(dw0, 0xFFFF);
+	CU_ASSERT_EQUAL(tt_get_features(aq, NVME_FEAT_TEMP_THRESH, 0, 1u << 20, &dw0, NULL, 0), 0);
+	CU_ASSERT_EQUAL(dw0, 0);
+	CU_ASSERT_EQUAL(tt_set_features(aq, NVME_FEAT_TEMP_THRESH, 343, NULL), 0);
+	CU_ASSERT_EQUAL(tt_set_features(aq, NVME_FEAT_TEMP_THRESH, (1u << 20) | 273, NULL), 0);
+	CU_ASSERT_EQUAL(tt_get_features(aq, NVME_FEAT_TEMP_THRESH, 0, 0, &dw0, NULL, 0), 0);
+	CU_ASSERT_EQUAL(dw0, 343);
+	CU_ASSERT_EQUAL(tt_get_features(aq, NVME_FEAT_TEMP_THRESH, 0, 1u << 20, &dw0, NULL, 0), 0);
+	CU_ASSERT_EQUAL(dw0, 273);
+	CU_ASSERT_EQUAL(tt_get_features(aq, NVME_FEAT_TEMP_THRESH, NVME_FEAT_SEL_DEFAULT, 0, &dw0,
+					NULL, 0), 0);
+	CU_ASSERT_EQUAL(dw0, 0xFFFF);
+	CU_ASSERT_EQUAL(aq->sq.ctrl->temp_over, 343);
+	/* Sensor 1 does not exist; THSEL 2 is reserved. */
+	CU_ASSERT_EQUAL(TT_SC(tt_set_features(aq, NVME_FEAT_TEMP_THRESH, (1u << 16) | 300, NULL)),
+			NVME_SC_INVALID_FIELD | NVME_SC_DNR);
+	CU_ASSERT_EQUAL(TT_SC(tt_set_features(aq, NVME_FEAT_TEMP_THRESH, (2u << 20) | 300, NULL)),
+			NVME_SC_INVALID_FIELD | NVME_SC_DNR);
+	CU_ASSERT_EQUAL(TT_SC(tt_get_features(aq, NVME_FEAT_TEMP_THRESH, 0, 1u << 16, &dw0, NULL,
+					      0)), NVME_SC_INVALID_FIELD | NVME_SC_DNR);
+
+	/* Error Recovery: TLER stored, DULBE refused. */
+	CU_ASSERT_EQUAL(tt_get_features(aq, NVME_FEAT_ERR_RECOVERY, 0, 0, &dw0, NULL, 0), 0);
+	CU_ASSERT_EQUAL(dw0, 0);
+	CU_ASSERT_EQUAL(tt_set_features(aq, NVME_FEAT_ERR_RECOVERY, 50, NULL), 0);
+	CU_ASSERT_EQUAL(tt_get_features(aq, NVME_FEAT_ERR_RECOVERY, 0, 0, &dw0, NULL, 0), 0);
+	CU_ASSERT_EQUAL(dw0, 50);
+	CU_ASSERT_EQUAL(TT_SC(tt_set_features(aq, NVME_FEAT_ERR_RECOVERY, 1u << 16, NULL)),
+			NVME_SC_INVALID_FIELD | NVME_SC_DNR);
+	CU_ASSERT_EQUAL(tt_get_features(aq, NVME_FEAT_ERR_RECOVERY, 0, 0, &dw0, NULL, 0), 0);
+	CU_ASSERT_EQUAL(dw0, 50);
+
+	/* Write Atomicity Normal: DN stored. */
+	CU_ASSERT_EQUAL(tt_get_features(aq, NVME_FEAT_WRITE_ATOMIC, 0, 0, &dw0, NULL, 0), 0);
+	CU_ASSERT_EQUAL(dw0, 0);
+	CU_ASSERT_EQUAL(tt_set_features(aq, NVME_FEAT_WRITE_ATOMIC, 1, NULL), 0);
+	CU_ASSERT_EQUAL(tt_get_features(aq, NVME_FEAT_WRITE_ATOMIC, 0, 0, &dw0, NULL, 0), 0);
+	CU_ASSERT_EQUAL(dw0, 1);
+	CU_ASSERT_EQUAL(tt_get_features(aq, NVME_FEAT_WRITE_ATOMIC, NVME_FEAT_SEL_DEFAULT, 0, &dw0,
+					NULL, 0), 0);
+	CU_ASSERT_EQUAL(dw0, 0);
+	teardown();
 }
 
 static void test_abort_keep_alive_unknown(void)
@@ -638,6 +709,7 @@ static const struct ut_case cases[] = {
 	UT_CASE(test_features_num_queues),
 	UT_CASE(test_features_aec_kato),
 	UT_CASE(test_features_vwc_hostid_other),
+	UT_CASE(test_features_mandatory),
 	UT_CASE(test_abort_keep_alive_unknown),
 	UT_CASE(test_flags_checked),
 	UT_END,
