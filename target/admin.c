@@ -111,7 +111,10 @@ void rblk_admin_identify_ctrl(struct rblk_req *req)
 		id->anagrpmax = rblk_cpu_to_le32(RBLK_ANA_MAX_GROUPS);
 		id->nanagrpid = rblk_cpu_to_le32(RBLK_ANA_MAX_GROUPS);
 		id->mnan = id->nn;
-		id->oncs = rblk_cpu_to_le16(NVME_CTRL_ONCS_DSM | NVME_CTRL_ONCS_WRITE_ZEROES);
+		/* Exactly the optional commands io.c and compare.c execute. */
+		id->oncs = rblk_cpu_to_le16(NVME_CTRL_ONCS_COMPARE | NVME_CTRL_ONCS_DSM |
+					    NVME_CTRL_ONCS_WRITE_ZEROES | NVME_CTRL_ONCS_VERIFY |
+					    NVME_CTRL_ONCS_COPY);
 		id->vwc = rblk_subsys_any_vwc(ss) ? NVME_CTRL_VWC_PRESENT : 0;
 	}
 	id->sgls = rblk_cpu_to_le32(NVME_CTRL_SGLS_SUPPORTED | NVME_CTRL_SGLS_KEYED |
@@ -199,6 +202,10 @@ static void identify_ns(struct rblk_req *req, uint32_t nsid)
 			memcpy(id->eui64, ns->eui64, sizeof(id->eui64));
 		id->lbaf[0].ds = (uint8_t)ns->lbads;
 		identify_ns_hints(id, ns);
+		/* Copy's limits (compare.c): MSRC is 0's based, MSSRL and MCL are not. */
+		id->mssrl = rblk_cpu_to_le16(rblk_copy_mssrl(req->sq->tgt, ns));
+		id->mcl = rblk_cpu_to_le32(rblk_copy_mcl(req->sq->tgt, ns));
+		id->msrc = (uint8_t)(RBLK_COPY_MAX_RANGES - 1);
 		rblk_tgt_ns_put(ns);
 	}
 	status = rblk_req_copy_to(req, 0, id, sizeof(*id));
@@ -435,6 +442,9 @@ static uint16_t log_effects(struct rblk_req *req, uint64_t lpo)
 	log->iocs[NVME_IO_READ] = rblk_cpu_to_le32(sup);
 	log->iocs[NVME_IO_WRITE_ZEROES] = rblk_cpu_to_le32(lbcc);
 	log->iocs[NVME_IO_DSM] = rblk_cpu_to_le32(lbcc);
+	log->iocs[NVME_IO_COMPARE] = rblk_cpu_to_le32(sup);
+	log->iocs[NVME_IO_VERIFY] = rblk_cpu_to_le32(sup);
+	log->iocs[NVME_IO_COPY] = rblk_cpu_to_le32(lbcc);
 	status = rblk_req_copy_log(req, lpo, log, sizeof(*log));
 	free(log);
 	return status;

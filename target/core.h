@@ -73,6 +73,13 @@ struct rblk_target {
 	bool started;
 };
 
+/*
+ * Bounce units per poll group and their size (target/bounce.c): Compare,
+ * Verify and Copy go through their range one unit at a time.
+ */
+#define RBLK_TGT_BOUNCE_UNITS 4u
+#define RBLK_TGT_BOUNCE_SIZE (128u * 1024)
+
 /* fabric->idle_wait(), or a plain sleep before the transport exists. */
 void rblk_tgt_idle_wait(struct rblk_target *tgt, unsigned us);
 
@@ -452,6 +459,48 @@ enum rblk_ana_state rblk_ana_state_on(const struct rblk_listener *l, uint32_t gr
 uint16_t rblk_ana_check_io(struct rblk_req *req);
 /* Get Log Page 0Ch for the requesting controller: 0 or a status. */
 uint16_t rblk_ana_log(struct rblk_req *req, uint64_t lpo, bool rgo, bool rae);
+
+/*
+ * req.c: bytes [off, off + len) of the command's data held against buf: len
+ * when equal, else the offset (from off) of the first byte that differs.
+ */
+size_t rblk_req_data_cmp(const struct rblk_req *req, size_t off, const void *buf, size_t len);
+
+/* bounce.c: a poll group's bounce units (pg->bounce), all on its thread. */
+int rblk_tgt_bounce_create(struct rblk_tgt_bounce **out);
+void rblk_tgt_bounce_destroy(struct rblk_tgt_bounce *b);
+/*
+ * A unit in req->bounce: true. false: every unit is taken and req waits,
+ * FIFO; resume(req) runs with req->bounce set once one comes back.
+ */
+bool rblk_tgt_bounce_get(struct rblk_req *req, void (*resume)(struct rblk_req *req));
+/* Gives req->bounce back (to the oldest waiter, if any); nothing when NULL. */
+void rblk_tgt_bounce_put(struct rblk_req *req);
+unsigned rblk_tgt_bounce_free_count(const struct rblk_tgt_pg *pg);
+
+/*
+ * io.c: the provider io steps the I/O command files share (the parse and
+ * the plain commands are io.c's; Compare, Verify, Copy are compare.c's).
+ */
+/* req->pio for op on [slba, slba + nlb); done(req, res) is the next step. */
+void rblk_io_prep(struct rblk_req *req, enum rblk_provider_op op, uint64_t slba, uint64_t nlb,
+		  void (*done)(struct rblk_req *req, int res));
+/* Hands req->pio to the namespace's provider; a refusal fails the command. */
+void rblk_io_submit(struct rblk_req *req);
+/* The last step of a command: count it, answer the host (0 or the errno's status). */
+void rblk_io_finished(struct rblk_req *req, int res);
+void rblk_io_fail(struct rblk_req *req, int res);
+/* A write is FUA: the host asked (host_fua), or the host turned the volatile cache off. */
+bool rblk_io_want_fua(const struct rblk_req *req, bool host_fua);
+
+/* compare.c: parse of Compare, Verify and Copy (after the namespace checks). */
+uint16_t rblk_io_parse_compare(struct rblk_req *req);
+uint16_t rblk_io_parse_verify(struct rblk_req *req);
+uint16_t rblk_io_parse_copy(struct rblk_req *req);
+/* Copy's limits for a namespace, as Identify Namespace reports them. */
+#define RBLK_COPY_MAX_RANGES 128u  /* MSRC + 1: 4 KiB of source range entries */
+uint32_t rblk_copy_mcl(const struct rblk_target *tgt, const struct rblk_tgt_ns *ns);
+uint16_t rblk_copy_mssrl(const struct rblk_target *tgt, const struct rblk_tgt_ns *ns);
 
 /* fabrics.c / admin.c / io.c / discovery.c: parse step per command set. */
 uint16_t rblk_fabrics_parse_connect(struct rblk_req *req);

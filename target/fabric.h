@@ -68,6 +68,7 @@ struct rblk_sq;
 struct rblk_req;
 struct rblk_listener;
 struct rblk_transport;
+struct rblk_tgt_bounce;
 
 /* ======================================================================== */
 /* Constants the transport and the core agree on.                           */
@@ -175,6 +176,8 @@ struct rblk_tgt_pg {
 	int epfd;                       /* the group's epoll set for their wait fds, or -1 */
 	struct iovec *bufs;             /* the group's I/O buffers, offered to each engine */
 	unsigned nbufs;
+	/* The core's own: bounce units for Compare, Verify, Copy (target/bounce.c). */
+	struct rblk_tgt_bounce *bounce;
 };
 
 /*
@@ -317,6 +320,20 @@ struct rblk_req {
 	uint16_t dsm_idx;           /* DSM: next range to deallocate */
 	uint64_t wz_next;           /* emulated Write Zeroes: next byte to zero */
 	uint64_t wz_end;
+	/*
+	 * Compare, Verify, Copy and fused Compare and Write (target/compare.c,
+	 * target/fused.c): a bounce unit, the byte cursor through the range,
+	 * the unit as the provider's iov, and the links of the wait lists.
+	 */
+	void *bounce;               /* a unit of the poll group's pool, or NULL */
+	struct rblk_req *wait_next; /* bounce or range-lock wait list */
+	void (*resume)(struct rblk_req *req); /* run when the wait is over */
+	uint64_t x_next;            /* next byte of the range to read */
+	uint64_t x_end;
+	uint64_t x_dst;             /* Copy: next destination byte */
+	uint32_t x_len;             /* bytes the read in flight covers */
+	uint32_t x_off;             /* Compare: bytes of the host's data compared */
+	struct iovec biov;
 	struct rblk_provider_io pio; /* the command as the namespace's provider sees it */
 	int pio_res;                /* its result (rblk_provider_complete) */
 	void (*pio_done)(struct rblk_req *req, int res); /* the command's next step */

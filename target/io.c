@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * I/O commands -> backend: Read, Write (FUA), Flush, Write Zeroes, Dataset
- * Management (deallocate), each validated at parse (namespace, opcode, LBA
+ * Management (deallocate), and the parse of Compare, Verify and Copy
+ * (executed by compare.c), each validated at parse (namespace, opcode, LBA
  * range, write protection) and executed as provider ios (include/rblk/
  * provider.h) on the namespace's provider: the built-in backends
  * (backend/provider.c) or the embedder's. Provider errno -> NVMe status; Write
@@ -114,7 +115,7 @@ static void account(struct rblk_req *req, int res)
 	}
 }
 
-static void fail_io(struct rblk_req *req, int res)
+void rblk_io_fail(struct rblk_req *req, int res)
 {
 	struct rblk_provider_io *io = &req->pio;
 	uint16_t status = errno_to_status(res, io->op);
@@ -131,10 +132,10 @@ static void fail_io(struct rblk_req *req, int res)
 }
 
 /* The last step of a command: count it and answer the host. */
-static void io_finished(struct rblk_req *req, int res)
+void rblk_io_finished(struct rblk_req *req, int res)
 {
 	if (res) {
-		fail_io(req, res);
+		rblk_io_fail(req, res);
 		return;
 	}
 	account(req, 0);
@@ -158,7 +159,7 @@ void rblk_req_io_done(struct rblk_req *req)
 /* ------------------------------------------------------------------------ */
 /* Submission.                                                               */
 
-static void pio_prep(struct rblk_req *req, enum rblk_provider_op op, uint64_t slba, uint64_t nlb,
+void rblk_io_prep(struct rblk_req *req, enum rblk_provider_op op, uint64_t slba, uint64_t nlb,
 		     void (*done)(struct rblk_req *req, int res))
 {
 	struct rblk_provider_io *io = &req->pio;
@@ -194,7 +195,7 @@ static int pio_engine(struct rblk_req *req)
 	return 0;
 }
 
-static void pio_submit(struct rblk_req *req)
+void rblk_io_submit(struct rblk_req *req)
 {
 	struct rblk_tgt_ns *ns = req->ns;
 	int ret = ns->eng_slot >= 0 ? pio_engine(req) : 0;
@@ -204,17 +205,22 @@ static void pio_submit(struct rblk_req *req)
 
 	/* Refused: nothing started and no completion follows. */
 	if (ret)
-		fail_io(req, ret > 0 ? -EIO : ret);
+		rblk_io_fail(req, ret > 0 ? -EIO : ret);
 }
 
 /*
  * A Write or Write Zeroes is FUA when the host asks, and always with the
  * volatile write cache turned off (feature 06h).
  */
+bool rblk_io_want_fua(const struct rblk_req *req, bool host_fua)
+{
+	return host_fua ||
+	       (req->ns->vwc && !__atomic_load_n(&req->sq->ctrl->vwc_enabled, __ATOMIC_RELAXED));
+}
+
 static bool want_fua(const struct rblk_req *req, const struct nvme_rw_cmd *c)
 {
-	return (rblk_le16(c->control) & NVME_RW_FUA) ||
-	       (req->ns->vwc && !__atomic_load_n(&req->sq->ctrl->vwc_enabled, __ATOMIC_RELAXED));
+	return rblk_io_want_fua(req, rblk_le16(c->control) & NVME_RW_FUA);
 }
 
 /* Read, Write and Write Zeroes: the io for SLBA/NLB (checked at parse). */
@@ -224,7 +230,7 @@ static void rw_prep(struct rblk_req *req, enum rblk_provider_op op,
 	const struct nvme_rw_cmd *c = (const struct nvme_rw_cmd *)req->cmd;
 
 	req->start_ns = rblk_clock_cache_ns(req->sq->clock);
-	pio_prep(req, op, rblk_rw_slba(c), rblk_rw_nlb(c), done);
+	rblk_io_prep(req, op, rblk_rw_slba(c), rblk_rw_nlb(c), done);
 	if (op != RBLK_PROVIDER_READ && want_fua(req, c))
 		req->pio.flags |= RBLK_PROVIDER_FUA;
 }
@@ -234,10 +240,11 @@ static void rw_prep(struct rblk_req *req, enum rblk_provider_op op,
 
 static void execute_rw(struct rblk_req *req)
 {
-	rw_prep(req, req->cmd->opc == NVME_IO_WRITE ? RBLK_PROVIDER_WRITE : RBLK_PROVIDER_READ, io_finished);
+	rw_prep(req, req->cmd->opc == NVME_IO_WRITE ? RBLK_PROVIDER_WRITE : RBLK_PROVIDER_READ,
+		rblk_io_finished);
 	req->pio.iov = req->iov;
 	req->pio.iovcnt = (int)req->iovcnt;
-	pio_submit(req);
+	rblk_io_submit(req);
 }
 
 /*
@@ -257,7 +264,7 @@ static void wz_next(struct rblk_req *req, int res)
 	unsigned n = 0;
 
 	if (res || !len) {
-		io_finished(req, res);
+		rblk_io_finished(req, res);
 		return;
 	}
 	if (len > (uint64_t)RBLK_REQ_MAX_IOV * WZ_CHUNK)
@@ -278,15 +285,15 @@ static void wz_next(struct rblk_req *req, int res)
 	req->buf_index = -1;
 	req->wz_next += len;
 	req->pio_done = wz_next;
-	pio_submit(req);
+	rblk_io_submit(req);
 }
 
 static void execute_write_zeroes(struct rblk_req *req)
 {
 	/* DEAC is a hint; zeroes are what the host reads back either way. */
-	rw_prep(req, RBLK_PROVIDER_WRITE_ZEROES, io_finished);
+	rw_prep(req, RBLK_PROVIDER_WRITE_ZEROES, rblk_io_finished);
 	if (req->ns->prov.can_write_zeroes) {
-		pio_submit(req);
+		rblk_io_submit(req);
 		return;
 	}
 	req->wz_next = req->pio.offset;
@@ -303,8 +310,8 @@ static void execute_flush(struct rblk_req *req)
 		return;
 	}
 	req->start_ns = rblk_clock_cache_ns(req->sq->clock);
-	pio_prep(req, RBLK_PROVIDER_FLUSH, 0, 0, io_finished);
-	pio_submit(req);
+	rblk_io_prep(req, RBLK_PROVIDER_FLUSH, 0, 0, rblk_io_finished);
+	rblk_io_submit(req);
 }
 
 /* DSM deallocate: one discard per range, in order (ranges come in a 4 KiB buffer). */
@@ -313,7 +320,7 @@ static void dsm_next(struct rblk_req *req, int res)
 	struct nvme_dsm_range r;
 
 	if (res) {
-		fail_io(req, res);
+		rblk_io_fail(req, res);
 		return;
 	}
 	while (req->dsm_idx < req->dsm_nr) {
@@ -321,11 +328,11 @@ static void dsm_next(struct rblk_req *req, int res)
 		req->dsm_idx++;
 		if (!r.nlb)
 			continue;
-		pio_prep(req, RBLK_PROVIDER_DISCARD, rblk_le64(r.slba), rblk_le32(r.nlb), dsm_next);
-		pio_submit(req);
+		rblk_io_prep(req, RBLK_PROVIDER_DISCARD, rblk_le64(r.slba), rblk_le32(r.nlb), dsm_next);
+		rblk_io_submit(req);
 		return;
 	}
-	io_finished(req, 0);
+	rblk_io_finished(req, 0);
 }
 
 static void execute_dsm(struct rblk_req *req)
@@ -360,7 +367,7 @@ static void execute_dsm(struct rblk_req *req)
 	req->dsm_idx = 0;
 	req->start_ns = rblk_clock_cache_ns(req->sq->clock);
 	/* pio still describes nothing: fail_io() must not report stale ranges. */
-	pio_prep(req, RBLK_PROVIDER_DISCARD, 0, 0, dsm_next);
+	rblk_io_prep(req, RBLK_PROVIDER_DISCARD, 0, 0, dsm_next);
 	dsm_next(req, 0);
 }
 
@@ -453,6 +460,12 @@ uint16_t rblk_io_parse(struct rblk_req *req)
 		req->execute = execute_dsm;
 		return 0;
 	}
+	case NVME_IO_COMPARE:
+		return rblk_io_parse_compare(req);
+	case NVME_IO_VERIFY:
+		return rblk_io_parse_verify(req);
+	case NVME_IO_COPY:
+		return rblk_io_parse_copy(req);
 	default:
 		req->error_loc = offsetof(struct nvme_sqe, opc);
 		return NVME_SC_INVALID_OPCODE | NVME_SC_DNR;

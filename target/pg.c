@@ -52,10 +52,14 @@ void rblk_tgt_pg_offline(struct rblk_tgt_pg *pg)
 
 int rblk_tgt_pg_register(struct rblk_target *tgt, struct rblk_tgt_pg *pg, unsigned id)
 {
+	struct rblk_tgt_bounce *bounce;
 	int ret = 0;
 
 	if (id >= tgt->nr_pgs)
 		return -ERANGE;
+	ret = rblk_tgt_bounce_create(&bounce);
+	if (ret)
+		return ret;
 	pg->id = id;
 	atomic_store_explicit(&pg->qs, 1, memory_order_relaxed); /* offline until it polls */
 	pg->epfd = -1; /* until the group's loop has its epoll set */
@@ -65,15 +69,29 @@ int rblk_tgt_pg_register(struct rblk_target *tgt, struct rblk_tgt_pg *pg, unsign
 	else
 		tgt->pgs[id] = pg;
 	pthread_mutex_unlock(&tgt->pg_lock);
+	/* The group's own (a refused group may be another slot's, which keeps its units). */
+	if (ret)
+		rblk_tgt_bounce_destroy(bounce);
+	else
+		pg->bounce = bounce;
 	return ret;
 }
 
 void rblk_tgt_pg_unregister(struct rblk_target *tgt, struct rblk_tgt_pg *pg)
 {
+	bool mine = false;
+
 	pthread_mutex_lock(&tgt->pg_lock);
-	if (pg->id < tgt->nr_pgs && tgt->pgs[pg->id] == pg)
+	if (pg->id < tgt->nr_pgs && tgt->pgs[pg->id] == pg) {
 		tgt->pgs[pg->id] = NULL;
+		mine = true;
+	}
 	pthread_mutex_unlock(&tgt->pg_lock);
+	/* Only a registered group has units (a refused one may hold garbage). */
+	if (mine) {
+		rblk_tgt_bounce_destroy(pg->bounce);
+		pg->bounce = NULL;
+	}
 }
 
 /* Whether every poll group that was online at @snap has moved on since. */

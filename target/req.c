@@ -195,6 +195,35 @@ uint16_t rblk_req_zero(struct rblk_req *req, size_t off, size_t len)
 	return req_copy(req, off, NULL, len, COPY_ZERO);
 }
 
+size_t rblk_req_data_cmp(const struct rblk_req *req, size_t off, const void *buf, size_t len)
+{
+	const uint8_t *b = buf;
+	size_t done = 0;
+	unsigned i = 0;
+
+	while (i < req->iovcnt && off >= req->iov[i].iov_len) {
+		off -= req->iov[i].iov_len;
+		i++;
+	}
+	for (; i < req->iovcnt && done < len; i++, off = 0) {
+		const uint8_t *p = (const uint8_t *)req->iov[i].iov_base + off;
+		size_t n = req->iov[i].iov_len - off;
+
+		if (n > len - done)
+			n = len - done;
+		if (memcmp(p, b + done, n)) {
+			while (p[0] == b[done]) {
+				p++;
+				done++;
+			}
+			return done;
+		}
+		done += n;
+	}
+	/* Short of len: the buffers ended there, which counts as a difference. */
+	return done;
+}
+
 /*
  * A flat view of the command's data_len bytes, for the protocol/ helpers
  * that fill one buffer: the transport's own when it is a single buffer (the

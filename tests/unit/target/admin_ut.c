@@ -77,7 +77,8 @@ static void test_identify_ctrl(void)
 	CU_ASSERT_EQUAL(rblk_le16(id.maxcmd), 128);
 	CU_ASSERT_EQUAL(id.mdts, 8); /* 1 MiB = 2^8 x 4 KiB, as nvmet-rdma */
 	CU_ASSERT_EQUAL(rblk_le32(id.nn), 1024);
-	CU_ASSERT_EQUAL(rblk_le16(id.oncs), NVME_CTRL_ONCS_DSM | NVME_CTRL_ONCS_WRITE_ZEROES);
+	/* Compare, DSM, Write Zeroes, Verify, Copy: 0x18D; no reservations, no timestamp. */
+	CU_ASSERT_EQUAL(rblk_le16(id.oncs), 0x18D);
 	CU_ASSERT_EQUAL(id.vwc, 0); /* RAM has no volatile cache */
 	CU_ASSERT_EQUAL(id.cntrltype, 1);
 	/* Multi-port, multi-controller, ANA (0x0B) and the ANA change AEN, as nvmet. */
@@ -157,6 +158,10 @@ static void test_identify_ns(void)
 	CU_ASSERT_EQUAL(rblk_le16(id.lbaf[0].ms), 0);
 	rblk_gen_nguid(TT_SUBNQN, 1, nguid);
 	CU_ASSERT_EQUAL(memcmp(id.nguid, nguid, 16), 0);
+	/* Copy: MCL = MDTS (1 MiB) in 512-byte blocks, MSSRL capped at 16 bits, 128 ranges. */
+	CU_ASSERT_EQUAL(rblk_le32(id.mcl), 2048);
+	CU_ASSERT_EQUAL(rblk_le16(id.mssrl), 2048);
+	CU_ASSERT_EQUAL(id.msrc, 127);
 
 	/* Inactive: zeroes with success (NCAP 0 = not present). */
 	memset(zero, 0, sizeof(zero));
@@ -171,6 +176,8 @@ static void test_identify_ns(void)
 	CU_ASSERT_EQUAL(id.nsattr, NVME_NS_NSATTR_WP);
 	CU_ASSERT_EQUAL(id.lbaf[0].ds, 12);
 	CU_ASSERT_EQUAL(rblk_le64(id.nsze), 16);
+	CU_ASSERT_EQUAL(rblk_le32(id.mcl), 256); /* 1 MiB in 4 KiB blocks */
+	CU_ASSERT_EQUAL(rblk_le16(id.mssrl), 256);
 	teardown();
 }
 
@@ -469,7 +476,11 @@ static void test_log_effects(void)
 	CU_ASSERT_EQUAL(rblk_le32(log.iocs[NVME_IO_READ]), NVME_CMD_EFFECTS_CSUPP);
 	CU_ASSERT_EQUAL(rblk_le32(log.iocs[NVME_IO_DSM]),
 			NVME_CMD_EFFECTS_CSUPP | NVME_CMD_EFFECTS_LBCC);
-	CU_ASSERT_EQUAL(rblk_le32(log.iocs[NVME_IO_COMPARE]), 0);
+	CU_ASSERT_EQUAL(rblk_le32(log.iocs[NVME_IO_COMPARE]), NVME_CMD_EFFECTS_CSUPP);
+	CU_ASSERT_EQUAL(rblk_le32(log.iocs[NVME_IO_VERIFY]), NVME_CMD_EFFECTS_CSUPP);
+	CU_ASSERT_EQUAL(rblk_le32(log.iocs[NVME_IO_COPY]),
+			NVME_CMD_EFFECTS_CSUPP | NVME_CMD_EFFECTS_LBCC);
+	CU_ASSERT_EQUAL(rblk_le32(log.iocs[NVME_IO_WRITE_UNCOR]), 0);
 	teardown();
 }
 
