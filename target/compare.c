@@ -92,7 +92,7 @@ static void range_start(struct rblk_req *req, uint64_t slba, uint64_t nlb)
 static void compare_next(struct rblk_req *req, int res)
 {
 	if (res) {
-		bounce_finished(req, res);
+		req->x_done(req, res);
 		return;
 	}
 	if (req->x_len) {
@@ -100,24 +100,40 @@ static void compare_next(struct rblk_req *req, int res)
 
 		if (same != req->x_len) {
 			req->err_lba = (req->pio.offset + same) >> req->ns->lbads;
-			rblk_tgt_bounce_put(req);
-			rblk_stat_inc(&req->ns->pgstats[req->sq->pg->id].other_cmds, 1);
-			rblk_req_complete(req, NVME_SC_COMPARE_FAILED | NVME_SC_DNR);
+			req->x_done(req, -EILSEQ);
 			return;
 		}
 		req->x_off += req->x_len;
 		req->x_len = 0;
 	}
 	if (!read_next(req, compare_next))
-		bounce_finished(req, 0);
+		req->x_done(req, 0);
 }
 
-static void compare_start(struct rblk_req *req)
+void rblk_compare_run(struct rblk_req *req, void (*done)(struct rblk_req *req, int res))
 {
 	const struct nvme_rw_cmd *c = (const struct nvme_rw_cmd *)req->cmd;
 
 	range_start(req, rblk_rw_slba(c), rblk_rw_nlb(c));
+	req->x_done = done;
 	compare_next(req, 0);
+}
+
+/* A plain Compare's end: the difference is its answer, not an error of the storage. */
+static void compare_done(struct rblk_req *req, int res)
+{
+	if (res != -EILSEQ) {
+		bounce_finished(req, res);
+		return;
+	}
+	rblk_tgt_bounce_put(req);
+	rblk_stat_inc(&req->ns->pgstats[req->sq->pg->id].other_cmds, 1);
+	rblk_req_complete(req, NVME_SC_COMPARE_FAILED | NVME_SC_DNR);
+}
+
+static void compare_start(struct rblk_req *req)
+{
+	rblk_compare_run(req, compare_done);
 }
 
 static void execute_compare(struct rblk_req *req)
@@ -246,12 +262,21 @@ static uint16_t copy_check(struct rblk_req *req)
 	}
 	if (total > mcl)
 		return NVME_SC_CMD_SIZE_LIMIT | NVME_SC_DNR;
+	/* The destination's bytes, which the range lock covers. */
+	req->x_dst = rblk_le64(c->sdlba) << req->ns->lbads;
+	req->x_end = req->x_dst + (total << req->ns->lbads);
 	status = rblk_lba_range_check(rblk_le64(c->sdlba), total, nsze);
 	if (status) {
 		req->error_loc = offsetof(struct nvme_copy_cmd, sdlba);
 		req->err_lba = rblk_le64(c->sdlba);
 	}
 	return status;
+}
+
+static void copy_bounce(struct rblk_req *req)
+{
+	if (rblk_tgt_bounce_get(req, copy_start))
+		copy_start(req);
 }
 
 static void execute_copy(struct rblk_req *req)
@@ -263,8 +288,8 @@ static void execute_copy(struct rblk_req *req)
 		return;
 	}
 	req->start_ns = rblk_clock_cache_ns(req->sq->clock);
-	if (rblk_tgt_bounce_get(req, copy_start))
-		copy_start(req);
+	if (rblk_range_write_begin(req, req->x_dst, req->x_end, copy_bounce))
+		copy_bounce(req);
 }
 
 /* ------------------------------------------------------------------------ */

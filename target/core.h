@@ -118,7 +118,16 @@ struct rblk_tgt_ns_pgstats {
 	_Atomic uint64_t busy_ns;
 	/* Commands of this group holding the namespace (parse to completion). */
 	_Atomic uint64_t inflight;
+	/* Writes of this group that passed the range lock unlocked (range_lock.c). */
+	_Atomic uint64_t fast_writes;
 } __attribute__((aligned(64)));
+
+/* The range lock's gate (range_lock.c): whether writes may pass it unlocked. */
+enum rblk_gate {
+	RBLK_GATE_OPEN = 0, /* no fused command: writes go unlocked */
+	RBLK_GATE_CLOSING,  /* one came: waiting for a grace period and unlocked writes */
+	RBLK_GATE_CLOSED,   /* every write goes through lk_lock */
+};
 
 /* An allowed host of a subsystem. */
 /*
@@ -187,6 +196,18 @@ struct rblk_tgt_ns {
 	struct rblk_tgt_ns_pgstats *pgstats; /* [ss->tgt->nr_pgs]: I/O counters, in flight */
 	_Atomic uint64_t syncs;          /* rblk_tgt_ns_sync() (never on the I/O path) */
 	_Atomic uint64_t sync_errors;
+	/*
+	 * The range lock of fused Compare and Write (range_lock.c). cw_active is
+	 * the one word the write path reads (relaxed); the rest is under lk_lock.
+	 */
+	_Atomic unsigned cw_active;      /* fused commands holding or wanting a range */
+	pthread_mutex_t lk_lock;
+	enum rblk_gate lk_gate;
+	uint64_t *lk_snap;               /* [tgt->nr_pgs]: quiescent states when it closed */
+	struct rblk_req *lk_cws;         /* fused commands, FIFO, by lk_next */
+	struct rblk_req *lk_writes;      /* writes in flight admitted under the lock */
+	struct rblk_req *lk_wait_head;   /* writes waiting for a fused command, by wait_next */
+	struct rblk_req **lk_wait_tail;
 };
 
 struct rblk_tgt_ctrl {
@@ -412,6 +433,9 @@ int rblk_tgt_engine_slot(struct rblk_target *tgt, const struct rblk_provider *pr
  * (attaching on first use). 0 or -errno.
  */
 int rblk_tgt_pg_engine_attach(struct rblk_tgt_pg *pg, struct rblk_target *tgt, int slot);
+/* pg.c: a grace period without blocking: snap[tgt->nr_pgs] now, then poll. */
+void rblk_tgt_grace_start(struct rblk_target *tgt, uint64_t *snap);
+bool rblk_tgt_grace_over(struct rblk_target *tgt, const uint64_t *snap);
 /* Stable identifiers: a hash of (subsystem NQN, nsid) or of the NQN. */
 void rblk_gen_uuid(const char *nqn, uint32_t nsid, uint8_t uuid[16]);
 void rblk_gen_nguid(const char *nqn, uint32_t nsid, uint8_t nguid[16]);
@@ -493,10 +517,76 @@ void rblk_io_fail(struct rblk_req *req, int res);
 /* A write is FUA: the host asked (host_fua), or the host turned the volatile cache off. */
 bool rblk_io_want_fua(const struct rblk_req *req, bool host_fua);
 
+/* range_lock.c: the namespace's LBA range lock (see there for the ordering). */
+int rblk_range_lock_init(struct rblk_tgt_ns *ns, unsigned nr_pgs);
+void rblk_range_lock_fini(struct rblk_tgt_ns *ns);
+bool rblk_range_write_slow(struct rblk_req *req, uint64_t start, uint64_t end,
+			   void (*resume)(struct rblk_req *req));
+void rblk_range_write_end_slow(struct rblk_req *req);
+/*
+ * A write to bytes [start, end) may go: true (go now), or false: it waits
+ * behind a fused Compare and Write and resume(req) runs, on its thread,
+ * when it may go. Costs one relaxed load while no fused command is active.
+ */
+static inline bool rblk_range_write_begin(struct rblk_req *req, uint64_t start, uint64_t end,
+					  void (*resume)(struct rblk_req *req))
+{
+	struct rblk_tgt_ns *ns = req->ns;
+
+	if (__builtin_expect(!atomic_load_explicit(&ns->cw_active, memory_order_relaxed), 1)) {
+		rblk_stat_inc(&ns->pgstats[req->sq->pg->id].fast_writes, 1);
+		req->wgate = RBLK_WGATE_FAST;
+		return true;
+	}
+	return rblk_range_write_slow(req, start, end, resume);
+}
+/* The write is done (completed, or failed after rblk_range_write_begin()). */
+static inline void rblk_range_write_end(struct rblk_req *req)
+{
+	_Atomic uint64_t *c;
+
+	if (req->wgate == RBLK_WGATE_LOCKED) {
+		rblk_range_write_end_slow(req);
+		return;
+	}
+	/* Release: a fused command that reads 0 (acquire) comes after the write. */
+	c = &req->ns->pgstats[req->sq->pg->id].fast_writes;
+	atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) - 1,
+			      memory_order_release);
+	req->wgate = RBLK_WGATE_NONE;
+}
+/*
+ * A fused Compare and Write takes bytes [start, end): locked(req) runs on its
+ * thread once no write overlapping it is in flight and none can start; or
+ * failed(req) when it cannot wait (the lock is not held then).
+ */
+void rblk_range_cw_lock(struct rblk_req *cw, uint64_t start, uint64_t end,
+			void (*locked)(struct rblk_req *req), void (*failed)(struct rblk_req *req));
+/* Gives the range back; the writes that waited for it go again. */
+void rblk_range_cw_unlock(struct rblk_req *cw);
+
+/* fused.c: fused Compare and Write. */
+/*
+ * Parse, after the command's own parse produced @status, for every command
+ * of an I/O queue: pairs a FUSE=01b Compare with the FUSE=10b Write that
+ * follows it, fails lone halves. Returns the command's status.
+ */
+uint16_t rblk_fused_parse(struct rblk_req *req, uint16_t status);
+/* rblk_req_complete() of a command that is half of a pair: the other half is told. */
+void rblk_fused_abandon(struct rblk_req *req);
+/* rblk_sq_teardown(): a fused Compare still waiting for its Write never gets it. */
+void rblk_fused_sq_teardown(struct rblk_sq *sq);
+
 /* compare.c: parse of Compare, Verify and Copy (after the namespace checks). */
 uint16_t rblk_io_parse_compare(struct rblk_req *req);
 uint16_t rblk_io_parse_verify(struct rblk_req *req);
 uint16_t rblk_io_parse_copy(struct rblk_req *req);
+/*
+ * Reads the command's SLBA/NLB range through req->bounce (held) and holds it
+ * against the command's data: done(req, 0) when equal, -EILSEQ at the first
+ * difference (err_lba set), or the read's -errno. The unit stays held.
+ */
+void rblk_compare_run(struct rblk_req *req, void (*done)(struct rblk_req *req, int res));
 /* Copy's limits for a namespace, as Identify Namespace reports them. */
 #define RBLK_COPY_MAX_RANGES 128u  /* MSRC + 1: 4 KiB of source range entries */
 uint32_t rblk_copy_mcl(const struct rblk_target *tgt, const struct rblk_tgt_ns *ns);

@@ -351,8 +351,10 @@ void rblk_sq_teardown(struct rblk_sq *sq)
 		return;
 	}
 	sq->state = RBLK_SQ_CLOSING;
-	if (sq->qid != 0)
+	if (sq->qid != 0) {
+		rblk_fused_sq_teardown(sq);
 		return;
+	}
 
 	/* Losing the admin queue ends the controller (nvmet-rdma). */
 	pthread_mutex_lock(&ctrl->lock);

@@ -131,6 +131,21 @@ struct rblk_transport_ops {
 /* ======================================================================== */
 /* Submission queue: embedded by the transport in its queue object.         */
 
+/* A command's part in a fused operation (target/fused.c). */
+enum rblk_fused_state {
+	RBLK_FUSED_NONE = 0,
+	RBLK_FUSED_PARSED,   /* paired or waiting for its second; execute not yet called */
+	RBLK_FUSED_READY,    /* executed (its data is here): waits for the other half */
+	RBLK_FUSED_RUNNING,  /* both ready: the compare and write runs */
+};
+
+/* How a write passed the namespace's range lock (target/range_lock.c). */
+enum rblk_wgate {
+	RBLK_WGATE_NONE = 0, /* not a write, or not yet */
+	RBLK_WGATE_FAST,     /* unlocked: counted in its poll group's fast_writes */
+	RBLK_WGATE_LOCKED,   /* listed in the namespace's lk_writes */
+};
+
 enum rblk_sq_state {
 	RBLK_SQ_NEW = 0,   /* transport-connected, no Fabrics Connect yet */
 	RBLK_SQ_LIVE,      /* Connect succeeded: bound to sq->ctrl as sq->qid */
@@ -267,6 +282,13 @@ struct rblk_sq {
 	bool sqhd_disabled;              /* Connect CATTR bit 2 */
 	_Atomic uint64_t last_cmd_ms;    /* traffic-based keep-alive (TBKAS) */
 	struct rblk_tgt_auth_q auth;     /* DH-HMAC-CHAP when ctrl->auth (target/auth.h) */
+	/*
+	 * Fused operations (target/fused.c): a FUSE=01b command waiting for the
+	 * next command to be its second half; the last command was such a
+	 * first half and failed (its second gets Failed Fused Command).
+	 */
+	struct rblk_req *fused_first;
+	bool fused_first_failed;
 	struct rblk_sq_stats stats;
 };
 
@@ -334,6 +356,15 @@ struct rblk_req {
 	uint32_t x_len;             /* bytes the read in flight covers */
 	uint32_t x_off;             /* Compare: bytes of the host's data compared */
 	struct iovec biov;
+	void (*x_done)(struct rblk_req *req, int res); /* Compare: 0, -EILSEQ or a read error */
+	/* Fused Compare and Write, and the range lock. */
+	enum rblk_fused_state fused_state;
+	struct rblk_req *fused;     /* the other half of the pair */
+	uint16_t fused_status;      /* decided before execute: complete with it */
+	enum rblk_wgate wgate;
+	uint64_t lk_start, lk_end;  /* bytes under the range lock */
+	struct rblk_req *lk_next;   /* the namespace's lk_cws or lk_writes */
+	void (*lk_failed)(struct rblk_req *req);
 	struct rblk_provider_io pio; /* the command as the namespace's provider sees it */
 	int pio_res;                /* its result (rblk_provider_complete) */
 	void (*pio_done)(struct rblk_req *req, int res); /* the command's next step */

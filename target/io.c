@@ -54,6 +54,11 @@ static uint16_t errno_to_status(int res, enum rblk_provider_op op)
 		return NVME_SC_NS_WRITE_PROTECTED | NVME_SC_DNR;
 	case -ERANGE:
 		return NVME_SC_LBA_RANGE | NVME_SC_DNR;
+	case -EILSEQ:
+		/* A provider's compare and write: the range differs, as a final answer. */
+		if (op == RBLK_PROVIDER_COMPARE_WRITE)
+			return NVME_SC_COMPARE_FAILED | NVME_SC_DNR;
+		return NVME_SC_INTERNAL | NVME_SC_DNR;
 	case -EOPNOTSUPP:
 		return NVME_SC_INVALID_OPCODE | NVME_SC_DNR;
 	case -ENOMEM:
@@ -73,6 +78,7 @@ static const char *const io_op_names[] = {
 	[RBLK_PROVIDER_FLUSH] = "flush",
 	[RBLK_PROVIDER_WRITE_ZEROES] = "write zeroes",
 	[RBLK_PROVIDER_DISCARD] = "discard",
+	[RBLK_PROVIDER_COMPARE_WRITE] = "compare and write",
 };
 
 /* ------------------------------------------------------------------------ */
@@ -126,6 +132,8 @@ void rblk_io_fail(struct rblk_req *req, int res)
 				 ? io_op_names[io->op] : "?",
 			 (unsigned long long)io->offset, (unsigned long long)io->len,
 			 strerror(-res));
+	if (req->wgate)
+		rblk_range_write_end(req);
 	account(req, res);
 	req->err_lba = io->offset >> req->ns->lbads;
 	rblk_req_complete(req, status);
@@ -138,6 +146,8 @@ void rblk_io_finished(struct rblk_req *req, int res)
 		rblk_io_fail(req, res);
 		return;
 	}
+	if (req->wgate)
+		rblk_range_write_end(req);
 	account(req, 0);
 	rblk_req_complete(req, 0);
 }
@@ -238,13 +248,34 @@ static void rw_prep(struct rblk_req *req, enum rblk_provider_op op,
 /* ------------------------------------------------------------------------ */
 /* Commands.                                                                 */
 
-static void execute_rw(struct rblk_req *req)
+static void rw_go(struct rblk_req *req)
 {
 	rw_prep(req, req->cmd->opc == NVME_IO_WRITE ? RBLK_PROVIDER_WRITE : RBLK_PROVIDER_READ,
 		rblk_io_finished);
 	req->pio.iov = req->iov;
 	req->pio.iovcnt = (int)req->iovcnt;
 	rblk_io_submit(req);
+}
+
+/*
+ * The bytes of SLBA/NLB, for the range lock (target/range_lock.c): every
+ * write passes it, which costs one relaxed load while no fused Compare and
+ * Write is active.
+ */
+static bool rw_range_lock(struct rblk_req *req, void (*go)(struct rblk_req *req))
+{
+	const struct nvme_rw_cmd *c = (const struct nvme_rw_cmd *)req->cmd;
+	uint64_t start = rblk_rw_slba(c) << req->ns->lbads;
+
+	return rblk_range_write_begin(req, start, start + ((uint64_t)rblk_rw_nlb(c) << req->ns->lbads),
+				      go);
+}
+
+static void execute_rw(struct rblk_req *req)
+{
+	if (req->cmd->opc == NVME_IO_WRITE && !rw_range_lock(req, rw_go))
+		return;
+	rw_go(req);
 }
 
 /*
@@ -288,7 +319,7 @@ static void wz_next(struct rblk_req *req, int res)
 	rblk_io_submit(req);
 }
 
-static void execute_write_zeroes(struct rblk_req *req)
+static void write_zeroes_go(struct rblk_req *req)
 {
 	/* DEAC is a hint; zeroes are what the host reads back either way. */
 	rw_prep(req, RBLK_PROVIDER_WRITE_ZEROES, rblk_io_finished);
@@ -299,6 +330,12 @@ static void execute_write_zeroes(struct rblk_req *req)
 	req->wz_next = req->pio.offset;
 	req->wz_end = req->pio.offset + req->pio.len;
 	wz_next(req, 0);
+}
+
+static void execute_write_zeroes(struct rblk_req *req)
+{
+	if (rw_range_lock(req, write_zeroes_go))
+		write_zeroes_go(req);
 }
 
 static void execute_flush(struct rblk_req *req)
@@ -335,6 +372,15 @@ static void dsm_next(struct rblk_req *req, int res)
 	rblk_io_finished(req, 0);
 }
 
+static void dsm_go(struct rblk_req *req)
+{
+	req->dsm_idx = 0;
+	req->start_ns = rblk_clock_cache_ns(req->sq->clock);
+	/* pio still describes nothing: rblk_io_fail() must not report stale ranges. */
+	rblk_io_prep(req, RBLK_PROVIDER_DISCARD, 0, 0, dsm_next);
+	dsm_next(req, 0);
+}
+
 static void execute_dsm(struct rblk_req *req)
 {
 	const struct nvme_dsm_cmd *c = (const struct nvme_dsm_cmd *)req->cmd;
@@ -364,11 +410,9 @@ static void execute_dsm(struct rblk_req *req)
 		rblk_req_complete(req, 0);
 		return;
 	}
-	req->dsm_idx = 0;
-	req->start_ns = rblk_clock_cache_ns(req->sq->clock);
-	/* pio still describes nothing: fail_io() must not report stale ranges. */
-	rblk_io_prep(req, RBLK_PROVIDER_DISCARD, 0, 0, dsm_next);
-	dsm_next(req, 0);
+	/* Up to 256 ranges: as one range lock over the whole namespace (rare enough). */
+	if (rblk_range_write_begin(req, 0, UINT64_MAX, dsm_go))
+		dsm_go(req);
 }
 
 /* ------------------------------------------------------------------------ */

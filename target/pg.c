@@ -112,6 +112,23 @@ static bool grace_over(struct rblk_target *tgt, const uint64_t *snap)
 	return over;
 }
 
+void rblk_tgt_grace_start(struct rblk_target *tgt, uint64_t *snap)
+{
+	/* Pairs with the fences of rblk_tgt_pg_quiescent(), as in rblk_tgt_synchronize(). */
+	atomic_thread_fence(memory_order_seq_cst);
+	pthread_mutex_lock(&tgt->pg_lock);
+	for (unsigned i = 0; i < tgt->nr_pgs; i++)
+		snap[i] = tgt->pgs[i] ? atomic_load_explicit(&tgt->pgs[i]->qs,
+							       memory_order_acquire)
+				      : 1;
+	pthread_mutex_unlock(&tgt->pg_lock);
+}
+
+bool rblk_tgt_grace_over(struct rblk_target *tgt, const uint64_t *snap)
+{
+	return grace_over(tgt, snap);
+}
+
 void rblk_tgt_synchronize(struct rblk_target *tgt)
 {
 	uint64_t snap[RBLK_TARGET_POLL_GROUPS_MAX];
