@@ -55,6 +55,7 @@ static bool read_next(struct rblk_req *req, void (*done)(struct rblk_req *req, i
 {
 	struct rblk_provider_io *io = &req->pio;
 	uint64_t left = req->x_end - req->x_next;
+	int ret;
 
 	if (!left)
 		return false;
@@ -67,7 +68,10 @@ static bool read_next(struct rblk_req *req, void (*done)(struct rblk_req *req, i
 	io->iov = &req->biov;
 	io->iovcnt = 1;
 	req->x_next += req->x_len;
-	rblk_io_submit(req);
+	/* A refusal goes the way a failed read does: the unit must come back. */
+	ret = rblk_io_try_submit(req);
+	if (ret)
+		done(req, ret);
 	return true;
 }
 
@@ -222,7 +226,9 @@ static void copy_read_done(struct rblk_req *req, int res)
 	if (rblk_io_want_fua(req, rblk_le32(c->cdw12) & NVME_COPY_FUA))
 		io->flags |= RBLK_PROVIDER_FUA;
 	req->x_dst += req->x_len;
-	rblk_io_submit(req);
+	res = rblk_io_try_submit(req);
+	if (res)
+		copy_failed(req, res);
 }
 
 static void copy_start(struct rblk_req *req)

@@ -511,6 +511,11 @@ void rblk_io_prep(struct rblk_req *req, enum rblk_provider_op op, uint64_t slba,
 		  void (*done)(struct rblk_req *req, int res));
 /* Hands req->pio to the namespace's provider; a refusal fails the command. */
 void rblk_io_submit(struct rblk_req *req);
+/*
+ * The same, but a refusal is returned (-errno: nothing started, no
+ * completion follows) for a multi-step command to end its own way.
+ */
+int rblk_io_try_submit(struct rblk_req *req);
 /* The last step of a command: count it, answer the host (0 or the errno's status). */
 void rblk_io_finished(struct rblk_req *req, int res);
 void rblk_io_fail(struct rblk_req *req, int res);

@@ -105,6 +105,18 @@ static void finish(struct rblk_req *first, int cmp_res, int write_res, bool wrot
 		rblk_req_complete(second, NVME_SC_FUSED_FAIL | FUSED_ERR);
 }
 
+/*
+ * A refusal is the io's result: the pair ends through its own step, which
+ * gives the range lock back and answers both halves.
+ */
+static void submit(struct rblk_req *second)
+{
+	int ret = rblk_io_try_submit(second);
+
+	if (ret)
+		second->pio_done(second, ret);
+}
+
 /* Provider path: one io does it all. */
 static void provider_done(struct rblk_req *second, int res)
 {
@@ -125,7 +137,7 @@ static void provider_start(struct rblk_req *first, struct rblk_req *second)
 	second->pio.op = RBLK_PROVIDER_COMPARE_WRITE;
 	second->pio.cmp_iov = first->iov;
 	second->pio.cmp_iovcnt = (int)first->iovcnt;
-	rblk_io_submit(second);
+	submit(second);
 }
 
 /* Core path: lock, compare, write, unlock. */
@@ -148,7 +160,7 @@ static void core_compared(struct rblk_req *first, int res)
 		return;
 	}
 	second_prep(second, core_written);
-	rblk_io_submit(second);
+	submit(second);
 }
 
 static void core_have_bounce(struct rblk_req *first)
@@ -232,18 +244,19 @@ uint16_t rblk_fused_parse(struct rblk_req *req, uint16_t status)
 	sq->fused_first_failed = false;
 
 	if (fuse == NVME_CMD_FUSE_SECOND) {
-		req->error_loc = offsetof(struct nvme_sqe, flags);
-		if (!first)
+		if (!first) {
+			req->error_loc = offsetof(struct nvme_sqe, flags);
 			return (first_failed ? NVME_SC_FUSED_FAIL : NVME_SC_FUSED_MISSING) | FUSED_ERR;
+		}
 		if (status) {
 			lose_partner(first, NVME_SC_FUSED_FAIL | FUSED_ERR);
 			return status;
 		}
 		if (!halves_match(first, req)) {
+			req->error_loc = offsetof(struct nvme_sqe, flags);
 			lose_partner(first, NVME_SC_INVALID_FIELD | NVME_SC_DNR);
 			return NVME_SC_INVALID_FIELD | NVME_SC_DNR;
 		}
-		req->error_loc = RBLK_NO_ERROR_LOC;
 		first->fused = req;
 		req->fused = first;
 		req->fused_state = RBLK_FUSED_PARSED;

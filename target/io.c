@@ -205,17 +205,23 @@ static int pio_engine(struct rblk_req *req)
 	return 0;
 }
 
-void rblk_io_submit(struct rblk_req *req)
+int rblk_io_try_submit(struct rblk_req *req)
 {
 	struct rblk_tgt_ns *ns = req->ns;
 	int ret = ns->eng_slot >= 0 ? pio_engine(req) : 0;
 
 	if (!ret)
 		ret = ns->prov.ops->submit(ns->prov.ctx, &req->pio);
+	return ret > 0 ? -EIO : ret;
+}
+
+void rblk_io_submit(struct rblk_req *req)
+{
+	int ret = rblk_io_try_submit(req);
 
 	/* Refused: nothing started and no completion follows. */
 	if (ret)
-		rblk_io_fail(req, ret > 0 ? -EIO : ret);
+		rblk_io_fail(req, ret);
 }
 
 /*
