@@ -104,11 +104,14 @@ uint16_t rblk_req_parse(struct rblk_req *req)
 		req->error_loc = offsetof(struct nvme_sqe, sgl1);
 		status = NVME_SC_INVALID_FIELD | NVME_SC_DNR;
 	}
-	/* A fused half, or the command after a first half: pairing decides. */
+out:
+	/*
+	 * A fused half, or any command after a first half (even a malformed
+	 * one, which is not its second half either): pairing decides.
+	 */
 	if (sq->qid && sq->state == RBLK_SQ_LIVE &&
 	    ((flags & NVME_CMD_FUSE_MASK) || sq->fused_first || sq->fused_first_failed))
 		status = rblk_fused_parse(req, status);
-out:
 	if (status && req->ns) {
 		rblk_tgt_ns_io_put(req->ns, sq->pg);
 		req->ns = NULL;

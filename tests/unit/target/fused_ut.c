@@ -184,6 +184,17 @@ static void test_lone_halves(void)
 	CU_ASSERT_EQUAL(st(tr[0]), NVME_SC_INVALID_FIELD | NVME_SC_DNR);
 	tr[0] = half(iq, NVME_IO_COMPARE, NVME_CMD_FUSE_MASK, 10, 0, 8, a);
 	CU_ASSERT_EQUAL(st(tr[0]), NVME_SC_INVALID_FIELD | NVME_SC_DNR);
+	/* A malformed command after a first half is not its second half either. */
+	tr[0] = half(iq, NVME_IO_COMPARE, NVME_CMD_FUSE_FIRST, 12, 0, 8, a);
+	{
+		struct nvme_rw_cmd c;
+
+		tt_rw_sqe(&c, NVME_IO_READ, 13, 1, 0, 8);
+		c.flags = NVME_CMD_PSDT_SGL_MPTR_SGL;
+		CU_ASSERT_EQUAL(TT_SC(tt_cmd(iq, (struct nvme_sqe *)&c, NULL, 4096, NULL, a, 4096)),
+				NVME_SC_INVALID_FIELD | NVME_SC_DNR);
+	}
+	CU_ASSERT_EQUAL(st(tr[0]), NVME_SC_FUSED_MISSING | NVME_SC_DNR);
 	/* The queue goes away under a waiting first half. */
 	tr[0] = half(iq, NVME_IO_COMPARE, NVME_CMD_FUSE_FIRST, 11, 0, 8, a);
 	CU_ASSERT_FALSE(tr[0]->done);
