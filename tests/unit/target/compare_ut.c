@@ -64,9 +64,15 @@ static void teardown(void)
 	path[0] = 0;
 }
 
+/* Page aligned, as the transport's buffers are (aligned_alloc wants whole pages). */
+static uint8_t *page_alloc(size_t len)
+{
+	return aligned_alloc(4096, (len + 4095) / 4096 * 4096);
+}
+
 static uint8_t *pattern(size_t len, uint8_t seed)
 {
-	uint8_t *p = aligned_alloc(4096, len < 4096 ? 4096 : len);
+	uint8_t *p = page_alloc(len);
 
 	for (size_t i = 0; i < len; i++)
 		p[i] = (uint8_t)(seed + i * 7 + (i >> 9));
@@ -108,7 +114,7 @@ static uint16_t copy(uint64_t sdlba, const struct nvme_copy_range *r, unsigned n
 
 static void compare_match_mismatch(void)
 {
-	uint8_t *w = pattern(8192, 5), *h = aligned_alloc(4096, 8192);
+	uint8_t *w = pattern(8192, 5), *h = page_alloc(8192);
 	struct nvme_error_log_entry log[2];
 	struct rblk_tgt_ns_stats st;
 
@@ -142,7 +148,7 @@ static void compare_match_mismatch(void)
 static void compare_long(void)
 {
 	size_t len = 1 << 20;
-	uint8_t *w = pattern(len, 9), *h = aligned_alloc(4096, len);
+	uint8_t *w = pattern(len, 9), *h = page_alloc(len);
 
 	CU_ASSERT_EQUAL(tt_rw(iq, NVME_IO_WRITE, 1, 2048, 2048, 0, w, len), 0);
 	memcpy(h, w, len);
@@ -179,7 +185,7 @@ static void verify(void)
 
 static void copy_ranges(void)
 {
-	uint8_t *a = pattern(4096, 1), *b = pattern(300 * 512, 2), *r = aligned_alloc(4096, 310 * 512);
+	uint8_t *a = pattern(4096, 1), *b = pattern(300 * 512, 2), *r = page_alloc(310 * 512);
 	struct nvme_copy_range rg[3];
 	uint32_t dw0;
 
