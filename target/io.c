@@ -18,6 +18,9 @@
  *   -ENOSPC, -EDQUOT    Capacity Exceeded + DNR (a thin file ran out of room).
  *   -EROFS, -EPERM      Namespace Write Protected + DNR.
  *   -EOPNOTSUPP         Invalid Opcode + DNR (nvmet's mapping).
+ *   -EILSEQ             a provider's COMPARE_WRITE found the range different:
+ *                       Compare Failure + DNR (target/fused.c answers the
+ *                       pair itself); from any other io, Internal Error + DNR.
  *   -ENOMEM, -EAGAIN,
  *   -EBUSY, -EINTR,
  *   -ETIMEDOUT          Internal Error without DNR (transient). A network
