@@ -21,7 +21,11 @@
  *     another range): Invalid Field in Command for both, as the
  *     specification says;
  *   - a half that fails in transport (its data never arrived) takes the
- *     other with it: Failed Fused Command.
+ *     other with it: Failed Fused Command;
+ *   - the Write fails after a matching compare: the Compare succeeded (the
+ *     specification leaves it unaffected); a provider's one compare and
+ *     write io that fails otherwise than by a difference: the Write gets the
+ *     error, the Compare Failed Fused Command (whether it matched is unknown).
  * All of them with DNR: a retried half alone can only fail again.
  *
  * The operation: when the namespace's provider can compare and write
@@ -127,8 +131,18 @@ static void provider_done(struct rblk_req *second, int res)
 		finish(first, -EILSEQ, 0, false);
 		return;
 	}
-	/* Either both happened or neither: a failure is the Write's. */
-	finish(first, 0, res, true);
+	if (res) {
+		/*
+		 * One io did both, so nothing tells whether the compare
+		 * matched: the Write gets the error, the Compare is aborted
+		 * with the pair rather than reported as a match.
+		 */
+		unpair(first, second);
+		rblk_req_complete(first, NVME_SC_FUSED_FAIL | FUSED_ERR);
+		rblk_io_finished(second, res);
+		return;
+	}
+	finish(first, 0, 0, true);
 }
 
 static void provider_start(struct rblk_req *first, struct rblk_req *second)

@@ -6,6 +6,7 @@
  * queue that overlap an active compare and write waiting and landing after
  * it while other writes go, and a provider that compares and writes itself.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -282,12 +283,54 @@ static void test_gate_waits_for_unlocked_writes(void)
 	teardown();
 }
 
+/*
+ * With the poll group online the gate closes only after a quiescent state:
+ * until the group has passed one, a write it started may not have seen the
+ * fused command, and the compare and write keeps polling.
+ */
+static void test_gate_waits_for_grace_period(void)
+{
+	uint8_t a[4096], b[4096], r[4096];
+	struct tt_req *tr[2];
+	struct rblk_tgt_ns *ns;
+	struct tt_work w;
+
+	setup();
+	ns = ss->ns[0];
+	fill(a, sizeof(a), 1);
+	fill(b, sizeof(b), 2);
+	CU_ASSERT_EQUAL(tt_rw(iq, NVME_IO_WRITE, 1, 500, 8, 0, a, 4096), 0);
+	rblk_tgt_pg_quiescent(&env->pg); /* online */
+	tr[0] = half(iq, NVME_IO_COMPARE, NVME_CMD_FUSE_FIRST, 0x40, 500, 8, a);
+	tr[1] = half(iq, NVME_IO_WRITE, NVME_CMD_FUSE_SECOND, 0x41, 500, 8, b);
+	CU_ASSERT_EQUAL(ns->lk_gate, RBLK_GATE_CLOSING);
+	CU_ASSERT_EQUAL_FATAL(env->nr_work, 1);
+	/* Its poll, without a quiescent state in between: still closing, polls again. */
+	w = env->work[0];
+	env->nr_work = 0;
+	w.fn(w.arg);
+	CU_ASSERT_EQUAL(ns->lk_gate, RBLK_GATE_CLOSING);
+	CU_ASSERT_EQUAL(env->nr_work, 1);
+	CU_ASSERT_FALSE(tr[0]->done);
+	/* The group passes one: the next poll closes the gate and the pair runs. */
+	rblk_tgt_pg_quiescent(&env->pg);
+	wait_done(tr, 2);
+	CU_ASSERT_EQUAL(st(tr[0]), 0);
+	CU_ASSERT_EQUAL(st(tr[1]), 0);
+	rblk_tgt_pg_offline(&env->pg);
+	CU_ASSERT_EQUAL(tt_rw(iq, NVME_IO_READ, 1, 500, 8, 0, r, 4096), 0);
+	CU_ASSERT_EQUAL(memcmp(r, b, 4096), 0);
+	CU_ASSERT_EQUAL(ns->lk_gate, RBLK_GATE_OPEN);
+	teardown();
+}
+
 /* ------------------------------------------------------------------------ */
 /* A provider that compares and writes itself (as librbd's would).          */
 
 struct cw_prov {
 	uint8_t data[64 * 1024];
 	unsigned cw_ios;
+	int fail;               /* COMPARE_WRITE completes with this when not 0 */
 };
 
 static void iov_copy(uint8_t *dst, const struct iovec *iov, int n, bool to_iov)
@@ -316,6 +359,10 @@ static int cw_submit(void *ctx, struct rblk_provider_io *io)
 		break;
 	case RBLK_PROVIDER_COMPARE_WRITE:
 		p->cw_ios++;
+		if (p->fail) {
+			res = p->fail;
+			break;
+		}
 		iov_copy(tmp, io->cmp_iov, io->cmp_iovcnt, false);
 		if (memcmp(tmp, p->data + io->offset, io->len))
 			res = -EILSEQ;
@@ -362,6 +409,12 @@ static void test_provider_compare_write(void)
 	CU_ASSERT_EQUAL(memcmp(r, b, 4096), 0);
 	/* The provider did both; the core's lock was never taken. */
 	CU_ASSERT_EQUAL(p.cw_ios, 2);
+	/* A failure of the one io: the Write's error, the Compare aborted with it. */
+	p.fail = -EIO;
+	cw(iq, 16, b, c, &s1, &s2);
+	CU_ASSERT_EQUAL(s1, NVME_SC_FUSED_FAIL | NVME_SC_DNR);
+	CU_ASSERT_EQUAL(s2, NVME_SC_WRITE_FAULT);
+	p.fail = 0;
 	CU_ASSERT_EQUAL(ss->ns[0]->lk_gate, RBLK_GATE_OPEN);
 	teardown();
 }
@@ -371,6 +424,7 @@ static const struct ut_case cases[] = {
 	UT_CASE(test_lone_halves),
 	UT_CASE(test_overlapping_write_waits),
 	UT_CASE(test_gate_waits_for_unlocked_writes),
+	UT_CASE(test_gate_waits_for_grace_period),
 	UT_CASE(test_provider_compare_write),
 	UT_END,
 };
