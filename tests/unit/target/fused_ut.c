@@ -253,6 +253,51 @@ static void test_overlapping_write_waits(void)
 	teardown();
 }
 
+/* Every kind of write waits: a Copy into the range, a Write Zeroes, a deallocation. */
+static void test_other_writes_wait(void)
+{
+	uint8_t a[4096], b[4096], r[4096], zero[4096] = { 0 };
+	struct nvme_copy_range cr;
+	struct nvme_copy_cmd cc;
+	struct nvme_rw_cmd wz;
+	struct tt_req *tr[4];
+	struct rblk_tgt_ns *ns;
+
+	setup();
+	ns = ss->ns[0];
+	fill(a, sizeof(a), 1);
+	fill(b, sizeof(b), 2);
+	CU_ASSERT_EQUAL(tt_rw(iq, NVME_IO_WRITE, 1, 600, 8, 0, a, 4096), 0);
+	CU_ASSERT_EQUAL(tt_rw(iq, NVME_IO_WRITE, 1, 700, 8, 0, a, 4096), 0);
+	tr[0] = half(iq, NVME_IO_COMPARE, NVME_CMD_FUSE_FIRST, 0x50, 600, 8, a);
+	tr[1] = half(iq, NVME_IO_WRITE, NVME_CMD_FUSE_SECOND, 0x51, 600, 8, b);
+	/* Copy blocks 700..703 over 602..605. */
+	memset(&cr, 0, sizeof(cr));
+	cr.slba = rblk_cpu_to_le64(700);
+	cr.nlb = rblk_cpu_to_le16(3);
+	tt_sqe((struct nvme_sqe *)&cc, NVME_IO_COPY, 0x52, 1);
+	cc.sdlba = rblk_cpu_to_le64(602);
+	tr[2] = tt_send(iq2, (struct nvme_sqe *)&cc, &cr, sizeof(cr));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(tr[2]);
+	CU_ASSERT_PTR_EQUAL(ns->lk_wait_head, &tr[2]->req);
+	/* Zeroes over 606..607. */
+	tt_rw_sqe(&wz, NVME_IO_WRITE_ZEROES, 0x53, 1, 606, 2);
+	tr[3] = tt_send(iq2, (struct nvme_sqe *)&wz, NULL, 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(tr[3]);
+	CU_ASSERT_PTR_EQUAL(ns->lk_wait_head->wait_next, &tr[3]->req);
+	wait_done(tr, 4);
+	for (unsigned i = 0; i < 4; i++)
+		CU_ASSERT_EQUAL(st(tr[i]), 0);
+	/* b, then a's first 4 blocks at 602, then zeroes at 606: both after b. */
+	CU_ASSERT_EQUAL(tt_rw(iq, NVME_IO_READ, 1, 600, 8, 0, r, 4096), 0);
+	CU_ASSERT_EQUAL(memcmp(r, b, 1024), 0);
+	CU_ASSERT_EQUAL(memcmp(r + 1024, a, 2048), 0);
+	CU_ASSERT_EQUAL(memcmp(r + 3072, zero, 1024), 0);
+	CU_ASSERT_EQUAL(ns->lk_gate, RBLK_GATE_OPEN);
+	CU_ASSERT_PTR_NULL(ns->lk_writes);
+	teardown();
+}
+
 /*
  * The gate closes only once the writes that passed it unlocked are done: a
  * compare and write that comes while one is in flight waits for it.
@@ -423,6 +468,7 @@ static const struct ut_case cases[] = {
 	UT_CASE(test_compare_and_write),
 	UT_CASE(test_lone_halves),
 	UT_CASE(test_overlapping_write_waits),
+	UT_CASE(test_other_writes_wait),
 	UT_CASE(test_gate_waits_for_unlocked_writes),
 	UT_CASE(test_gate_waits_for_grace_period),
 	UT_CASE(test_provider_compare_write),
