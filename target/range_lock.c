@@ -37,7 +37,8 @@
  * Waiting is by polling on the fused command's own thread through the
  * transport's run_on (one message per loop iteration) until the gate closes
  * and nothing overlapping is ahead of it; writes that wait are queued and
- * each is sent back to its own thread (run_on) when a fused command leaves.
+ * each goes again on its own thread when a fused command leaves (at once
+ * when that is the leaving command's thread, else through run_on).
  * The RDMA reactor allocates a message per run_on, which is a cost only
  * fused commands pay, and a known rough edge.
  */
