@@ -163,6 +163,9 @@ const char *rblk_nvme_cmd_status_str(uint16_t status, uint8_t opc)
 	uint16_t code = status & NVME_STATUS_CODE_MASK;
 	const char *s = status_common_str(code);
 
+	/* NVMe 2.0 named 0x183 for Copy; the older name stays for the rest. */
+	if (!s && opc == NVME_IO_COPY && code == NVME_SC_CMD_SIZE_LIMIT)
+		s = "Command Size Limit Exceeded";
 	if (!s)
 		s = opc == NVME_FABRICS_COMMAND ? status_fabrics_str(code) : status_nvm_str(code);
 	return s ? s : rblk_nvme_status_str(status);

@@ -402,6 +402,48 @@ struct nvme_dsm_range {
 _Static_assert(sizeof(struct nvme_dsm_range) == 16, "dsm range size");
 _Static_assert(offsetof(struct nvme_dsm_range, slba) == 8, "dsm range slba");
 
+/*
+ * Copy (NVM command set): the source ranges come as data, the destination is
+ * SDLBA. CDW12: NR 7:0 (0-based), DESFMT 11:8, PRINFOR 13:12, DTYPE 23:20,
+ * PRINFOW 29:26, FUA 30, LR 31.
+ */
+struct nvme_copy_cmd {
+	uint8_t opc;
+	uint8_t flags;
+	uint16_t cid;
+	uint32_t nsid;
+	uint64_t rsvd2;
+	uint64_t mptr;
+	struct nvme_sgl_desc sgl1;
+	uint64_t sdlba;
+	uint32_t cdw12;
+	uint32_t cdw13;
+	uint32_t cdw14;
+	uint32_t cdw15;
+};
+_Static_assert(sizeof(struct nvme_copy_cmd) == 64, "copy cmd size");
+_Static_assert(offsetof(struct nvme_copy_cmd, sdlba) == 40, "copy sdlba");
+_Static_assert(offsetof(struct nvme_copy_cmd, cdw12) == 48, "copy cdw12");
+
+#define NVME_COPY_NR_MASK 0xFFu
+#define NVME_COPY_DESFMT_SHIFT 8
+#define NVME_COPY_DESFMT_MASK 0xFu
+#define NVME_COPY_FUA (1u << 30)
+
+/* Source Range Entry, descriptor format 0 (32 bytes). */
+struct nvme_copy_range {
+	uint8_t rsvd0[8];
+	uint64_t slba;
+	uint16_t nlb; /* 0-based */
+	uint8_t rsvd18[6];
+	uint32_t eilbrt;
+	uint16_t elbat;
+	uint16_t elbatm;
+};
+_Static_assert(sizeof(struct nvme_copy_range) == 32, "copy range size");
+_Static_assert(offsetof(struct nvme_copy_range, slba) == 8, "copy range slba");
+_Static_assert(offsetof(struct nvme_copy_range, nlb) == 16, "copy range nlb");
+
 /* Abort: CDW10 = SQID (15:0) | CID (31:16). */
 struct nvme_abort_cmd {
 	uint8_t opc;

@@ -136,6 +136,8 @@ enum {
 	NVME_SC_NVM_READ_ONLY = 0x182,         /* NVM: Write to Read Only Range */
 	/* NVM: the kernel's code for an unsupported optional NVM command (DSM/WZ). */
 	NVME_SC_ONCS_NOT_SUPPORTED = 0x183,
+	/* NVM, Copy: Command Size Limit Exceeded (MSSRL, MCL, MSRC), NVMe 2.0's name of 0x183. */
+	NVME_SC_CMD_SIZE_LIMIT = 0x183,
 
 	/* SCT 2: media and data integrity errors */
 	NVME_SC_WRITE_FAULT = 0x280,

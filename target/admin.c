@@ -2,7 +2,8 @@
 /*
  * Admin commands of an NVM (I/O) controller: Identify (CNS 00h, 01h, 02h,
  * 03h, 06h), Get Log Page (01h error, 02h SMART, 03h firmware, 04h changed
- * namespaces, 05h effects, 0Ch ANA from ana.c), Set/Get Features (06h, 07h, 0Bh, 0Fh, 81h),
+ * namespaces, 05h effects, 0Ch ANA from ana.c), Set/Get Features (01h, 02h, 04h,
+ * 05h, 06h, 07h, 0Ah, 0Bh, 0Fh, 81h),
  * Asynchronous Event Request, Abort, Keep Alive. What the Linux 6.1 host
  * needs from each is in docs/interop.md §8-§11. Also the parse step both kinds
  * of controller share (rblk_admin_parse_cmds): the discovery controller
@@ -110,7 +111,12 @@ void rblk_admin_identify_ctrl(struct rblk_req *req)
 		id->anagrpmax = rblk_cpu_to_le32(RBLK_ANA_MAX_GROUPS);
 		id->nanagrpid = rblk_cpu_to_le32(RBLK_ANA_MAX_GROUPS);
 		id->mnan = id->nn;
-		id->oncs = rblk_cpu_to_le16(NVME_CTRL_ONCS_DSM | NVME_CTRL_ONCS_WRITE_ZEROES);
+		/* Exactly the optional commands io.c and compare.c execute. */
+		id->oncs = rblk_cpu_to_le16(NVME_CTRL_ONCS_COMPARE | NVME_CTRL_ONCS_DSM |
+					    NVME_CTRL_ONCS_WRITE_ZEROES | NVME_CTRL_ONCS_VERIFY |
+					    NVME_CTRL_ONCS_COPY);
+		/* Bit 0: fused Compare and Write (target/fused.c). */
+		id->fuses = rblk_cpu_to_le16(1);
 		id->vwc = rblk_subsys_any_vwc(ss) ? NVME_CTRL_VWC_PRESENT : 0;
 	}
 	id->sgls = rblk_cpu_to_le32(NVME_CTRL_SGLS_SUPPORTED | NVME_CTRL_SGLS_KEYED |
@@ -198,6 +204,10 @@ static void identify_ns(struct rblk_req *req, uint32_t nsid)
 			memcpy(id->eui64, ns->eui64, sizeof(id->eui64));
 		id->lbaf[0].ds = (uint8_t)ns->lbads;
 		identify_ns_hints(id, ns);
+		/* Copy's limits (compare.c): MSRC is 0's based, MSSRL and MCL are not. */
+		id->mssrl = rblk_cpu_to_le16(rblk_copy_mssrl(req->sq->tgt, ns));
+		id->mcl = rblk_cpu_to_le32(rblk_copy_mcl(req->sq->tgt, ns));
+		id->msrc = (uint8_t)(RBLK_COPY_MAX_RANGES - 1);
 		rblk_tgt_ns_put(ns);
 	}
 	status = rblk_req_copy_to(req, 0, id, sizeof(*id));
@@ -434,6 +444,9 @@ static uint16_t log_effects(struct rblk_req *req, uint64_t lpo)
 	log->iocs[NVME_IO_READ] = rblk_cpu_to_le32(sup);
 	log->iocs[NVME_IO_WRITE_ZEROES] = rblk_cpu_to_le32(lbcc);
 	log->iocs[NVME_IO_DSM] = rblk_cpu_to_le32(lbcc);
+	log->iocs[NVME_IO_COMPARE] = rblk_cpu_to_le32(sup);
+	log->iocs[NVME_IO_VERIFY] = rblk_cpu_to_le32(sup);
+	log->iocs[NVME_IO_COPY] = rblk_cpu_to_le32(lbcc);
 	status = rblk_req_copy_log(req, lpo, log, sizeof(*log));
 	free(log);
 	return status;
@@ -479,6 +492,39 @@ static void execute_get_log_page(struct rblk_req *req)
 static bool any_vwc(struct rblk_tgt_ctrl *ctrl)
 {
 	return rblk_subsys_any_vwc(ctrl->ss);
+}
+
+/*
+ * The features the base specification makes mandatory for an I/O
+ * controller, with what is true of rblk:
+ *   01h Arbitration: round robin only (CAP.AMS 0) and no burst limit (AB
+ *       111b); the priority weights mean nothing without weighted round
+ *       robin, so the feature is not changeable.
+ *   02h Power Management: one power state (NPSS 0), PS 0, no workload hint;
+ *       Set accepts exactly that.
+ *   04h Temperature Threshold: rblk has no sensor (SMART reports 0 K), so a
+ *       threshold never trips; the composite sensor's over and under values
+ *       are stored per controller for the host to read back.
+ *   05h Error Recovery: rblk never retries inside a command (a provider
+ *       error is the answer at once), so any TLER holds; stored. DULBE
+ *       needs deallocated-block errors, which rblk does not report.
+ *   0Ah Write Atomicity Normal: DN only relaxes what rblk promises; stored.
+ */
+#define FEAT_TMPSEL_COMPOSITE 0u
+#define FEAT_TMPSEL_ALL 0xFu
+#define FEAT_ARB_NO_BURST_LIMIT 7u
+
+/* Temperature Threshold's CDW11: TMPTH 15:0, TMPSEL 19:16, THSEL 21:20. */
+static uint16_t temp_thresh_sel(struct rblk_req *req, uint32_t cdw11, bool *under)
+{
+	uint32_t tmpsel = (cdw11 >> 16) & 0xF, thsel = (cdw11 >> 20) & 0x3;
+
+	if ((tmpsel != FEAT_TMPSEL_COMPOSITE && tmpsel != FEAT_TMPSEL_ALL) || thsel > 1) {
+		req->error_loc = offsetof(struct nvme_features_cmd, cdw11);
+		return NVME_SC_INVALID_FIELD | NVME_SC_DNR;
+	}
+	*under = thsel == 1;
+	return 0;
 }
 
 static void execute_set_features(struct rblk_req *req)
@@ -538,6 +584,47 @@ static void execute_set_features(struct rblk_req *req)
 		/* Read without the lock on the I/O path: writes become FUA when 0. */
 		__atomic_store_n(&ctrl->vwc_enabled, cdw11 & 1, __ATOMIC_RELAXED);
 		break;
+	case NVME_FEAT_ARBITRATION:
+		req->error_loc = offsetof(struct nvme_features_cmd, fid);
+		status = NVME_SC_FEATURE_NOT_CHANGEABLE | NVME_SC_DNR;
+		break;
+	case NVME_FEAT_POWER_MGMT:
+		/* PS 4:0 and WH 7:5: power state 0 is the only one (NPSS 0). */
+		if (cdw11 & 0xFF) {
+			req->error_loc = offsetof(struct nvme_features_cmd, cdw11);
+			status = NVME_SC_INVALID_FIELD | NVME_SC_DNR;
+		}
+		break;
+	case NVME_FEAT_TEMP_THRESH: {
+		bool under = false;
+
+		status = temp_thresh_sel(req, cdw11, &under);
+		if (status)
+			break;
+		pthread_mutex_lock(&ctrl->lock);
+		if (under)
+			ctrl->temp_under = (uint16_t)cdw11;
+		else
+			ctrl->temp_over = (uint16_t)cdw11;
+		pthread_mutex_unlock(&ctrl->lock);
+		break;
+	}
+	case NVME_FEAT_ERR_RECOVERY:
+		/* DULBE (bit 16): no deallocated-block errors to enable. */
+		if (cdw11 & ~0xFFFFu) {
+			req->error_loc = offsetof(struct nvme_features_cmd, cdw11);
+			status = NVME_SC_INVALID_FIELD | NVME_SC_DNR;
+			break;
+		}
+		pthread_mutex_lock(&ctrl->lock);
+		ctrl->tler = (uint16_t)cdw11;
+		pthread_mutex_unlock(&ctrl->lock);
+		break;
+	case NVME_FEAT_WRITE_ATOMIC:
+		pthread_mutex_lock(&ctrl->lock);
+		ctrl->atomic_dn = cdw11 & 1;
+		pthread_mutex_unlock(&ctrl->lock);
+		break;
 	}
 	rblk_req_set_dw0(req, dw0);
 	rblk_req_complete(req, status);
@@ -546,7 +633,9 @@ static void execute_set_features(struct rblk_req *req)
 static bool feature_changeable(uint8_t fid)
 {
 	return fid == NVME_FEAT_NUM_QUEUES || fid == NVME_FEAT_ASYNC_EVENT ||
-	       fid == NVME_FEAT_KATO || fid == NVME_FEAT_VOLATILE_WC;
+	       fid == NVME_FEAT_KATO || fid == NVME_FEAT_VOLATILE_WC ||
+	       fid == NVME_FEAT_POWER_MGMT || fid == NVME_FEAT_TEMP_THRESH ||
+	       fid == NVME_FEAT_ERR_RECOVERY || fid == NVME_FEAT_WRITE_ATOMIC;
 }
 
 static void execute_get_features(struct rblk_req *req)
@@ -585,6 +674,28 @@ static void execute_get_features(struct rblk_req *req)
 	case NVME_FEAT_HOST_ID:
 		status = rblk_req_copy_to(req, 0, ctrl->hostid, sizeof(ctrl->hostid));
 		break;
+	case NVME_FEAT_ARBITRATION:
+		dw0 = FEAT_ARB_NO_BURST_LIMIT;
+		break;
+	case NVME_FEAT_POWER_MGMT:
+		dw0 = 0;
+		break;
+	case NVME_FEAT_TEMP_THRESH: {
+		bool under = false;
+
+		status = temp_thresh_sel(req, rblk_le32(c->cdw11), &under);
+		if (under)
+			dw0 = dflt ? 0 : ctrl->temp_under;
+		else
+			dw0 = dflt ? RBLK_TEMP_OVER_DEFAULT : ctrl->temp_over;
+		break;
+	}
+	case NVME_FEAT_ERR_RECOVERY:
+		dw0 = dflt ? 0 : ctrl->tler;
+		break;
+	case NVME_FEAT_WRITE_ATOMIC:
+		dw0 = dflt ? 0 : ctrl->atomic_dn;
+		break;
 	}
 	pthread_mutex_unlock(&ctrl->lock);
 	if (c->fid == NVME_FEAT_VOLATILE_WC && !any_vwc(ctrl))
@@ -610,7 +721,9 @@ static uint16_t parse_features(struct rblk_req *req, bool disc)
 	else
 		ok = fid == NVME_FEAT_KATO || fid == NVME_FEAT_ASYNC_EVENT ||
 		     fid == NVME_FEAT_NUM_QUEUES || fid == NVME_FEAT_VOLATILE_WC ||
-		     (fid == NVME_FEAT_HOST_ID && !set);
+		     fid == NVME_FEAT_ARBITRATION || fid == NVME_FEAT_POWER_MGMT ||
+		     fid == NVME_FEAT_TEMP_THRESH || fid == NVME_FEAT_ERR_RECOVERY ||
+		     fid == NVME_FEAT_WRITE_ATOMIC || (fid == NVME_FEAT_HOST_ID && !set);
 	if (set && fid == NVME_FEAT_HOST_ID && !disc) {
 		/* On fabrics the host ID comes with Connect only (nvmet). */
 		req->error_loc = offsetof(struct nvme_features_cmd, fid);

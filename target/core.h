@@ -19,6 +19,8 @@
 #define RBLK_DISC_KATO_MS 120000   /* discovery controller with KATO 0 (nvmet) */
 #define RBLK_ANATT 10              /* Identify ANATT, seconds (nvmet's value) */
 #define RBLK_MAX_AEN_PENDING 8     /* queued events waiting for an AER */
+/* Feature 04h's over threshold, Kelvin: rblk has no sensor, nothing exceeds it. */
+#define RBLK_TEMP_OVER_DEFAULT 0xFFFFu
 #define RBLK_NS_MAX_DEFAULT 1024   /* rblk_subsystem_opts.max_namespaces 0 */
 /*
  * Admission control defaults (struct rblk_target_opts; the ranges of every
@@ -71,6 +73,13 @@ struct rblk_target {
 	bool started;
 };
 
+/*
+ * Bounce units per poll group and their size (target/bounce.c): Compare,
+ * Verify and Copy go through their range one unit at a time.
+ */
+#define RBLK_TGT_BOUNCE_UNITS 4u
+#define RBLK_TGT_BOUNCE_SIZE (128u * 1024)
+
 /* fabric->idle_wait(), or a plain sleep before the transport exists. */
 void rblk_tgt_idle_wait(struct rblk_target *tgt, unsigned us);
 
@@ -109,7 +118,16 @@ struct rblk_tgt_ns_pgstats {
 	_Atomic uint64_t busy_ns;
 	/* Commands of this group holding the namespace (parse to completion). */
 	_Atomic uint64_t inflight;
+	/* Writes of this group that passed the range lock unlocked (range_lock.c). */
+	_Atomic uint64_t fast_writes;
 } __attribute__((aligned(64)));
+
+/* The range lock's gate (range_lock.c): whether writes may pass it unlocked. */
+enum rblk_gate {
+	RBLK_GATE_OPEN = 0, /* no fused command: writes go unlocked */
+	RBLK_GATE_CLOSING,  /* one came: waiting for a grace period and unlocked writes */
+	RBLK_GATE_CLOSED,   /* every write goes through lk_lock */
+};
 
 /* An allowed host of a subsystem. */
 /*
@@ -178,6 +196,18 @@ struct rblk_tgt_ns {
 	struct rblk_tgt_ns_pgstats *pgstats; /* [ss->tgt->nr_pgs]: I/O counters, in flight */
 	_Atomic uint64_t syncs;          /* rblk_tgt_ns_sync() (never on the I/O path) */
 	_Atomic uint64_t sync_errors;
+	/*
+	 * The range lock of fused Compare and Write (range_lock.c). cw_active is
+	 * the one word the write path reads (relaxed); the rest is under lk_lock.
+	 */
+	_Atomic unsigned cw_active;      /* fused commands holding or wanting a range */
+	pthread_mutex_t lk_lock;
+	enum rblk_gate lk_gate;
+	uint64_t *lk_snap;               /* [tgt->nr_pgs]: quiescent states when it closed */
+	struct rblk_req *lk_cws;         /* fused commands, FIFO, by lk_next */
+	struct rblk_req *lk_writes;      /* writes in flight admitted under the lock */
+	struct rblk_req *lk_wait_head;   /* writes waiting for a fused command, by wait_next */
+	struct rblk_req **lk_wait_tail;
 };
 
 struct rblk_tgt_ctrl {
@@ -206,6 +236,9 @@ struct rblk_tgt_ctrl {
 	uint32_t aen_masked;             /* AEC bits reported, waiting for the log read */
 	uint32_t nr_io_queues;           /* granted by Set Features 07h (or the maximum) */
 	bool vwc_enabled;                /* feature 06h */
+	uint16_t temp_over, temp_under;  /* feature 04h, composite sensor (Kelvin) */
+	uint16_t tler;                   /* feature 05h, 100 ms units */
+	bool atomic_dn;                  /* feature 0Ah */
 	uint32_t max_qid;                /* size of sqs - 1 */
 	struct rblk_sq **sqs;            /* [max_qid + 1] */
 	struct rblk_req *aer[RBLK_AERL + 1];
@@ -401,6 +434,9 @@ int rblk_tgt_engine_slot(struct rblk_target *tgt, const struct rblk_provider *pr
  * the group started). 0 or -errno.
  */
 int rblk_tgt_pg_engine_attach(struct rblk_tgt_pg *pg, struct rblk_target *tgt, int slot);
+/* pg.c: a grace period without blocking: snap[tgt->nr_pgs] now, then poll. */
+void rblk_tgt_grace_start(struct rblk_target *tgt, uint64_t *snap);
+bool rblk_tgt_grace_over(struct rblk_target *tgt, const uint64_t *snap);
 /* Stable identifiers: a hash of (subsystem NQN, nsid) or of the NQN. */
 void rblk_gen_uuid(const char *nqn, uint32_t nsid, uint8_t uuid[16]);
 void rblk_gen_nguid(const char *nqn, uint32_t nsid, uint8_t nguid[16]);
@@ -448,6 +484,119 @@ enum rblk_ana_state rblk_ana_state_on(const struct rblk_listener *l, uint32_t gr
 uint16_t rblk_ana_check_io(struct rblk_req *req);
 /* Get Log Page 0Ch for the requesting controller: 0 or a status. */
 uint16_t rblk_ana_log(struct rblk_req *req, uint64_t lpo, bool rgo, bool rae);
+
+/*
+ * req.c: bytes [off, off + len) of the command's data held against buf: len
+ * when equal, else the offset (from off) of the first byte that differs.
+ */
+size_t rblk_req_data_cmp(const struct rblk_req *req, size_t off, const void *buf, size_t len);
+
+/* bounce.c: a poll group's bounce units (pg->bounce), all on its thread. */
+int rblk_tgt_bounce_create(struct rblk_tgt_bounce **out);
+void rblk_tgt_bounce_destroy(struct rblk_tgt_bounce *b);
+/*
+ * A unit in req->bounce: true. false: every unit is taken and req waits,
+ * FIFO; resume(req) runs with req->bounce set once one comes back.
+ */
+bool rblk_tgt_bounce_get(struct rblk_req *req, void (*resume)(struct rblk_req *req));
+/* Gives req->bounce back (to the oldest waiter, if any); nothing when NULL. */
+void rblk_tgt_bounce_put(struct rblk_req *req);
+unsigned rblk_tgt_bounce_free_count(const struct rblk_tgt_pg *pg);
+
+/*
+ * io.c: the provider io steps the I/O command files share (the parse and
+ * the plain commands are io.c's; Compare, Verify, Copy are compare.c's).
+ */
+/* req->pio for op on [slba, slba + nlb); done(req, res) is the next step. */
+void rblk_io_prep(struct rblk_req *req, enum rblk_provider_op op, uint64_t slba, uint64_t nlb,
+		  void (*done)(struct rblk_req *req, int res));
+/* Hands req->pio to the namespace's provider; a refusal fails the command. */
+void rblk_io_submit(struct rblk_req *req);
+/*
+ * The same, but a refusal is returned (-errno: nothing started, no
+ * completion follows) for a multi-step command to end its own way.
+ */
+int rblk_io_try_submit(struct rblk_req *req);
+/* The last step of a command: count it, answer the host (0 or the errno's status). */
+void rblk_io_finished(struct rblk_req *req, int res);
+void rblk_io_fail(struct rblk_req *req, int res);
+/* A write is FUA: the host asked (host_fua), or the host turned the volatile cache off. */
+bool rblk_io_want_fua(const struct rblk_req *req, bool host_fua);
+
+/* range_lock.c: the namespace's LBA range lock (see there for the ordering). */
+int rblk_range_lock_init(struct rblk_tgt_ns *ns, unsigned nr_pgs);
+void rblk_range_lock_fini(struct rblk_tgt_ns *ns);
+bool rblk_range_write_slow(struct rblk_req *req, uint64_t start, uint64_t end,
+			   void (*resume)(struct rblk_req *req));
+void rblk_range_write_end_slow(struct rblk_req *req);
+/*
+ * A write to bytes [start, end) may go: true (go now), or false: it waits
+ * behind a fused Compare and Write and resume(req) runs, on its thread,
+ * when it may go. Costs one relaxed load while no fused command is active.
+ */
+static inline bool rblk_range_write_begin(struct rblk_req *req, uint64_t start, uint64_t end,
+					  void (*resume)(struct rblk_req *req))
+{
+	struct rblk_tgt_ns *ns = req->ns;
+
+	if (__builtin_expect(!atomic_load_explicit(&ns->cw_active, memory_order_relaxed), 1)) {
+		rblk_stat_inc(&ns->pgstats[req->sq->pg->id].fast_writes, 1);
+		req->wgate = RBLK_WGATE_FAST;
+		return true;
+	}
+	return rblk_range_write_slow(req, start, end, resume);
+}
+/* The write is done (completed, or failed after rblk_range_write_begin()). */
+static inline void rblk_range_write_end(struct rblk_req *req)
+{
+	_Atomic uint64_t *c;
+
+	if (req->wgate == RBLK_WGATE_LOCKED) {
+		rblk_range_write_end_slow(req);
+		return;
+	}
+	/* Release: a fused command that reads 0 (acquire) comes after the write. */
+	c = &req->ns->pgstats[req->sq->pg->id].fast_writes;
+	atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) - 1,
+			      memory_order_release);
+	req->wgate = RBLK_WGATE_NONE;
+}
+/*
+ * A fused Compare and Write takes bytes [start, end): locked(req) runs on its
+ * thread once no write overlapping it is in flight and none can start; or
+ * failed(req) when it cannot wait (the lock is not held then).
+ */
+void rblk_range_cw_lock(struct rblk_req *cw, uint64_t start, uint64_t end,
+			void (*locked)(struct rblk_req *req), void (*failed)(struct rblk_req *req));
+/* Gives the range back; the writes that waited for it go again. */
+void rblk_range_cw_unlock(struct rblk_req *cw);
+
+/* fused.c: fused Compare and Write. */
+/*
+ * Parse, after the command's own parse produced @status, for every command
+ * of an I/O queue: pairs a FUSE=01b Compare with the FUSE=10b Write that
+ * follows it, fails lone halves. Returns the command's status.
+ */
+uint16_t rblk_fused_parse(struct rblk_req *req, uint16_t status);
+/* rblk_req_complete() of a command that is half of a pair: the other half is told. */
+void rblk_fused_abandon(struct rblk_req *req);
+/* rblk_sq_teardown(): a fused Compare still waiting for its Write never gets it. */
+void rblk_fused_sq_teardown(struct rblk_sq *sq);
+
+/* compare.c: parse of Compare, Verify and Copy (after the namespace checks). */
+uint16_t rblk_io_parse_compare(struct rblk_req *req);
+uint16_t rblk_io_parse_verify(struct rblk_req *req);
+uint16_t rblk_io_parse_copy(struct rblk_req *req);
+/*
+ * Reads the command's SLBA/NLB range through req->bounce (held) and holds it
+ * against the command's data: done(req, 0) when equal, -EILSEQ at the first
+ * difference (err_lba set), or the read's -errno. The unit stays held.
+ */
+void rblk_compare_run(struct rblk_req *req, void (*done)(struct rblk_req *req, int res));
+/* Copy's limits for a namespace, as Identify Namespace reports them. */
+#define RBLK_COPY_MAX_RANGES 128u  /* MSRC + 1: 4 KiB of source range entries */
+uint32_t rblk_copy_mcl(const struct rblk_target *tgt, const struct rblk_tgt_ns *ns);
+uint16_t rblk_copy_mssrl(const struct rblk_target *tgt, const struct rblk_tgt_ns *ns);
 
 /* fabrics.c / admin.c / io.c / discovery.c: parse step per command set. */
 uint16_t rblk_fabrics_parse_connect(struct rblk_req *req);

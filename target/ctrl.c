@@ -46,6 +46,7 @@ int rblk_tgt_ctrl_create(struct rblk_subsystem *ss, const char *hostnqn, const u
 	ctrl->max_qid = ss->type == RBLK_SUBSYS_DISCOVERY ? 0 : ss->tgt->opts.max_io_queues;
 	ctrl->nr_io_queues = ctrl->max_qid;
 	ctrl->vwc_enabled = true;
+	ctrl->temp_over = RBLK_TEMP_OVER_DEFAULT;
 	/* A discovery controller without KATO still gets a timer (nvmet: 120 s). */
 	if (!kato_ms && ss->type == RBLK_SUBSYS_DISCOVERY)
 		kato_ms = RBLK_DISC_KATO_MS;
@@ -350,8 +351,10 @@ void rblk_sq_teardown(struct rblk_sq *sq)
 		return;
 	}
 	sq->state = RBLK_SQ_CLOSING;
-	if (sq->qid != 0)
+	if (sq->qid != 0) {
+		rblk_fused_sq_teardown(sq);
 		return;
+	}
 
 	/* Losing the admin queue ends the controller (nvmet-rdma). */
 	pthread_mutex_lock(&ctrl->lock);

@@ -68,6 +68,7 @@ struct rblk_sq;
 struct rblk_req;
 struct rblk_listener;
 struct rblk_transport;
+struct rblk_tgt_bounce;
 
 /* ======================================================================== */
 /* Constants the transport and the core agree on.                           */
@@ -130,6 +131,21 @@ struct rblk_transport_ops {
 /* ======================================================================== */
 /* Submission queue: embedded by the transport in its queue object.         */
 
+/* A command's part in a fused operation (target/fused.c). */
+enum rblk_fused_state {
+	RBLK_FUSED_NONE = 0,
+	RBLK_FUSED_PARSED,   /* paired or waiting for its second; execute not yet called */
+	RBLK_FUSED_READY,    /* executed (its data is here): waits for the other half */
+	RBLK_FUSED_RUNNING,  /* both ready: the compare and write runs */
+};
+
+/* How a write passed the namespace's range lock (target/range_lock.c). */
+enum rblk_wgate {
+	RBLK_WGATE_NONE = 0, /* not a write, or not yet */
+	RBLK_WGATE_FAST,     /* unlocked: counted in its poll group's fast_writes */
+	RBLK_WGATE_LOCKED,   /* listed in the namespace's lk_writes */
+};
+
 enum rblk_sq_state {
 	RBLK_SQ_NEW = 0,   /* transport-connected, no Fabrics Connect yet */
 	RBLK_SQ_LIVE,      /* Connect succeeded: bound to sq->ctrl as sq->qid */
@@ -175,6 +191,8 @@ struct rblk_tgt_pg {
 	int epfd;                       /* the group's epoll set for their wait fds, or -1 */
 	struct iovec *bufs;             /* the group's I/O buffers, offered to each engine */
 	unsigned nbufs;
+	/* The core's own: bounce units for Compare, Verify, Copy (target/bounce.c). */
+	struct rblk_tgt_bounce *bounce;
 };
 
 /*
@@ -269,6 +287,13 @@ struct rblk_sq {
 	bool sqhd_disabled;              /* Connect CATTR bit 2 */
 	_Atomic uint64_t last_cmd_ms;    /* traffic-based keep-alive (TBKAS) */
 	struct rblk_tgt_auth_q auth;     /* DH-HMAC-CHAP when ctrl->auth (target/auth.h) */
+	/*
+	 * Fused operations (target/fused.c): a FUSE=01b command waiting for the
+	 * next command to be its second half; the last command was such a
+	 * first half and failed (its second gets Failed Fused Command).
+	 */
+	struct rblk_req *fused_first;
+	bool fused_first_failed;
 	struct rblk_sq_stats stats;
 };
 
@@ -322,6 +347,29 @@ struct rblk_req {
 	uint16_t dsm_idx;           /* DSM: next range to deallocate */
 	uint64_t wz_next;           /* emulated Write Zeroes: next byte to zero */
 	uint64_t wz_end;
+	/*
+	 * Compare, Verify, Copy and fused Compare and Write (target/compare.c,
+	 * target/fused.c): a bounce unit, the byte cursor through the range,
+	 * the unit as the provider's iov, and the links of the wait lists.
+	 */
+	void *bounce;               /* a unit of the poll group's pool, or NULL */
+	struct rblk_req *wait_next; /* bounce or range-lock wait list */
+	void (*resume)(struct rblk_req *req); /* run when the wait is over */
+	uint64_t x_next;            /* next byte of the range to read */
+	uint64_t x_end;
+	uint64_t x_dst;             /* Copy: next destination byte */
+	uint32_t x_len;             /* bytes the read in flight covers */
+	uint32_t x_off;             /* Compare: bytes of the host's data compared */
+	struct iovec biov;
+	void (*x_done)(struct rblk_req *req, int res); /* Compare: 0, -EILSEQ or a read error */
+	/* Fused Compare and Write, and the range lock. */
+	enum rblk_fused_state fused_state;
+	struct rblk_req *fused;     /* the other half of the pair */
+	uint16_t fused_status;      /* decided before execute: complete with it */
+	enum rblk_wgate wgate;
+	uint64_t lk_start, lk_end;  /* bytes under the range lock */
+	struct rblk_req *lk_next;   /* the namespace's lk_cws or lk_writes */
+	void (*lk_failed)(struct rblk_req *req);
 	struct rblk_provider_io pio; /* the command as the namespace's provider sees it */
 	int pio_res;                /* its result (rblk_provider_complete) */
 	void (*pio_done)(struct rblk_req *req, int res); /* the command's next step */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * I/O commands -> backend: Read, Write (FUA), Flush, Write Zeroes, Dataset
- * Management (deallocate), each validated at parse (namespace, opcode, LBA
+ * Management (deallocate), and the parse of Compare, Verify and Copy
+ * (executed by compare.c), each validated at parse (namespace, opcode, LBA
  * range, write protection) and executed as provider ios (include/rblk/
  * provider.h) on the namespace's provider: the built-in backends
  * (backend/provider.c) or the embedder's. Provider errno -> NVMe status; Write
@@ -17,6 +18,9 @@
  *   -ENOSPC, -EDQUOT    Capacity Exceeded + DNR (a thin file ran out of room).
  *   -EROFS, -EPERM      Namespace Write Protected + DNR.
  *   -EOPNOTSUPP         Invalid Opcode + DNR (nvmet's mapping).
+ *   -EILSEQ             a provider's COMPARE_WRITE found the range different:
+ *                       Compare Failure + DNR (target/fused.c answers the
+ *                       pair itself); from any other io, Internal Error + DNR.
  *   -ENOMEM, -EAGAIN,
  *   -EBUSY, -EINTR,
  *   -ETIMEDOUT          Internal Error without DNR (transient). A network
@@ -53,6 +57,11 @@ static uint16_t errno_to_status(int res, enum rblk_provider_op op)
 		return NVME_SC_NS_WRITE_PROTECTED | NVME_SC_DNR;
 	case -ERANGE:
 		return NVME_SC_LBA_RANGE | NVME_SC_DNR;
+	case -EILSEQ:
+		/* A provider's compare and write: the range differs, as a final answer. */
+		if (op == RBLK_PROVIDER_COMPARE_WRITE)
+			return NVME_SC_COMPARE_FAILED | NVME_SC_DNR;
+		return NVME_SC_INTERNAL | NVME_SC_DNR;
 	case -EOPNOTSUPP:
 		return NVME_SC_INVALID_OPCODE | NVME_SC_DNR;
 	case -ENOMEM:
@@ -72,6 +81,7 @@ static const char *const io_op_names[] = {
 	[RBLK_PROVIDER_FLUSH] = "flush",
 	[RBLK_PROVIDER_WRITE_ZEROES] = "write zeroes",
 	[RBLK_PROVIDER_DISCARD] = "discard",
+	[RBLK_PROVIDER_COMPARE_WRITE] = "compare and write",
 };
 
 /* ------------------------------------------------------------------------ */
@@ -114,7 +124,7 @@ static void account(struct rblk_req *req, int res)
 	}
 }
 
-static void fail_io(struct rblk_req *req, int res)
+void rblk_io_fail(struct rblk_req *req, int res)
 {
 	struct rblk_provider_io *io = &req->pio;
 	uint16_t status = errno_to_status(res, io->op);
@@ -125,18 +135,22 @@ static void fail_io(struct rblk_req *req, int res)
 				 ? io_op_names[io->op] : "?",
 			 (unsigned long long)io->offset, (unsigned long long)io->len,
 			 strerror(-res));
+	if (req->wgate)
+		rblk_range_write_end(req);
 	account(req, res);
 	req->err_lba = io->offset >> req->ns->lbads;
 	rblk_req_complete(req, status);
 }
 
 /* The last step of a command: count it and answer the host. */
-static void io_finished(struct rblk_req *req, int res)
+void rblk_io_finished(struct rblk_req *req, int res)
 {
 	if (res) {
-		fail_io(req, res);
+		rblk_io_fail(req, res);
 		return;
 	}
+	if (req->wgate)
+		rblk_range_write_end(req);
 	account(req, 0);
 	rblk_req_complete(req, 0);
 }
@@ -158,7 +172,7 @@ void rblk_req_io_done(struct rblk_req *req)
 /* ------------------------------------------------------------------------ */
 /* Submission.                                                               */
 
-static void pio_prep(struct rblk_req *req, enum rblk_provider_op op, uint64_t slba, uint64_t nlb,
+void rblk_io_prep(struct rblk_req *req, enum rblk_provider_op op, uint64_t slba, uint64_t nlb,
 		     void (*done)(struct rblk_req *req, int res))
 {
 	struct rblk_provider_io *io = &req->pio;
@@ -194,27 +208,38 @@ static int pio_engine(struct rblk_req *req)
 	return 0;
 }
 
-static void pio_submit(struct rblk_req *req)
+int rblk_io_try_submit(struct rblk_req *req)
 {
 	struct rblk_tgt_ns *ns = req->ns;
 	int ret = ns->eng_slot >= 0 ? pio_engine(req) : 0;
 
 	if (!ret)
 		ret = ns->prov.ops->submit(ns->prov.ctx, &req->pio);
+	return ret > 0 ? -EIO : ret;
+}
+
+void rblk_io_submit(struct rblk_req *req)
+{
+	int ret = rblk_io_try_submit(req);
 
 	/* Refused: nothing started and no completion follows. */
 	if (ret)
-		fail_io(req, ret > 0 ? -EIO : ret);
+		rblk_io_fail(req, ret);
 }
 
 /*
  * A Write or Write Zeroes is FUA when the host asks, and always with the
  * volatile write cache turned off (feature 06h).
  */
+bool rblk_io_want_fua(const struct rblk_req *req, bool host_fua)
+{
+	return host_fua ||
+	       (req->ns->vwc && !__atomic_load_n(&req->sq->ctrl->vwc_enabled, __ATOMIC_RELAXED));
+}
+
 static bool want_fua(const struct rblk_req *req, const struct nvme_rw_cmd *c)
 {
-	return (rblk_le16(c->control) & NVME_RW_FUA) ||
-	       (req->ns->vwc && !__atomic_load_n(&req->sq->ctrl->vwc_enabled, __ATOMIC_RELAXED));
+	return rblk_io_want_fua(req, rblk_le16(c->control) & NVME_RW_FUA);
 }
 
 /* Read, Write and Write Zeroes: the io for SLBA/NLB (checked at parse). */
@@ -224,7 +249,7 @@ static void rw_prep(struct rblk_req *req, enum rblk_provider_op op,
 	const struct nvme_rw_cmd *c = (const struct nvme_rw_cmd *)req->cmd;
 
 	req->start_ns = rblk_clock_cache_ns(req->sq->clock);
-	pio_prep(req, op, rblk_rw_slba(c), rblk_rw_nlb(c), done);
+	rblk_io_prep(req, op, rblk_rw_slba(c), rblk_rw_nlb(c), done);
 	if (op != RBLK_PROVIDER_READ && want_fua(req, c))
 		req->pio.flags |= RBLK_PROVIDER_FUA;
 }
@@ -232,12 +257,34 @@ static void rw_prep(struct rblk_req *req, enum rblk_provider_op op,
 /* ------------------------------------------------------------------------ */
 /* Commands.                                                                 */
 
-static void execute_rw(struct rblk_req *req)
+static void rw_go(struct rblk_req *req)
 {
-	rw_prep(req, req->cmd->opc == NVME_IO_WRITE ? RBLK_PROVIDER_WRITE : RBLK_PROVIDER_READ, io_finished);
+	rw_prep(req, req->cmd->opc == NVME_IO_WRITE ? RBLK_PROVIDER_WRITE : RBLK_PROVIDER_READ,
+		rblk_io_finished);
 	req->pio.iov = req->iov;
 	req->pio.iovcnt = (int)req->iovcnt;
-	pio_submit(req);
+	rblk_io_submit(req);
+}
+
+/*
+ * The bytes of SLBA/NLB, for the range lock (target/range_lock.c): every
+ * write passes it, which costs one relaxed load while no fused Compare and
+ * Write is active.
+ */
+static bool rw_range_lock(struct rblk_req *req, void (*go)(struct rblk_req *req))
+{
+	const struct nvme_rw_cmd *c = (const struct nvme_rw_cmd *)req->cmd;
+	uint64_t start = rblk_rw_slba(c) << req->ns->lbads;
+
+	return rblk_range_write_begin(req, start, start + ((uint64_t)rblk_rw_nlb(c) << req->ns->lbads),
+				      go);
+}
+
+static void execute_rw(struct rblk_req *req)
+{
+	if (req->cmd->opc == NVME_IO_WRITE && !rw_range_lock(req, rw_go))
+		return;
+	rw_go(req);
 }
 
 /*
@@ -257,7 +304,7 @@ static void wz_next(struct rblk_req *req, int res)
 	unsigned n = 0;
 
 	if (res || !len) {
-		io_finished(req, res);
+		rblk_io_finished(req, res);
 		return;
 	}
 	if (len > (uint64_t)RBLK_REQ_MAX_IOV * WZ_CHUNK)
@@ -278,20 +325,26 @@ static void wz_next(struct rblk_req *req, int res)
 	req->buf_index = -1;
 	req->wz_next += len;
 	req->pio_done = wz_next;
-	pio_submit(req);
+	rblk_io_submit(req);
 }
 
-static void execute_write_zeroes(struct rblk_req *req)
+static void write_zeroes_go(struct rblk_req *req)
 {
 	/* DEAC is a hint; zeroes are what the host reads back either way. */
-	rw_prep(req, RBLK_PROVIDER_WRITE_ZEROES, io_finished);
+	rw_prep(req, RBLK_PROVIDER_WRITE_ZEROES, rblk_io_finished);
 	if (req->ns->prov.can_write_zeroes) {
-		pio_submit(req);
+		rblk_io_submit(req);
 		return;
 	}
 	req->wz_next = req->pio.offset;
 	req->wz_end = req->pio.offset + req->pio.len;
 	wz_next(req, 0);
+}
+
+static void execute_write_zeroes(struct rblk_req *req)
+{
+	if (rw_range_lock(req, write_zeroes_go))
+		write_zeroes_go(req);
 }
 
 static void execute_flush(struct rblk_req *req)
@@ -303,8 +356,8 @@ static void execute_flush(struct rblk_req *req)
 		return;
 	}
 	req->start_ns = rblk_clock_cache_ns(req->sq->clock);
-	pio_prep(req, RBLK_PROVIDER_FLUSH, 0, 0, io_finished);
-	pio_submit(req);
+	rblk_io_prep(req, RBLK_PROVIDER_FLUSH, 0, 0, rblk_io_finished);
+	rblk_io_submit(req);
 }
 
 /* DSM deallocate: one discard per range, in order (ranges come in a 4 KiB buffer). */
@@ -313,7 +366,7 @@ static void dsm_next(struct rblk_req *req, int res)
 	struct nvme_dsm_range r;
 
 	if (res) {
-		fail_io(req, res);
+		rblk_io_fail(req, res);
 		return;
 	}
 	while (req->dsm_idx < req->dsm_nr) {
@@ -321,11 +374,20 @@ static void dsm_next(struct rblk_req *req, int res)
 		req->dsm_idx++;
 		if (!r.nlb)
 			continue;
-		pio_prep(req, RBLK_PROVIDER_DISCARD, rblk_le64(r.slba), rblk_le32(r.nlb), dsm_next);
-		pio_submit(req);
+		rblk_io_prep(req, RBLK_PROVIDER_DISCARD, rblk_le64(r.slba), rblk_le32(r.nlb), dsm_next);
+		rblk_io_submit(req);
 		return;
 	}
-	io_finished(req, 0);
+	rblk_io_finished(req, 0);
+}
+
+static void dsm_go(struct rblk_req *req)
+{
+	req->dsm_idx = 0;
+	req->start_ns = rblk_clock_cache_ns(req->sq->clock);
+	/* pio still describes nothing: rblk_io_fail() must not report stale ranges. */
+	rblk_io_prep(req, RBLK_PROVIDER_DISCARD, 0, 0, dsm_next);
+	dsm_next(req, 0);
 }
 
 static void execute_dsm(struct rblk_req *req)
@@ -357,11 +419,9 @@ static void execute_dsm(struct rblk_req *req)
 		rblk_req_complete(req, 0);
 		return;
 	}
-	req->dsm_idx = 0;
-	req->start_ns = rblk_clock_cache_ns(req->sq->clock);
-	/* pio still describes nothing: fail_io() must not report stale ranges. */
-	pio_prep(req, RBLK_PROVIDER_DISCARD, 0, 0, dsm_next);
-	dsm_next(req, 0);
+	/* Up to 256 ranges: as one range lock over the whole namespace (rare enough). */
+	if (rblk_range_write_begin(req, 0, UINT64_MAX, dsm_go))
+		dsm_go(req);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -453,6 +513,12 @@ uint16_t rblk_io_parse(struct rblk_req *req)
 		req->execute = execute_dsm;
 		return 0;
 	}
+	case NVME_IO_COMPARE:
+		return rblk_io_parse_compare(req);
+	case NVME_IO_VERIFY:
+		return rblk_io_parse_verify(req);
+	case NVME_IO_COPY:
+		return rblk_io_parse_copy(req);
 	default:
 		req->error_loc = offsetof(struct nvme_sqe, opc);
 		return NVME_SC_INVALID_OPCODE | NVME_SC_DNR;

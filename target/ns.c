@@ -111,6 +111,9 @@ int rblk_tgt_ns_create(struct rblk_subsystem *ss, const struct rblk_ns_opts *opt
 		goto out_free;
 	}
 	memset(ns->pgstats, 0, ss->tgt->nr_pgs * sizeof(*ns->pgstats));
+	ret = rblk_range_lock_init(ns, ss->tgt->nr_pgs);
+	if (ret)
+		goto out_free;
 	ns->path = strdup(path);
 	if (!ns->path) {
 		ret = -ENOMEM;
@@ -189,6 +192,7 @@ out_close:
 out_free_path:
 	free(ns->path);
 out_free:
+	rblk_range_lock_fini(ns);
 	free(ns->pgstats);
 	free(ns);
 	return ret;
@@ -265,6 +269,7 @@ void rblk_tgt_ns_destroy(struct rblk_tgt_ns *ns)
 	if (ns->prov.ops->close)
 		ns->prov.ops->close(ns->prov.ctx);
 	free(ns->path);
+	rblk_range_lock_fini(ns);
 	free(ns->pgstats);
 	free(ns);
 }

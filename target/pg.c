@@ -52,10 +52,14 @@ void rblk_tgt_pg_offline(struct rblk_tgt_pg *pg)
 
 int rblk_tgt_pg_register(struct rblk_target *tgt, struct rblk_tgt_pg *pg, unsigned id)
 {
+	struct rblk_tgt_bounce *bounce;
 	int ret = 0;
 
 	if (id >= tgt->nr_pgs)
 		return -ERANGE;
+	ret = rblk_tgt_bounce_create(&bounce);
+	if (ret)
+		return ret;
 	pg->id = id;
 	atomic_store_explicit(&pg->qs, 1, memory_order_relaxed); /* offline until it polls */
 	pg->epfd = -1; /* until the group's loop has its epoll set */
@@ -65,15 +69,29 @@ int rblk_tgt_pg_register(struct rblk_target *tgt, struct rblk_tgt_pg *pg, unsign
 	else
 		tgt->pgs[id] = pg;
 	pthread_mutex_unlock(&tgt->pg_lock);
+	/* The group's own (a refused group may be another slot's, which keeps its units). */
+	if (ret)
+		rblk_tgt_bounce_destroy(bounce);
+	else
+		pg->bounce = bounce;
 	return ret;
 }
 
 void rblk_tgt_pg_unregister(struct rblk_target *tgt, struct rblk_tgt_pg *pg)
 {
+	bool mine = false;
+
 	pthread_mutex_lock(&tgt->pg_lock);
-	if (pg->id < tgt->nr_pgs && tgt->pgs[pg->id] == pg)
+	if (pg->id < tgt->nr_pgs && tgt->pgs[pg->id] == pg) {
 		tgt->pgs[pg->id] = NULL;
+		mine = true;
+	}
 	pthread_mutex_unlock(&tgt->pg_lock);
+	/* Only a registered group has units (a refused one may hold garbage). */
+	if (mine) {
+		rblk_tgt_bounce_destroy(pg->bounce);
+		pg->bounce = NULL;
+	}
 }
 
 /* Whether every poll group that was online at @snap has moved on since. */
@@ -92,6 +110,23 @@ static bool grace_over(struct rblk_target *tgt, const uint64_t *snap)
 	}
 	pthread_mutex_unlock(&tgt->pg_lock);
 	return over;
+}
+
+void rblk_tgt_grace_start(struct rblk_target *tgt, uint64_t *snap)
+{
+	/* Pairs with the fences of rblk_tgt_pg_quiescent(), as in rblk_tgt_synchronize(). */
+	atomic_thread_fence(memory_order_seq_cst);
+	pthread_mutex_lock(&tgt->pg_lock);
+	for (unsigned i = 0; i < tgt->nr_pgs; i++)
+		snap[i] = tgt->pgs[i] ? atomic_load_explicit(&tgt->pgs[i]->qs,
+							       memory_order_acquire)
+				      : 1;
+	pthread_mutex_unlock(&tgt->pg_lock);
+}
+
+bool rblk_tgt_grace_over(struct rblk_target *tgt, const uint64_t *snap)
+{
+	return grace_over(tgt, snap);
 }
 
 void rblk_tgt_synchronize(struct rblk_target *tgt)

@@ -33,6 +33,10 @@ void rblk_req_init(struct rblk_req *req, struct rblk_sq *sq, struct nvme_sqe *cm
 	req->error_loc = RBLK_NO_ERROR_LOC;
 	req->start_ns = 0;
 	req->err_lba = 0;
+	req->bounce = NULL;
+	req->fused_state = RBLK_FUSED_NONE;
+	req->fused = NULL;
+	req->wgate = RBLK_WGATE_NONE;
 	/* Any command re-arms the keep-alive timer (TBKAS, CTRATT bit 6). */
 	atomic_store_explicit(&sq->last_cmd_ms, rblk_clock_ms(), memory_order_relaxed);
 }
@@ -48,8 +52,12 @@ uint16_t rblk_req_parse(struct rblk_req *req)
 	uint8_t flags = req->cmd->flags;
 	uint16_t status;
 
-	/* NVMe-oF: no fused commands, and PSDT must say "SGL" (nvmet_req_init). */
-	if ((flags & NVME_CMD_FUSE_MASK) ||
+	/*
+	 * PSDT must say "SGL" (nvmet_req_init). FUSE: Compare and Write on I/O
+	 * queues only (target/fused.c); 11b is reserved.
+	 */
+	if ((flags & NVME_CMD_FUSE_MASK) == NVME_CMD_FUSE_MASK ||
+	    ((flags & NVME_CMD_FUSE_MASK) && (sq->state != RBLK_SQ_LIVE || !sq->qid)) ||
 	    (flags & NVME_CMD_PSDT_MASK) != NVME_CMD_PSDT_SGL_MPTR_CONTIG) {
 		req->error_loc = offsetof(struct nvme_sqe, flags);
 		status = NVME_SC_INVALID_FIELD | NVME_SC_DNR;
@@ -97,6 +105,13 @@ uint16_t rblk_req_parse(struct rblk_req *req)
 		status = NVME_SC_INVALID_FIELD | NVME_SC_DNR;
 	}
 out:
+	/*
+	 * A fused half, or any command after a first half (even a malformed
+	 * one, which is not its second half either): pairing decides.
+	 */
+	if (sq->qid && sq->state == RBLK_SQ_LIVE &&
+	    ((flags & NVME_CMD_FUSE_MASK) || sq->fused_first || sq->fused_first_failed))
+		status = rblk_fused_parse(req, status);
 	if (status && req->ns) {
 		rblk_tgt_ns_io_put(req->ns, sq->pg);
 		req->ns = NULL;
@@ -112,6 +127,9 @@ void rblk_req_complete(struct rblk_req *req, uint16_t status)
 	uint32_t dw1 = rblk_le32(req->cqe.dw1);
 	uint16_t sqhd = 0;
 
+	/* Half of a fused pair completed alone (transport failure): the other is told. */
+	if (req->fused_state)
+		rblk_fused_abandon(req);
 	if (status) {
 		if (sq->ctrl && rblk_tgt_ctrl_log_error(sq->ctrl, req, status))
 			status |= NVME_SC_MORE; /* nvmet: an error log entry exists */
@@ -193,6 +211,35 @@ uint16_t rblk_req_copy_from(struct rblk_req *req, size_t off, void *buf, size_t 
 uint16_t rblk_req_zero(struct rblk_req *req, size_t off, size_t len)
 {
 	return req_copy(req, off, NULL, len, COPY_ZERO);
+}
+
+size_t rblk_req_data_cmp(const struct rblk_req *req, size_t off, const void *buf, size_t len)
+{
+	const uint8_t *b = buf;
+	size_t done = 0;
+	unsigned i = 0;
+
+	while (i < req->iovcnt && off >= req->iov[i].iov_len) {
+		off -= req->iov[i].iov_len;
+		i++;
+	}
+	for (; i < req->iovcnt && done < len; i++, off = 0) {
+		const uint8_t *p = (const uint8_t *)req->iov[i].iov_base + off;
+		size_t n = req->iov[i].iov_len - off;
+
+		if (n > len - done)
+			n = len - done;
+		if (memcmp(p, b + done, n)) {
+			while (p[0] == b[done]) {
+				p++;
+				done++;
+			}
+			return done;
+		}
+		done += n;
+	}
+	/* Short of len: the buffers ended there, which counts as a difference. */
+	return done;
 }
 
 /*

@@ -75,6 +75,14 @@ enum rblk_provider_op {
 	RBLK_PROVIDER_FLUSH,        /* make completed writes durable (only when volatile_cache) */
 	RBLK_PROVIDER_WRITE_ZEROES, /* the range reads back as zeroes afterwards */
 	RBLK_PROVIDER_DISCARD,      /* the range is no longer needed (NVMe deallocate) */
+	/*
+	 * Only when can_compare_write: atomically, if the range holds exactly
+	 * cmp_iov's bytes, write iov's; else write nothing and complete with
+	 * -EILSEQ. Atomic against every other write to the range, however it
+	 * reaches the storage (librbd's rbd_aio_compare_and_write, which the
+	 * cluster makes atomic across gateways, is the model).
+	 */
+	RBLK_PROVIDER_COMPARE_WRITE,
 };
 
 /* WRITE and WRITE_ZEROES: durable before completion (NVMe FUA). */
@@ -100,6 +108,9 @@ struct rblk_provider_io {
 	 */
 	int buf_index;
 	void *priv;                 /* io_priv_size bytes, 16-aligned, the provider's */
+	/* COMPARE_WRITE: the bytes the range must hold, len in all (iov: to write). */
+	const struct iovec *cmp_iov;
+	int cmp_iovcnt;
 };
 
 /*
@@ -225,6 +236,14 @@ struct rblk_provider {
 	uint32_t discard_granularity;
 	/* The per-thread engine its ios go through, or NULL (none). */
 	const struct rblk_provider_engine *engine;
+	/*
+	 * COMPARE_WRITE reaches submit() for a host's fused Compare and Write.
+	 * false: the target reads, compares and writes itself, under its own
+	 * range lock, which is atomic against the writes of this target only
+	 * (a second gateway on the same storage needs the provider's).
+	 * A provider built before this member has it false (size).
+	 */
+	bool can_compare_write;
 };
 
 /* Zeroes p and sets its size. */
@@ -237,6 +256,7 @@ void rblk_provider_init(struct rblk_provider *p) RBLK_EXPORT;
  *   -ENOSPC, -EDQUOT  Capacity Exceeded
  *   -EROFS, -EPERM    Namespace Write Protected
  *   -EOPNOTSUPP   Invalid Opcode
+ *   -EILSEQ       COMPARE_WRITE: the range differs (Compare Failure)
  *   -ENOMEM, -EAGAIN, -EBUSY, -EINTR   Internal Error, retryable
  *   anything else Internal Error, not retryable
  */

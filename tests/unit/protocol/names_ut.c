@@ -29,6 +29,10 @@ static void test_status_by_command(void)
 	CU_ASSERT_STRING_EQUAL(rblk_nvme_cmd_status_str(0x4183, NVME_FABRICS_COMMAND),
 			       "Connect Restart Discovery");
 	CU_ASSERT_STRING_EQUAL(rblk_nvme_cmd_status_str(0x4183, NVME_IO_DSM), "ONCS Not Supported");
+	CU_ASSERT_STRING_EQUAL(rblk_nvme_cmd_status_str(0x4183, NVME_IO_COPY),
+			       "Command Size Limit Exceeded");
+	CU_ASSERT_STRING_EQUAL(rblk_nvme_cmd_status_str(NVME_SC_COMPARE_FAILED | NVME_SC_DNR,
+							NVME_IO_COMPARE), "Compare Failure");
 	CU_ASSERT_STRING_EQUAL(rblk_nvme_cmd_status_str(0x4180, NVME_FABRICS_COMMAND),
 			       "Connect Incompatible Format");
 	CU_ASSERT_STRING_EQUAL(rblk_nvme_cmd_status_str(0x4180, NVME_IO_DSM), "Conflicting Attributes");

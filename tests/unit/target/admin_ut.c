@@ -77,7 +77,8 @@ static void test_identify_ctrl(void)
 	CU_ASSERT_EQUAL(rblk_le16(id.maxcmd), 128);
 	CU_ASSERT_EQUAL(id.mdts, 8); /* 1 MiB = 2^8 x 4 KiB, as nvmet-rdma */
 	CU_ASSERT_EQUAL(rblk_le32(id.nn), 1024);
-	CU_ASSERT_EQUAL(rblk_le16(id.oncs), NVME_CTRL_ONCS_DSM | NVME_CTRL_ONCS_WRITE_ZEROES);
+	/* Compare, DSM, Write Zeroes, Verify, Copy: 0x18D; no reservations, no timestamp. */
+	CU_ASSERT_EQUAL(rblk_le16(id.oncs), 0x18D);
 	CU_ASSERT_EQUAL(id.vwc, 0); /* RAM has no volatile cache */
 	CU_ASSERT_EQUAL(id.cntrltype, 1);
 	/* Multi-port, multi-controller, ANA (0x0B) and the ANA change AEN, as nvmet. */
@@ -157,6 +158,10 @@ static void test_identify_ns(void)
 	CU_ASSERT_EQUAL(rblk_le16(id.lbaf[0].ms), 0);
 	rblk_gen_nguid(TT_SUBNQN, 1, nguid);
 	CU_ASSERT_EQUAL(memcmp(id.nguid, nguid, 16), 0);
+	/* Copy: MCL = MDTS (1 MiB) in 512-byte blocks, MSSRL capped at 16 bits, 128 ranges. */
+	CU_ASSERT_EQUAL(rblk_le32(id.mcl), 2048);
+	CU_ASSERT_EQUAL(rblk_le16(id.mssrl), 2048);
+	CU_ASSERT_EQUAL(id.msrc, 127);
 
 	/* Inactive: zeroes with success (NCAP 0 = not present). */
 	memset(zero, 0, sizeof(zero));
@@ -171,6 +176,8 @@ static void test_identify_ns(void)
 	CU_ASSERT_EQUAL(id.nsattr, NVME_NS_NSATTR_WP);
 	CU_ASSERT_EQUAL(id.lbaf[0].ds, 12);
 	CU_ASSERT_EQUAL(rblk_le64(id.nsze), 16);
+	CU_ASSERT_EQUAL(rblk_le32(id.mcl), 256); /* 1 MiB in 4 KiB blocks */
+	CU_ASSERT_EQUAL(rblk_le16(id.mssrl), 256);
 	teardown();
 }
 
@@ -469,7 +476,11 @@ static void test_log_effects(void)
 	CU_ASSERT_EQUAL(rblk_le32(log.iocs[NVME_IO_READ]), NVME_CMD_EFFECTS_CSUPP);
 	CU_ASSERT_EQUAL(rblk_le32(log.iocs[NVME_IO_DSM]),
 			NVME_CMD_EFFECTS_CSUPP | NVME_CMD_EFFECTS_LBCC);
-	CU_ASSERT_EQUAL(rblk_le32(log.iocs[NVME_IO_COMPARE]), 0);
+	CU_ASSERT_EQUAL(rblk_le32(log.iocs[NVME_IO_COMPARE]), NVME_CMD_EFFECTS_CSUPP);
+	CU_ASSERT_EQUAL(rblk_le32(log.iocs[NVME_IO_VERIFY]), NVME_CMD_EFFECTS_CSUPP);
+	CU_ASSERT_EQUAL(rblk_le32(log.iocs[NVME_IO_COPY]),
+			NVME_CMD_EFFECTS_CSUPP | NVME_CMD_EFFECTS_LBCC);
+	CU_ASSERT_EQUAL(rblk_le32(log.iocs[NVME_IO_WRITE_UNCOR]), 0);
 	teardown();
 }
 
@@ -560,7 +571,7 @@ static void test_features_vwc_hostid_other(void)
 	/* Not supported features and saving. */
 	CU_ASSERT_EQUAL(TT_SC(tt_set_features(aq, NVME_FEAT_TIMESTAMP, 0, NULL)),
 			NVME_SC_INVALID_FIELD | NVME_SC_DNR);
-	CU_ASSERT_EQUAL(TT_SC(tt_get_features(aq, NVME_FEAT_ARBITRATION, 0, 0, NULL, NULL, 0)),
+	CU_ASSERT_EQUAL(TT_SC(tt_get_features(aq, NVME_FEAT_LBA_RANGE, 0, 0, NULL, NULL, 0)),
 			NVME_SC_INVALID_FIELD | NVME_SC_DNR);
 	tt_sqe((struct nvme_sqe *)&c, NVME_ADMIN_SET_FEATURES, 1, 0);
 	c.fid = NVME_FEAT_KATO;
@@ -569,6 +580,77 @@ static void test_features_vwc_hostid_other(void)
 			NVME_SC_FEATURE_NOT_SAVEABLE | NVME_SC_DNR);
 	teardown();
 	unlink(path);
+}
+
+/* The features mandatory for an I/O controller: values true of rblk, Set where changeable. */
+static void test_features_mandatory(void)
+{
+	uint32_t dw0;
+
+	setup();
+	/* Arbitration: round robin, no burst limit; not changeable. */
+	CU_ASSERT_EQUAL(tt_get_features(aq, NVME_FEAT_ARBITRATION, 0, 0, &dw0, NULL, 0), 0);
+	CU_ASSERT_EQUAL(dw0, 7);
+	CU_ASSERT_EQUAL(tt_get_features(aq, NVME_FEAT_ARBITRATION, NVME_FEAT_SEL_SUPPORTED, 0,
+					&dw0, NULL, 0), 0);
+	CU_ASSERT_EQUAL(dw0, 0);
+	CU_ASSERT_EQUAL(TT_SC(tt_set_features(aq, NVME_FEAT_ARBITRATION, 0x01020307, NULL)),
+			NVME_SC_FEATURE_NOT_CHANGEABLE | NVME_SC_DNR);
+
+	/* Power Management: power state 0 only. */
+	CU_ASSERT_EQUAL(tt_get_features(aq, NVME_FEAT_POWER_MGMT, 0, 0, &dw0, NULL, 0), 0);
+	CU_ASSERT_EQUAL(dw0, 0);
+	CU_ASSERT_EQUAL(tt_set_features(aq, NVME_FEAT_POWER_MGMT, 0, NULL), 0);
+	CU_ASSERT_EQUAL(TT_SC(tt_set_features(aq, NVME_FEAT_POWER_MGMT, 1, NULL)),
+			NVME_SC_INVALID_FIELD | NVME_SC_DNR);
+	CU_ASSERT_EQUAL(tt_get_features(aq, NVME_FEAT_POWER_MGMT, NVME_FEAT_SEL_SUPPORTED, 0,
+					&dw0, NULL, 0), 0);
+	CU_ASSERT_EQUAL(dw0, 1u << 2);
+
+	/* Temperature Threshold: composite sensor, over and under, per controller. */
+	CU_ASSERT_EQUAL(tt_get_features(aq, NVME_FEAT_TEMP_THRESH, 0, 0, &dw0, NULL, 0), 0);
+	CU_ASSERT_EQUAL(dw0, 0xFFFF);
+	CU_ASSERT_EQUAL(tt_get_features(aq, NVME_FEAT_TEMP_THRESH, 0, 1u << 20, &dw0, NULL, 0), 0);
+	CU_ASSERT_EQUAL(dw0, 0);
+	CU_ASSERT_EQUAL(tt_set_features(aq, NVME_FEAT_TEMP_THRESH, 343, NULL), 0);
+	CU_ASSERT_EQUAL(tt_set_features(aq, NVME_FEAT_TEMP_THRESH, (1u << 20) | 273, NULL), 0);
+	CU_ASSERT_EQUAL(tt_get_features(aq, NVME_FEAT_TEMP_THRESH, 0, 0, &dw0, NULL, 0), 0);
+	CU_ASSERT_EQUAL(dw0, 343);
+	CU_ASSERT_EQUAL(tt_get_features(aq, NVME_FEAT_TEMP_THRESH, 0, 1u << 20, &dw0, NULL, 0), 0);
+	CU_ASSERT_EQUAL(dw0, 273);
+	CU_ASSERT_EQUAL(tt_get_features(aq, NVME_FEAT_TEMP_THRESH, NVME_FEAT_SEL_DEFAULT, 0, &dw0,
+					NULL, 0), 0);
+	CU_ASSERT_EQUAL(dw0, 0xFFFF);
+	CU_ASSERT_EQUAL(aq->sq.ctrl->temp_over, 343);
+	/* Sensor 1 does not exist; THSEL 2 is reserved. */
+	CU_ASSERT_EQUAL(TT_SC(tt_set_features(aq, NVME_FEAT_TEMP_THRESH, (1u << 16) | 300, NULL)),
+			NVME_SC_INVALID_FIELD | NVME_SC_DNR);
+	CU_ASSERT_EQUAL(TT_SC(tt_set_features(aq, NVME_FEAT_TEMP_THRESH, (2u << 20) | 300, NULL)),
+			NVME_SC_INVALID_FIELD | NVME_SC_DNR);
+	CU_ASSERT_EQUAL(TT_SC(tt_get_features(aq, NVME_FEAT_TEMP_THRESH, 0, 1u << 16, &dw0, NULL,
+					      0)), NVME_SC_INVALID_FIELD | NVME_SC_DNR);
+
+	/* Error Recovery: TLER stored, DULBE refused. */
+	CU_ASSERT_EQUAL(tt_get_features(aq, NVME_FEAT_ERR_RECOVERY, 0, 0, &dw0, NULL, 0), 0);
+	CU_ASSERT_EQUAL(dw0, 0);
+	CU_ASSERT_EQUAL(tt_set_features(aq, NVME_FEAT_ERR_RECOVERY, 50, NULL), 0);
+	CU_ASSERT_EQUAL(tt_get_features(aq, NVME_FEAT_ERR_RECOVERY, 0, 0, &dw0, NULL, 0), 0);
+	CU_ASSERT_EQUAL(dw0, 50);
+	CU_ASSERT_EQUAL(TT_SC(tt_set_features(aq, NVME_FEAT_ERR_RECOVERY, 1u << 16, NULL)),
+			NVME_SC_INVALID_FIELD | NVME_SC_DNR);
+	CU_ASSERT_EQUAL(tt_get_features(aq, NVME_FEAT_ERR_RECOVERY, 0, 0, &dw0, NULL, 0), 0);
+	CU_ASSERT_EQUAL(dw0, 50);
+
+	/* Write Atomicity Normal: DN stored. */
+	CU_ASSERT_EQUAL(tt_get_features(aq, NVME_FEAT_WRITE_ATOMIC, 0, 0, &dw0, NULL, 0), 0);
+	CU_ASSERT_EQUAL(dw0, 0);
+	CU_ASSERT_EQUAL(tt_set_features(aq, NVME_FEAT_WRITE_ATOMIC, 1, NULL), 0);
+	CU_ASSERT_EQUAL(tt_get_features(aq, NVME_FEAT_WRITE_ATOMIC, 0, 0, &dw0, NULL, 0), 0);
+	CU_ASSERT_EQUAL(dw0, 1);
+	CU_ASSERT_EQUAL(tt_get_features(aq, NVME_FEAT_WRITE_ATOMIC, NVME_FEAT_SEL_DEFAULT, 0, &dw0,
+					NULL, 0), 0);
+	CU_ASSERT_EQUAL(dw0, 0);
+	teardown();
 }
 
 static void test_abort_keep_alive_unknown(void)
@@ -638,6 +720,7 @@ static const struct ut_case cases[] = {
 	UT_CASE(test_features_num_queues),
 	UT_CASE(test_features_aec_kato),
 	UT_CASE(test_features_vwc_hostid_other),
+	UT_CASE(test_features_mandatory),
 	UT_CASE(test_abort_keep_alive_unknown),
 	UT_CASE(test_flags_checked),
 	UT_END,

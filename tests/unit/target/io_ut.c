@@ -268,8 +268,8 @@ static void errors(void)
 			NVME_SC_INVALID_NS | NVME_SC_DNR);
 	CU_ASSERT_EQUAL(TT_SC(tt_rw(iq, NVME_IO_READ, 0xFFFFFFFF, 0, 1, 0, b, 512)),
 			NVME_SC_INVALID_NS | NVME_SC_DNR);
-	/* Opcodes: Compare is not implemented; fabrics on an I/O queue. */
-	CU_ASSERT_EQUAL(TT_SC(tt_rw(iq, NVME_IO_COMPARE, 1, 0, 1, 0, b, 512)),
+	/* Opcodes: Write Uncorrectable is not implemented; fabrics on an I/O queue. */
+	CU_ASSERT_EQUAL(TT_SC(tt_rw(iq, NVME_IO_WRITE_UNCOR, 1, 0, 1, 0, NULL, 0)),
 			NVME_SC_INVALID_OPCODE | NVME_SC_DNR);
 	tt_fabrics_sqe(&sqe, NVMF_FCTYPE_PROP_GET, 5);
 	CU_ASSERT_EQUAL(TT_SC(tt_cmd(iq, &sqe, NULL, 0, NULL, NULL, 0)),

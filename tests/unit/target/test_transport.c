@@ -220,13 +220,17 @@ unsigned tt_pump(struct tt_env *env)
 	unsigned total = 0, n;
 
 	do {
-		n = 0;
-		while (env->nr_work) {
+		/*
+		 * The work queued before this pass, as a poll group's mailbox
+		 * takes its list: work that queues more (a fused command polling
+		 * its range lock) runs again on the next pass, after completions.
+		 */
+		n = env->nr_work;
+		for (unsigned i = 0; i < n; i++) {
 			struct tt_work w = env->work[0];
 
 			memmove(env->work, env->work + 1, --env->nr_work * sizeof(env->work[0]));
 			w.fn(w.arg);
-			n++;
 		}
 		n += tt_run_completions();
 		rblk_tgt_pg_storage_flush(&env->pg);
