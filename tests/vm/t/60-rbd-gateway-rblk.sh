@@ -5,8 +5,9 @@
 # Ceph's default configuration (librbd's cache on, unless rblk-target turns it off);
 # ANA group 1 optimized on both, so the multipath head sends its I/O to its first
 # path, A):
-#   0. `rblk attach --nbd` with -a A -s 4420 -a A -s 4421: 32 MiB written (direct, no
-#      flush) and acknowledged through A, A SIGKILLed at once, the same 32 MiB read
+#   0. `rblk attach --nbd` with -a A -s 4420 -a A -s 4421: after one flushed write,
+#      32 MiB written (direct, no flush) and acknowledged through A, A SIGKILLed at
+#      once, the same 32 MiB read
 #      back through B: identical (with librbd's cache on, A's acknowledged writes sat
 #      in A and died with it);
 #   1. on the same attach: crc32c-verified fio on
@@ -68,6 +69,11 @@ log "attached $DEV ($sz bytes, the image's size) over two gateways"
 grep -q 'librbd.s write-back cache is on' "$T_WORK/A.log" "$T_WORK/B.log" &&
 	fail "a gateway runs with librbd's cache on though no namespace asked for it"
 head -c 32M /dev/urandom > "$T_WORK/data32"
+# a flush first, as any file system sends one: librbd's cache, when on, stays
+# write-through until its first flush (rbd_cache_writethrough_until_flush), and a
+# write-back cache is what loses acknowledged writes
+dd if=/dev/zero of="$DEV" bs=4k count=1 seek=$((PAT_MB << 8)) oflag=direct conv=fsync \
+	status=none || fail "the flushed write through A failed"
 wa=$(ana_writes A)
 t0=$SECONDS
 # direct and without a flush: each write is acknowledged as it is, nothing asks a
