@@ -114,7 +114,7 @@ static bool grace_over(struct rblk_target *tgt, const uint64_t *snap)
 
 void rblk_tgt_grace_start(struct rblk_target *tgt, uint64_t *snap)
 {
-	/* Pairs with the fences of rblk_tgt_pg_quiescent(), as in rblk_tgt_synchronize(). */
+	/* Pairs with the fences of rblk_tgt_pg_quiescent(): see there. */
 	atomic_thread_fence(memory_order_seq_cst);
 	pthread_mutex_lock(&tgt->pg_lock);
 	for (unsigned i = 0; i < tgt->nr_pgs; i++)
@@ -134,14 +134,7 @@ void rblk_tgt_synchronize(struct rblk_target *tgt)
 	uint64_t snap[RBLK_TARGET_POLL_GROUPS_MAX];
 	unsigned waits = 0;
 
-	/* Pairs with the fences of rblk_tgt_pg_quiescent(): see there. */
-	atomic_thread_fence(memory_order_seq_cst);
-	pthread_mutex_lock(&tgt->pg_lock);
-	for (unsigned i = 0; i < tgt->nr_pgs; i++)
-		snap[i] = tgt->pgs[i] ? atomic_load_explicit(&tgt->pgs[i]->qs,
-							       memory_order_acquire)
-				      : 1;
-	pthread_mutex_unlock(&tgt->pg_lock);
+	rblk_tgt_grace_start(tgt, snap);
 	while (!grace_over(tgt, snap)) {
 		if (++waits % 50000 == 0)
 			RBLK_WARN("still waiting for the poll groups to pass a quiescent state");
