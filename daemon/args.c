@@ -14,6 +14,7 @@
 #include "common/parse.h"
 #include "common/uuid.h"
 #include "daemon/args.h"
+#include "daemon/metrics.h"
 
 enum {
 	OPT_LISTEN = 256,
@@ -43,6 +44,7 @@ enum {
 	OPT_LOG_LEVEL,
 	OPT_STATS_INTERVAL,
 	OPT_RPC_SOCKET,
+	OPT_METRICS,
 	OPT_PIDFILE,
 	OPT_FOREGROUND,
 	OPT_SAVE,
@@ -80,6 +82,7 @@ static const struct option long_opts[] = {
 	{ "log-level", required_argument, NULL, OPT_LOG_LEVEL },
 	{ "stats-interval", required_argument, NULL, OPT_STATS_INTERVAL },
 	{ "rpc-socket", required_argument, NULL, OPT_RPC_SOCKET },
+	{ "metrics", required_argument, NULL, OPT_METRICS },
 	{ "pidfile", required_argument, NULL, OPT_PIDFILE },
 	{ "foreground", no_argument, NULL, OPT_FOREGROUND },
 	{ "save", required_argument, NULL, OPT_SAVE },
@@ -155,6 +158,8 @@ void rblk_tgt_usage(FILE *out)
 	      "      --stats-interval SEC print statistics as JSON on stdout every SEC seconds\n"
 	      "      --rpc-socket PATH    the JSON-RPC management socket (default\n"
 	      "                           /run/rblk/rblk-target.sock; none: no socket)\n"
+	      "      --metrics ADDR:PORT  serve Prometheus metrics at http://ADDR:PORT/metrics\n"
+	      "                           (IPv6: [ADDR]:PORT; default: none)\n"
 	      "      --pidfile FILE       write the process id to FILE\n"
 	      "      --foreground         stay in the foreground (the default; never daemonizes)\n"
 	      "  -h, --help               this text\n"
@@ -584,6 +589,13 @@ static int handle(struct pstate *p, int c, const char *arg)
 		free(t->rpc_socket);
 		t->rpc_socket = strdup(arg);
 		return t->rpc_socket ? 0 : -ENOMEM;
+	case OPT_METRICS:
+		if (rblk_metrics_addr_parse(arg, NULL))
+			return usage_err(p, "--metrics %s: not ADDR:PORT (an IPv4 address or [IPv6] "
+					 "address, and a port 1..65535)\n", arg);
+		free(t->metrics);
+		t->metrics = strdup(arg);
+		return t->metrics ? 0 : -ENOMEM;
 	case OPT_PIDFILE:
 		a->pidfile = arg;
 		return 0;

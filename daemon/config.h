@@ -117,6 +117,11 @@ struct rblk_cfg_tgt {
 	 * "none" for no socket; NULL = the default (docs/rpc.md). Restart-only.
 	 */
 	char *rpc_socket;
+	/*
+	 * The Prometheus endpoint (x-rblk.metrics, --metrics): "ADDR:PORT"
+	 * (docs/metrics.md); NULL = none. Restart-only.
+	 */
+	char *metrics;
 	/* Admission control (struct rblk_target_opts); restart-only, as the rest. */
 	uint32_t connect_timeout_ms;
 	uint32_t max_pending_queues;

@@ -308,6 +308,8 @@ static int diff_target_opts(struct rblk_config_diff *d, const struct rblk_config
 	/* The daemon's, not the library's: the socket stays as it is until a restart. */
 	else if (!str_eq(o->tgt.rpc_socket, n->tgt.rpc_socket))
 		what = "rpc_socket";
+	else if (!str_eq(o->tgt.metrics, n->tgt.metrics))
+		what = "metrics";
 	if (!what)
 		return 0;
 	if (!(op = op_add(d, RBLK_CFG_OP_RESTART_NEEDED, NULL)))

@@ -28,6 +28,7 @@
 #include "common/uuid.h"
 #include "daemon/config.h"
 #include "daemon/config_json.h"
+#include "daemon/metrics.h"
 
 #define CONFIG_MAX_BYTES (16u << 20)
 
@@ -686,6 +687,17 @@ static int parse_tgt(struct rblk_cj_ctx *c, struct json_object *x, struct rblk_c
 				     rblk_cj_jstr(v));
 			else
 				t->has_poll_mode = true;
+		} else if (strcmp(key, "metrics") == 0) {
+			if (!rblk_cj_get_str(c, p, v, "x-rblk option", &s))
+				continue;
+			if (rblk_metrics_addr_parse(s, NULL)) {
+				perr(c, "x-rblk option", "%s: %s is not ADDR:PORT (an IPv4 address or "
+				     "[IPv6] address, and a port)", p, rblk_cj_jstr(v));
+				continue;
+			}
+			free(t->metrics);
+			if (!(t->metrics = strdup(s)))
+				return -ENOMEM;
 		} else if (strcmp(key, "backend") == 0) {
 			get_backend(c, p, v, "x-rblk option", &t->backend);
 		} else if (strcmp(key, "rbd_conf") == 0 || strcmp(key, "rbd_id") == 0 ||

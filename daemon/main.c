@@ -32,10 +32,12 @@
 
 #include <rblk/target.h>
 
+#include "common/clock.h"
 #include "common/log.h"
 #include "daemon/args.h"
 #include "daemon/config.h"
 #include "daemon/live.h"
+#include "daemon/metrics_http.h"
 #include "daemon/notify.h"
 #include "daemon/rpc_client.h"
 #include "daemon/rpc_nvmf.h"
@@ -47,6 +49,8 @@ struct daemon {
 	struct rblk_tgt_live live; /* the target and what it runs */
 	struct rblk_rpc_table rpc_table;
 	struct rblk_rpc_server *rpc; /* NULL: no management socket */
+	struct rblk_metrics_server *metrics; /* NULL: no --metrics */
+	uint64_t started_ns;         /* rblk_metrics_info.uptime_ns counts from here */
 	int sfd, tfd;
 	bool pidfile_written;
 };
@@ -335,6 +339,23 @@ static int start_rpc(struct daemon *d)
 	return RBLK_EXIT_OK;
 }
 
+/* The Prometheus endpoint, once the target runs: asked for, it must open. */
+static int start_metrics(struct daemon *d)
+{
+	const char *addr = d->live.running->tgt.metrics;
+	int ret;
+
+	if (!addr)
+		return RBLK_EXIT_OK;
+	ret = rblk_metrics_server_start(addr, d->live.tgt, d->started_ns, &d->metrics);
+	if (ret) {
+		RBLK_ERR("metrics %s: cannot serve: %s", addr, strerror(-ret));
+		return RBLK_EXIT_FAILURE;
+	}
+	RBLK_NOTICE("metrics: http://%s/metrics (Prometheus)", addr);
+	return RBLK_EXIT_OK;
+}
+
 static int check_and_print(struct daemon *d)
 {
 	char *text = NULL;
@@ -367,6 +388,7 @@ int main(int argc, char **argv)
 		return ret == 0 ? RBLK_EXIT_OK : ret == -EINVAL ? RBLK_EXIT_USAGE : RBLK_EXIT_FAILURE;
 	}
 	d.live.save_path = d.args.save_path;
+	d.started_ns = rblk_clock_ns();
 	log_journal = stderr_is_journal();
 	rblk_log_set_handler(log_handler, NULL);
 	if (d.args.log_level_set)
@@ -406,6 +428,8 @@ int main(int argc, char **argv)
 	code = start(&d);
 	if (code == RBLK_EXIT_OK)
 		code = start_rpc(&d);
+	if (code == RBLK_EXIT_OK)
+		code = start_metrics(&d);
 	if (code != RBLK_EXIT_OK)
 		goto out;
 	if (d.args.pidfile) {
@@ -423,6 +447,8 @@ int main(int argc, char **argv)
 	rblk_notify("STOPPING=1\nSTATUS=stopping");
 	rblk_target_stop(d.live.tgt);
 out:
+	/* Before the target: a scrape reads it. */
+	rblk_metrics_server_stop(d.metrics);
 	rblk_rpc_server_destroy(d.rpc);
 	/* Disconnects every host and closes every namespace. */
 	if (d.live.tgt)

@@ -761,6 +761,7 @@ const struct rblk_rpc_method rblk_rpc_nvmf_methods[] = {
 	{ "nvmf_subsystem_get_controllers", rblk_rpc_get_controllers },
 	{ "nvmf_subsystem_get_qpairs", rblk_rpc_get_qpairs },
 	{ "nvmf_get_stats", rblk_rpc_get_stats },
+	{ "rblk_ns_get_stats", rblk_rpc_ns_get_stats },
 	{ "rblk_host_set_auth", host_set_auth },
 	{ "rblk_save_config", save_config },
 };

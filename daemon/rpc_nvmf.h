@@ -27,6 +27,8 @@ int rblk_rpc_get_qpairs(void *ctx, struct json_object *params, struct json_objec
 			struct rblk_rpc_err *e);
 int rblk_rpc_get_stats(void *ctx, struct json_object *params, struct json_object **result,
 		       struct rblk_rpc_err *e);
+int rblk_rpc_ns_get_stats(void *ctx, struct json_object *params, struct json_object **result,
+			  struct rblk_rpc_err *e);
 
 /* SPDK's listen_address object: {"trtype": "RDMA", "adrfam", "traddr", "trsvcid"}. */
 struct json_object *rblk_rpc_listen_json(const struct rblk_cfg_port *p);

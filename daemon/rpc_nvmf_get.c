@@ -297,3 +297,44 @@ int rblk_rpc_get_stats(void *ctx, struct json_object *p, struct json_object **re
 	*result = st;
 	return 0;
 }
+
+/*
+ * One namespace's figures (the document's namespace object, with the
+ * latency buckets' bounds so that the histograms read on their own).
+ */
+int rblk_rpc_ns_get_stats(void *ctx, struct json_object *p, struct json_object **result,
+			  struct rblk_rpc_err *e)
+{
+	static const char *const known[] = { "nqn", "nsid", NULL };
+	struct rblk_tgt_live *l = ctx;
+	struct json_object *st, *nss, *v, *found = NULL;
+	const char *nqn;
+	uint32_t nsid;
+
+	if (rblk_rpc_param_only(p, "rblk_ns_get_stats", known, e) ||
+	    rblk_rpc_param_str(p, "nqn", true, &nqn, NULL, e) ||
+	    rblk_rpc_param_u32(p, "nsid", true, 1, RBLK_CFG_NSID_MAX, &nsid, NULL, e))
+		return e->code;
+	if (!rblk_config_find_subsys(l->running, nqn))
+		return rblk_rpc_fail(e, RBLK_RPC_INVALID_PARAMS, "nqn: no subsystem \"%.223s\"", nqn);
+	if (!(st = stats(l, e)))
+		return e->code;
+	nss = stats_array(st, "namespaces");
+	for (size_t i = 0; nss && i < json_object_array_length(nss) && !found; i++) {
+		struct json_object *ns = json_object_array_get_idx(nss, i);
+
+		if (json_object_object_get_ex(ns, "subsystem", &v) &&
+		    strcmp(json_object_get_string(v), nqn) == 0 &&
+		    json_object_object_get_ex(ns, "nsid", &v) &&
+		    json_object_get_uint64(v) == nsid)
+			found = json_object_get(ns);
+	}
+	if (found)
+		copy_key(found, st, "latency_bounds_ns");
+	json_object_put(st);
+	if (!found)
+		return rblk_rpc_fail(e, RBLK_RPC_INVALID_PARAMS,
+				     "nsid: no namespace %u in \"%.223s\"", nsid, nqn);
+	*result = found;
+	return 0;
+}

@@ -20,6 +20,8 @@ PKGS=(
 	build-essential cmake pkg-config clang
 	libibverbs-dev librdmacm-dev liburing-dev libaio-dev libcunit1-dev
 	libjson-c-dev libnl-3-dev libnl-genl-3-dev libssl-dev
+	# rblk-target's Prometheus endpoint (--metrics); the build leaves it out without
+	libmicrohttpd-dev
 	# the RBD backend (rbd:POOL/IMAGE namespaces); the build skips it without them
 	librbd-dev librados-dev
 	# RDMA user space: providers (rxe), tools
@@ -28,6 +30,8 @@ PKGS=(
 	qemu-system-x86 busybox-static kmod iproute2 cpio xz-utils
 	# tests inside the VM
 	nvme-cli fio e2fsprogs util-linux nbd-client jq dmsetup python3
+	# promtool, which checks the metrics endpoint's output (63-target-metrics)
+	prometheus
 	# the benchmarks' system call counts (bench/syscalls.sh): perf stat on the VM's 6.1
 	# kernel (Debian 12's linux-perf is 6.1), strace -c for the breakdown and as fallback
 	strace linux-perf

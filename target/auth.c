@@ -101,6 +101,7 @@ static void enter(struct rblk_sq *sq, enum rblk_tgt_auth_state next)
 	switch (next) {
 	case RBLK_TGT_AUTH_DONE:
 		wipe(a);
+		rblk_stat_add(&sq->tgt->auth_successes, 1);
 		if (!a->authenticated)
 			RBLK_INFO("ctrl %u on %s (%s) qid %u: authenticated (%s, %s)",
 				  ctrl->cntlid, ctrl->ss->nqn, ctrl->hostnqn, sq->qid,
@@ -114,7 +115,9 @@ static void enter(struct rblk_sq *sq, enum rblk_tgt_auth_state next)
 			    ctrl->ss->nqn, ctrl->hostnqn, sq->qid, rblk_auth_failure_str(a->reason));
 		break;
 	case RBLK_TGT_AUTH_FAILED:
+		/* Every failure ends here once: refused, timed out, or ended by the host. */
 		wipe(a);
+		rblk_stat_add(&sq->tgt->auth_failures, 1);
 		a->authenticated = false;
 		a->deadline_ms = rblk_clock_ms() + FAILED_GRACE_MS;
 		break;

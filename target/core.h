@@ -7,6 +7,7 @@
 #ifndef RBLK_TARGET_CORE_H
 #define RBLK_TARGET_CORE_H
 
+#include "common/lat_buckets.h"
 #include "target/fabric.h"
 
 /* ======================================================================== */
@@ -62,6 +63,9 @@ struct rblk_target {
 	_Atomic uint64_t genctr;         /* discovery log generation counter */
 	_Atomic uint64_t ana_chgcnt;     /* ANA log change count (one for the target, as nvmet) */
 	_Atomic uint32_t auth_seqnum;    /* last DH-HMAC-CHAP sequence number (0: none yet) */
+	/* DH-HMAC-CHAP transactions that ended authenticated / failed (any queue's thread). */
+	_Atomic uint64_t auth_successes;
+	_Atomic uint64_t auth_failures;
 	const struct rblk_fabric_ops *fabric;
 	struct rblk_transport *transport; /* fabric's state */
 	/* Poll groups registered by the transport ([opts.num_poll_groups]), under pg_lock. */
@@ -121,6 +125,37 @@ struct rblk_tgt_ns_pgstats {
 	/* Writes of this group that passed the range lock unlocked (range_lock.c). */
 	_Atomic uint64_t fast_writes;
 } __attribute__((aligned(64)));
+
+/* Status code types counted apart (NVMe Status Field SCT, 3 bits). */
+enum rblk_tgt_sct {
+	RBLK_TGT_SCT_GENERIC = 0,
+	RBLK_TGT_SCT_CMD_SPECIFIC,
+	RBLK_TGT_SCT_MEDIA,
+	RBLK_TGT_SCT_PATH,
+	RBLK_TGT_SCT_OTHER,              /* vendor specific, reserved */
+	RBLK_TGT_SCT_NR,
+};
+
+/*
+ * One poll group's latency histograms and errors by status type of one
+ * namespace (the metrics): as rblk_tgt_ns_pgstats, written by that group's
+ * thread only and summed when read, in an array of its own so that the
+ * I/O counters' lines stay as they were. [0] reads, [1] writes; buckets as
+ * common/lat_buckets.h, each counting the commands whose latency fell in it
+ * (not cumulative), sum_ns their total.
+ */
+struct rblk_tgt_ns_pglat {
+	_Atomic uint64_t lat[2][RBLK_LAT_BUCKETS];
+	_Atomic uint64_t lat_sum_ns[2];
+	_Atomic uint64_t errors_sct[RBLK_TGT_SCT_NR];
+} __attribute__((aligned(64)));
+
+/* What rblk_tgt_ns_lat_read() sums. */
+struct rblk_tgt_ns_lat {
+	uint64_t lat[2][RBLK_LAT_BUCKETS];
+	uint64_t lat_sum_ns[2];
+	uint64_t errors_sct[RBLK_TGT_SCT_NR];
+};
 
 /* The range lock's gate (range_lock.c): whether writes may pass it unlocked. */
 enum rblk_gate {
@@ -194,6 +229,7 @@ struct rblk_tgt_ns {
 	uint32_t anagrpid;               /* ANA group; atomic loads, changes live (ana.c) */
 	_Atomic unsigned refs;           /* the table's + management's (not the I/O path's) */
 	struct rblk_tgt_ns_pgstats *pgstats; /* [ss->tgt->nr_pgs]: I/O counters, in flight */
+	struct rblk_tgt_ns_pglat *pglat; /* [ss->tgt->nr_pgs]: latency, errors by type */
 	_Atomic uint64_t syncs;          /* rblk_tgt_ns_sync() (never on the I/O path) */
 	_Atomic uint64_t sync_errors;
 	/*
@@ -444,6 +480,8 @@ void rblk_gen_serial(const char *nqn, char serial[21]);
 /* Adds the namespace's counters (every poll group's, and its syncs) into @out. */
 void rblk_tgt_ns_stats_read(const struct rblk_tgt_ns *ns, struct rblk_tgt_ns_stats *out);
 void rblk_tgt_ns_stats_add(struct rblk_tgt_ns_stats *dst, const struct rblk_tgt_ns_stats *src);
+/* Adds the namespace's histograms and errors by type (every poll group's) into @out. */
+void rblk_tgt_ns_lat_read(const struct rblk_tgt_ns *ns, struct rblk_tgt_ns_lat *out);
 /* Commands in flight on the namespace, over every poll group. */
 uint64_t rblk_tgt_ns_inflight(const struct rblk_tgt_ns *ns);
 

@@ -193,6 +193,17 @@ struct rblk_tgt_pg {
 	unsigned nbufs;
 	/* The core's own: bounce units for Compare, Verify, Copy (target/bounce.c). */
 	struct rblk_tgt_bounce *bounce;
+	/*
+	 * The group's load (rblk_target_stats_json): written by its thread
+	 * only, read by anyone. Its busy time is the time since start_ns that
+	 * it did not spend asleep waiting for work (spinning counts as busy:
+	 * it burns the CPU all the same).
+	 */
+	_Atomic uint64_t start_ns;      /* rblk_clock_ns() when it began polling, 0 before */
+	_Atomic uint64_t sleep_seq;     /* odd while the two below change */
+	_Atomic uint64_t sleep_ns;      /* asleep waiting for work, past sleeps */
+	_Atomic uint64_t sleep_since;   /* the sleep going on (rblk_clock_ns()), 0: awake */
+	_Atomic uint64_t buf_waits;     /* requests that waited for the transport's buffer pool */
 };
 
 /*
@@ -217,6 +228,17 @@ void rblk_tgt_pg_offline(struct rblk_tgt_pg *pg);
  * wait polls it).
  */
 void rblk_tgt_synchronize(struct rblk_target *tgt);
+/*
+ * The group's thread, around each wait for work: its busy time. Two clock
+ * reads per sleep, next to the sleep's own system call.
+ */
+void rblk_tgt_pg_sleep_begin(struct rblk_tgt_pg *pg);
+void rblk_tgt_pg_sleep_end(struct rblk_tgt_pg *pg);
+/*
+ * Time the group spent awake since it started (spinning included), any
+ * thread; it does not grow while the group sleeps, so it only ever grows.
+ */
+uint64_t rblk_tgt_pg_busy_ns(const struct rblk_tgt_pg *pg);
 /* Poll groups when the options say 0: one per online CPU. */
 unsigned rblk_tgt_default_poll_groups(void);
 
@@ -276,6 +298,12 @@ struct rblk_sq {
 	 * precise clock. Owned by the sq's thread.
 	 */
 	struct rblk_clock_cache *clock;
+	/*
+	 * The poll group's per-iteration precise clock (the latency
+	 * histograms: one read per iteration, not per command), or NULL: read
+	 * the precise clock. Owned by the sq's thread.
+	 */
+	struct rblk_clock_cache *lat_clock;
 	struct rblk_tgt_pg *pg;          /* the poll group that owns the sq (registered) */
 
 	/* Core state (written on the sq's thread; ctrl/qid under ctrl->lock). */
@@ -342,6 +370,7 @@ struct rblk_req {
 	/* Core private. */
 	struct rblk_req *cpl_next;  /* the transport's completion list (complete_io) */
 	uint64_t start_ns;          /* I/O: for the SMART busy time */
+	uint64_t arrive_ns;         /* the iteration that received it (sq->lat_clock) */
 	uint64_t err_lba;           /* I/O: LBA reported in the error log */
 	uint16_t dsm_nr;            /* DSM: ranges (1-based) */
 	uint16_t dsm_idx;           /* DSM: next range to deallocate */

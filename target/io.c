@@ -93,7 +93,34 @@ static struct rblk_tgt_ns_pgstats *io_stats(const struct rblk_req *req)
 	return &req->ns->pgstats[req->sq->pg->id];
 }
 
-static void account(struct rblk_req *req, int res)
+/* The status code type an error is counted under (Status Field bits 11:9). */
+static enum rblk_tgt_sct status_sct(uint16_t status)
+{
+	switch ((status >> 8) & 0x7) {
+	case 0:
+		return RBLK_TGT_SCT_GENERIC;
+	case 1:
+		return RBLK_TGT_SCT_CMD_SPECIFIC;
+	case 2:
+		return RBLK_TGT_SCT_MEDIA;
+	case 3:
+		return RBLK_TGT_SCT_PATH;
+	default:
+		return RBLK_TGT_SCT_OTHER;
+	}
+}
+
+/* A read or write that succeeded, in its latency histogram ([0] reads, [1] writes). */
+static void account_latency(struct rblk_req *req, unsigned dir)
+{
+	struct rblk_tgt_ns_pglat *h = &req->ns->pglat[req->sq->pg->id];
+	uint64_t lat = rblk_clock_cache_ns(req->sq->lat_clock) - req->arrive_ns;
+
+	rblk_stat_inc(&h->lat[dir][rblk_lat_bucket(lat)], 1);
+	rblk_stat_inc(&h->lat_sum_ns[dir], lat);
+}
+
+static void account(struct rblk_req *req, int res, uint16_t status)
 {
 	struct rblk_tgt_ns_pgstats *st = io_stats(req);
 
@@ -107,16 +134,19 @@ static void account(struct rblk_req *req, int res)
 		rblk_stat_inc(&st->errors, 1);
 		if (res == -EIO)
 			rblk_stat_inc(&st->media_errors, 1);
+		rblk_stat_inc(&req->ns->pglat[req->sq->pg->id].errors_sct[status_sct(status)], 1);
 		return;
 	}
 	switch (req->cmd->opc) {
 	case NVME_IO_READ:
 		rblk_stat_inc(&st->read_cmds, 1);
 		rblk_stat_inc(&st->read_bytes, req->data_len);
+		account_latency(req, 0);
 		break;
 	case NVME_IO_WRITE:
 		rblk_stat_inc(&st->write_cmds, 1);
 		rblk_stat_inc(&st->write_bytes, req->data_len);
+		account_latency(req, 1);
 		break;
 	default:
 		rblk_stat_inc(&st->other_cmds, 1);
@@ -137,7 +167,7 @@ void rblk_io_fail(struct rblk_req *req, int res)
 			 strerror(-res));
 	if (req->wgate)
 		rblk_range_write_end(req);
-	account(req, res);
+	account(req, res, status);
 	req->err_lba = io->offset >> req->ns->lbads;
 	rblk_req_complete(req, status);
 }
@@ -151,7 +181,7 @@ void rblk_io_finished(struct rblk_req *req, int res)
 	}
 	if (req->wgate)
 		rblk_range_write_end(req);
-	account(req, 0);
+	account(req, 0, 0);
 	rblk_req_complete(req, 0);
 }
 

@@ -48,6 +48,21 @@ void rblk_tgt_ns_stats_read(const struct rblk_tgt_ns *ns, struct rblk_tgt_ns_sta
 	out->sync_errors += rblk_stat_get(&ns->sync_errors);
 }
 
+void rblk_tgt_ns_lat_read(const struct rblk_tgt_ns *ns, struct rblk_tgt_ns_lat *out)
+{
+	for (unsigned i = 0; i < ns->ss->tgt->nr_pgs; i++) {
+		const struct rblk_tgt_ns_pglat *c = &ns->pglat[i];
+
+		for (unsigned d = 0; d < 2; d++) {
+			for (unsigned b = 0; b < RBLK_LAT_BUCKETS; b++)
+				out->lat[d][b] += rblk_stat_get(&c->lat[d][b]);
+			out->lat_sum_ns[d] += rblk_stat_get(&c->lat_sum_ns[d]);
+		}
+		for (unsigned t = 0; t < RBLK_TGT_SCT_NR; t++)
+			out->errors_sct[t] += rblk_stat_get(&c->errors_sct[t]);
+	}
+}
+
 uint64_t rblk_tgt_ns_inflight(const struct rblk_tgt_ns *ns)
 {
 	uint64_t n = 0;
@@ -111,6 +126,13 @@ int rblk_tgt_ns_create(struct rblk_subsystem *ss, const struct rblk_ns_opts *opt
 		goto out_free;
 	}
 	memset(ns->pgstats, 0, ss->tgt->nr_pgs * sizeof(*ns->pgstats));
+	ns->pglat = aligned_alloc(_Alignof(struct rblk_tgt_ns_pglat),
+				  ss->tgt->nr_pgs * sizeof(*ns->pglat));
+	if (!ns->pglat) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	memset(ns->pglat, 0, ss->tgt->nr_pgs * sizeof(*ns->pglat));
 	ret = rblk_range_lock_init(ns, ss->tgt->nr_pgs);
 	if (ret)
 		goto out_free;
@@ -193,6 +215,7 @@ out_free_path:
 	free(ns->path);
 out_free:
 	rblk_range_lock_fini(ns);
+	free(ns->pglat);
 	free(ns->pgstats);
 	free(ns);
 	return ret;
@@ -270,6 +293,7 @@ void rblk_tgt_ns_destroy(struct rblk_tgt_ns *ns)
 		ns->prov.ops->close(ns->prov.ctx);
 	free(ns->path);
 	rblk_range_lock_fini(ns);
+	free(ns->pglat);
 	free(ns->pgstats);
 	free(ns);
 }

@@ -50,6 +50,54 @@ void rblk_tgt_pg_offline(struct rblk_tgt_pg *pg)
 	atomic_store_explicit(&pg->qs, qs | 1, memory_order_relaxed);
 }
 
+/*
+ * The busy time: a sequence count around the sleep's two words, so that a
+ * reader never sees a sleep both going on and already added (it would count
+ * it twice, and the busy time would go back). One writer, the group.
+ */
+static void sleep_update(struct rblk_tgt_pg *pg, uint64_t add, uint64_t since)
+{
+	uint64_t seq = atomic_load_explicit(&pg->sleep_seq, memory_order_relaxed);
+
+	atomic_store_explicit(&pg->sleep_seq, seq + 1, memory_order_relaxed);
+	atomic_thread_fence(memory_order_release);
+	if (add)
+		rblk_stat_inc(&pg->sleep_ns, add);
+	atomic_store_explicit(&pg->sleep_since, since, memory_order_relaxed);
+	atomic_store_explicit(&pg->sleep_seq, seq + 2, memory_order_release);
+}
+
+void rblk_tgt_pg_sleep_begin(struct rblk_tgt_pg *pg)
+{
+	sleep_update(pg, 0, rblk_clock_ns());
+}
+
+void rblk_tgt_pg_sleep_end(struct rblk_tgt_pg *pg)
+{
+	uint64_t since = atomic_load_explicit(&pg->sleep_since, memory_order_relaxed);
+
+	if (since)
+		sleep_update(pg, rblk_clock_ns() - since, 0);
+}
+
+uint64_t rblk_tgt_pg_busy_ns(const struct rblk_tgt_pg *pg)
+{
+	uint64_t seq, slept, since, start, now;
+
+	start = atomic_load_explicit(&pg->start_ns, memory_order_relaxed);
+	if (!start)
+		return 0;
+	do {
+		seq = atomic_load_explicit(&pg->sleep_seq, memory_order_acquire);
+		slept = atomic_load_explicit(&pg->sleep_ns, memory_order_relaxed);
+		since = atomic_load_explicit(&pg->sleep_since, memory_order_relaxed);
+		atomic_thread_fence(memory_order_acquire);
+	} while ((seq & 1) || seq != atomic_load_explicit(&pg->sleep_seq, memory_order_relaxed));
+	/* Asleep: the busy time stopped when the sleep began. */
+	now = since ? since : rblk_clock_ns();
+	return now > start + slept ? now - start - slept : 0;
+}
+
 int rblk_tgt_pg_register(struct rblk_target *tgt, struct rblk_tgt_pg *pg, unsigned id)
 {
 	struct rblk_tgt_bounce *bounce;

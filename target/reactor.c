@@ -199,6 +199,11 @@ unsigned rblk_reactor_poll(struct rblk_reactor *r)
 
 	/* Nothing from the namespace tables is held uncounted between iterations. */
 	rblk_tgt_pg_quiescent(&r->core);
+	if (r->idle_asleep) {
+		/* Back from the embedder's wait. */
+		rblk_tgt_pg_sleep_end(&r->core);
+		r->idle_asleep = false;
+	}
 	rblk_stat_inc(&r->stats.iterations, 1);
 	rblk_clock_cache_reset(&r->clock);
 	rblk_clock_cache_reset(&r->svc_clock);
@@ -263,6 +268,8 @@ int rblk_reactor_idle(struct rblk_reactor *r)
 	rblk_stat_inc(&r->stats.sleeps, 1);
 	/* The embedder waits now: no grace period waits for it meanwhile. */
 	rblk_tgt_pg_offline(&r->core);
+	rblk_tgt_pg_sleep_begin(&r->core);
+	r->idle_asleep = true;
 	return next_timeout(r);
 }
 
@@ -274,7 +281,9 @@ static void sleep_wait(struct rblk_reactor *r)
 
 	rblk_stat_inc(&r->stats.sleeps, 1);
 	rblk_tgt_pg_offline(&r->core);
+	rblk_tgt_pg_sleep_begin(&r->core);
 	n = epoll_wait(r->epfd, ev, REACTOR_EPOLL_EVENTS, next_timeout(r));
+	rblk_tgt_pg_sleep_end(&r->core);
 	if (n < 0 && errno != EINTR)
 		RBLK_ERR("poll group %u: epoll_wait: %s", r->id, strerror(errno));
 	for (int i = 0; i < n; i++) {
@@ -408,6 +417,7 @@ static void *reactor_thread(void *arg)
 		   r->mode == RBLK_POLL_BUSY	    ? "busy"
 		   : r->mode == RBLK_POLL_EVENT ? "event"
 						: "adaptive");
+	atomic_store_explicit(&r->core.start_ns, rblk_clock_ns(), memory_order_relaxed);
 	loop(r);
 	rblk_tgt_pg_offline(&r->core);
 	thread_teardown(r);
@@ -476,6 +486,7 @@ int rblk_reactor_attach(struct rblk_reactor *r)
 		return ret;
 	}
 	r->inline_loop = true;
+	atomic_store_explicit(&r->core.start_ns, rblk_clock_ns(), memory_order_relaxed);
 	return 0;
 }
 

@@ -122,6 +122,7 @@ struct rblk_reactor {
 	 */
 	unsigned awaited;
 	uint64_t next_tick_ms;
+	bool idle_asleep;                 /* the embedder's loop went to wait for work */
 	struct rblk_reactor_stats stats;
 	/*
 	 * The core's share (its counter slot, quiescent states, storage

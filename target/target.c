@@ -770,6 +770,47 @@ static struct json_object *ctrl_json(struct rblk_tgt_ctrl *c)
 	return o;
 }
 
+static struct json_object *u64_array(const uint64_t *v, unsigned n)
+{
+	struct json_object *a = json_object_new_array();
+
+	for (unsigned i = 0; i < n; i++)
+		json_object_array_add(a, json_object_new_uint64(v[i]));
+	return a;
+}
+
+/*
+ * The latency histograms (per bucket, not cumulative: bounds in the
+ * document's "latency_bounds_ns", the last bucket above them) and the
+ * errors by status code type.
+ */
+static void lat_json(struct json_object *o, const struct rblk_tgt_ns *ns)
+{
+	static const char *const dir[2] = { "read_latency", "write_latency" };
+	static const char *const sct[RBLK_TGT_SCT_NR] = {
+		[RBLK_TGT_SCT_GENERIC] = "generic",
+		[RBLK_TGT_SCT_CMD_SPECIFIC] = "command_specific",
+		[RBLK_TGT_SCT_MEDIA] = "media",
+		[RBLK_TGT_SCT_PATH] = "path",
+		[RBLK_TGT_SCT_OTHER] = "other",
+	};
+	struct rblk_tgt_ns_lat lat;
+	struct json_object *e = json_object_new_object();
+
+	memset(&lat, 0, sizeof(lat));
+	rblk_tgt_ns_lat_read(ns, &lat);
+	for (unsigned d = 0; d < 2; d++) {
+		struct json_object *h = json_object_new_object();
+
+		json_object_object_add(h, "buckets", u64_array(lat.lat[d], RBLK_LAT_BUCKETS));
+		add_u64(h, "sum_ns", lat.lat_sum_ns[d]);
+		json_object_object_add(o, dir[d], h);
+	}
+	for (unsigned t = 0; t < RBLK_TGT_SCT_NR; t++)
+		add_u64(e, sct[t], lat.errors_sct[t]);
+	json_object_object_add(o, "errors_by_type", e);
+}
+
 static struct json_object *ns_json(struct rblk_tgt_ns *ns)
 {
 	struct json_object *o = json_object_new_object();
@@ -792,6 +833,8 @@ static struct json_object *ns_json(struct rblk_tgt_ns *ns)
 	add_u64(o, "syncs", st->syncs);
 	add_u64(o, "sync_errors", st->sync_errors);
 	add_u64(o, "busy_ns", st->busy_ns);
+	add_u64(o, "inflight", rblk_tgt_ns_inflight(ns));
+	lat_json(o, ns);
 	return o;
 }
 
@@ -830,6 +873,37 @@ static struct json_object *admission_json(struct rblk_target *tgt)
 	add_u64(refused, "max_pending_per_addr", st.refused_pending_addr);
 	json_object_object_add(o, "refused", refused);
 	return o;
+}
+
+static struct json_object *auth_json(struct rblk_target *tgt)
+{
+	struct json_object *o = json_object_new_object();
+
+	add_u64(o, "successes", rblk_stat_get(&tgt->auth_successes));
+	add_u64(o, "failures", rblk_stat_get(&tgt->auth_failures));
+	return o;
+}
+
+/* Each registered poll group's load: busy time since it started, buffer-pool waits. */
+static struct json_object *pgs_json(struct rblk_target *tgt)
+{
+	struct json_object *a = json_object_new_array();
+
+	pthread_mutex_lock(&tgt->pg_lock);
+	for (unsigned i = 0; i < tgt->nr_pgs; i++) {
+		struct rblk_tgt_pg *pg = tgt->pgs[i];
+		struct json_object *o;
+
+		if (!pg)
+			continue;
+		o = json_object_new_object();
+		add_u64(o, "id", pg->id);
+		add_u64(o, "busy_ns", rblk_tgt_pg_busy_ns(pg));
+		add_u64(o, "buf_waits", rblk_stat_get(&pg->buf_waits));
+		json_object_array_add(a, o);
+	}
+	pthread_mutex_unlock(&tgt->pg_lock);
+	return a;
 }
 
 int rblk_target_stats_json(struct rblk_target *tgt, char **out)
@@ -883,6 +957,10 @@ int rblk_target_stats_json(struct rblk_target *tgt, char **out)
 	pthread_mutex_unlock(&tgt->lock);
 	if (tgt->fabric->admit_stats)
 		json_object_object_add(root, "admission", admission_json(tgt));
+	json_object_object_add(root, "auth", auth_json(tgt));
+	json_object_object_add(root, "poll_groups", pgs_json(tgt));
+	json_object_object_add(root, "latency_bounds_ns", u64_array(rblk_lat_bound_ns,
+									 RBLK_LAT_BOUNDS));
 	json_object_object_add(root, "listeners", ls);
 	json_object_object_add(root, "subsystems", subs);
 	json_object_object_add(root, "controllers", ctrls);

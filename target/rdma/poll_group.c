@@ -503,7 +503,7 @@ static void ops_teardown(struct rblk_reactor *r)
 		  (unsigned long long)rblk_stat_get(&r->stats.sleeps),
 		  (unsigned long long)rblk_stat_get(&pg->stats.wcs),
 		  (unsigned long long)rblk_stat_get(&r->stats.msgs),
-		  (unsigned long long)rblk_stat_get(&pg->stats.buf_waits),
+		  (unsigned long long)rblk_stat_get(&pg->r.core.buf_waits),
 		  (unsigned long long)rblk_stat_get(&pg->stats.buf_timeouts));
 	for (unsigned d = 0; d < pg->ndevs; d++)
 		dev_destroy(pg->devs[d]);

@@ -97,8 +97,8 @@ struct rblk_pg_opts {
 /* Written by the group's thread only (rblk_stat_inc), read by anyone. */
 struct rblk_pg_stats {
 	_Atomic uint64_t wcs;             /* work completions handled */
-	_Atomic uint64_t buf_waits;       /* requests that had to wait for pool units */
-	_Atomic uint64_t buf_timeouts;    /* ... and gave up after RBLK_RDMA_BUF_WAIT_MS */
+	/* (requests that had to wait for pool units: r.core.buf_waits, for the core's statistics) */
+	_Atomic uint64_t buf_timeouts;    /* waited, and gave up after RBLK_RDMA_BUF_WAIT_MS */
 };
 
 struct rblk_poll_group {

@@ -181,7 +181,7 @@ static void step_need_buffer(struct rblk_rdma_req *r)
 	if (!take_turn(&dev->pending_buf, r, rblk_mr_pool_free_count(dev->pool) >= n)) {
 		if (!r->wait_since_ms) {
 			r->wait_since_ms = rblk_clock_ms();
-			rblk_stat_inc(&dev->pg->stats.buf_waits, 1);
+			rblk_stat_inc(&dev->pg->r.core.buf_waits, 1);
 		}
 		return;
 	}

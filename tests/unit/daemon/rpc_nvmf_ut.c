@@ -539,6 +539,38 @@ static void test_controllers_and_qpairs(void)
 	CU_ASSERT_EQUAL(call("nvmf_get_stats", "{\"poll_group\": 1}"), RBLK_RPC_INVALID_PARAMS);
 }
 
+/* One namespace's figures, with the buckets' bounds; the nqn and nsid checked. */
+static void test_ns_get_stats(void)
+{
+	struct json_object *v;
+
+	with_subsystem(true);
+	fake_set_stats("{\"latency_bounds_ns\": [10000], \"namespaces\": ["
+		       "{\"subsystem\": \"" SUB0 "\", \"nsid\": 1, \"read_cmds\": 5,"
+		       " \"read_latency\": {\"buckets\": [4, 1], \"sum_ns\": 9}},"
+		       "{\"subsystem\": \"" SUB0 "\", \"nsid\": 2, \"read_cmds\": 7}]}");
+	CU_ASSERT_EQUAL(call("rblk_ns_get_stats", "{\"nqn\": \"" SUB0 "\", \"nsid\": 1}"), 0);
+	CU_ASSERT_EQUAL(json_object_get_int(json_object_object_get(result, "read_cmds")), 5);
+	CU_ASSERT_TRUE(json_object_object_get_ex(result, "read_latency", &v));
+	CU_ASSERT_TRUE(json_object_object_get_ex(result, "latency_bounds_ns", &v));
+	CU_ASSERT_EQUAL(json_object_array_length(v), 1);
+	CU_ASSERT_EQUAL(call("rblk_ns_get_stats", "{\"nqn\": \"" SUB0 "\", \"nsid\": 2}"), 0);
+	CU_ASSERT_EQUAL(json_object_get_int(json_object_object_get(result, "read_cmds")), 7);
+	CU_ASSERT_EQUAL(call("rblk_ns_get_stats", "{\"nqn\": \"" SUB0 "\", \"nsid\": 3}"),
+			RBLK_RPC_INVALID_PARAMS);
+	CU_ASSERT(msg_is("nsid: no namespace 3 in \"" SUB0 "\""));
+	CU_ASSERT_EQUAL(call("rblk_ns_get_stats", "{\"nqn\": \"" SUB1 "\", \"nsid\": 1}"),
+			RBLK_RPC_INVALID_PARAMS);
+	CU_ASSERT_EQUAL(call("rblk_ns_get_stats", "{\"nqn\": \"" SUB0 "\"}"),
+			RBLK_RPC_INVALID_PARAMS);
+	CU_ASSERT(msg_is("nsid: required"));
+	CU_ASSERT_EQUAL(call("rblk_ns_get_stats", "{\"nqn\": \"" SUB0 "\", \"nsid\": 0}"),
+			RBLK_RPC_INVALID_PARAMS);
+	CU_ASSERT_EQUAL(call("rblk_ns_get_stats",
+			     "{\"nqn\": \"" SUB0 "\", \"nsid\": 1, \"x\": 1}"),
+			RBLK_RPC_INVALID_PARAMS);
+}
+
 static void test_save_config(void)
 {
 	char other[80];
@@ -607,6 +639,7 @@ static const struct ut_case cases[] = {
 	UT_CASE(test_host_set_auth),
 	UT_CASE(test_get_subsystems),
 	UT_CASE(test_controllers_and_qpairs),
+	UT_CASE(test_ns_get_stats),
 	UT_CASE(test_save_config),
 	UT_END,
 };

@@ -540,6 +540,69 @@ static void test_media_error(void)
 	CU_ASSERT_EQUAL(rblk_le64(e.lba), 16);
 	CU_ASSERT_EQUAL(rblk_le32(e.nsid), 1);
 	CU_ASSERT_EQUAL(ns_stats(ss->ns[0]).errors, 1);
+	/* Counted under its status code type (Media and Data Integrity Errors). */
+	struct rblk_tgt_ns_lat lat = { 0 };
+
+	rblk_tgt_ns_lat_read(ss->ns[0], &lat);
+	CU_ASSERT_EQUAL(lat.errors_sct[RBLK_TGT_SCT_MEDIA], 1);
+	CU_ASSERT_EQUAL(lat.errors_sct[RBLK_TGT_SCT_GENERIC], 0);
+	/* A failed read is no latency sample. */
+	for (unsigned i = 0; i < RBLK_LAT_BUCKETS; i++)
+		CU_ASSERT_EQUAL(lat.lat[0][i], 0);
+	teardown();
+	free(b);
+}
+
+/*
+ * One command through the queue with the latency clock at @arrive when it
+ * is received and @arrive + @lat when it completes; its status.
+ */
+static uint16_t timed_rw(struct rblk_clock_cache *clk, uint8_t opc, uint64_t lat, void *b)
+{
+	struct nvme_rw_cmd c;
+	struct tt_req *tr;
+	uint16_t st;
+
+	tt_sqe((struct nvme_sqe *)&c, opc, 6, 1);
+	c.nlb = rblk_cpu_to_le16(7);
+	tr = tt_send(iq, (struct nvme_sqe *)&c, b, 4096);
+	CU_ASSERT_FALSE(tr->done); /* the RAM engine completes from the next poll */
+	clk->ns += lat;
+	while (!tr->done)
+		tt_pump(env);
+	st = tt_status(&tr->cqe);
+	tt_req_release(tr);
+	return st;
+}
+
+/*
+ * Latencies from the precise iteration clock (sq->lat_clock), from receipt
+ * to completion, each in the first bucket whose bound is >= it.
+ */
+static void test_latency_histograms(void)
+{
+	struct rblk_clock_cache clk = { .ns = 5000000000ull, .valid = true, .on = true };
+	uint8_t *b = aligned_alloc(4096, 4096);
+	struct rblk_tgt_ns_lat lat = { 0 };
+	struct rblk_tgt_ns *ns;
+
+	engine = NULL;
+	setup(512, 0, false);
+	ns = iq->sq.ctrl->ss->ns[0];
+	iq->sq.lat_clock = &clk;
+	CU_ASSERT_EQUAL(timed_rw(&clk, NVME_IO_READ, 30000, b), 0);      /* <= 50 us */
+	CU_ASSERT_EQUAL(timed_rw(&clk, NVME_IO_READ, 10000, b), 0);      /* <= 10 us: inclusive */
+	CU_ASSERT_EQUAL(timed_rw(&clk, NVME_IO_WRITE, 10001, b), 0);     /* <= 25 us */
+	CU_ASSERT_EQUAL(timed_rw(&clk, NVME_IO_WRITE, 20000000000ull, b), 0); /* > 10 s */
+	rblk_tgt_ns_lat_read(ns, &lat);
+	CU_ASSERT_EQUAL(lat.lat[0][0], 1);
+	CU_ASSERT_EQUAL(lat.lat[0][2], 1);
+	CU_ASSERT_EQUAL(lat.lat_sum_ns[0], 40000);
+	CU_ASSERT_EQUAL(lat.lat[1][1], 1);
+	CU_ASSERT_EQUAL(lat.lat[1][RBLK_LAT_BUCKETS - 1], 1);
+	CU_ASSERT_EQUAL(lat.lat_sum_ns[1], 20000010001ull);
+	CU_ASSERT_EQUAL(ns_stats(ns).read_cmds, 2);
+	iq->sq.lat_clock = NULL;
 	teardown();
 	free(b);
 }
@@ -585,6 +648,7 @@ static const struct ut_case cases[] = {
 	UT_CASE(test_remove_ns_with_io_in_flight),
 	UT_CASE(test_media_error),
 	UT_CASE(test_busy_time_uses_the_iteration_clock),
+	UT_CASE(test_latency_histograms),
 	UT_CASE(test_close_syncs_writable_file),
 	UT_CASE(test_shutdown_syncs_namespaces),
 	UT_END,

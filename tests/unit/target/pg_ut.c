@@ -10,7 +10,11 @@
  */
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
+
+#include "common/clock.h"
 
 #include "test_transport.h"
 #include "ut.h"
@@ -167,7 +171,80 @@ static void test_remove_waits_for_io_lookup(void)
 	teardown();
 }
 
+/* Each group's histogram slot is its own; a read sums them all. */
+static void test_latency_summed_over_groups(void)
+{
+	struct rblk_tgt_ns_lat lat = { 0 };
+	struct rblk_subsystem *ss;
+	struct rblk_tgt_ns *ns;
+	char *json = NULL;
+
+	setup();
+	ss = tt_add_subsys(env, TT_SUBNQN, "mem:64K", NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ss);
+	ns = ss->ns[0];
+	rblk_stat_inc(&ns->pglat[0].lat[0][rblk_lat_bucket(20000)], 2);  /* <= 25 us */
+	rblk_stat_inc(&ns->pglat[1].lat[0][rblk_lat_bucket(25000)], 3);  /* the same bucket */
+	rblk_stat_inc(&ns->pglat[1].lat[1][rblk_lat_bucket(3000000)], 1); /* <= 5 ms */
+	rblk_stat_inc(&ns->pglat[0].lat_sum_ns[0], 40000);
+	rblk_stat_inc(&ns->pglat[1].lat_sum_ns[0], 75000);
+	rblk_stat_inc(&ns->pglat[1].errors_sct[RBLK_TGT_SCT_PATH], 1);
+	rblk_tgt_ns_lat_read(ns, &lat);
+	CU_ASSERT_EQUAL(lat.lat[0][1], 5);
+	CU_ASSERT_EQUAL(lat.lat[1][8], 1);
+	CU_ASSERT_EQUAL(lat.lat_sum_ns[0], 115000);
+	CU_ASSERT_EQUAL(lat.errors_sct[RBLK_TGT_SCT_PATH], 1);
+	/* The statistics document carries them, per bucket, with the bounds. */
+	CU_ASSERT_EQUAL_FATAL(rblk_target_stats_json(env->tgt, &json), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(json, "\"sum_ns\":115000"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(json, "\"path\":1"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(json, "\"latency_bounds_ns\":["));
+	CU_ASSERT_PTR_NOT_NULL(strstr(json, "10000000000"));
+	free(json);
+	teardown();
+}
+
+static void test_bucket_bounds(void)
+{
+	CU_ASSERT_EQUAL(rblk_lat_bucket(0), 0);
+	CU_ASSERT_EQUAL(rblk_lat_bucket(10000), 0);
+	CU_ASSERT_EQUAL(rblk_lat_bucket(10001), 1);
+	CU_ASSERT_EQUAL(rblk_lat_bucket(1000000), 6);
+	CU_ASSERT_EQUAL(rblk_lat_bucket(10000000000ull), RBLK_LAT_BOUNDS - 1);
+	CU_ASSERT_EQUAL(rblk_lat_bucket(10000000001ull), RBLK_LAT_BOUNDS);
+	CU_ASSERT_EQUAL(rblk_lat_bucket(UINT64_MAX), RBLK_LAT_BOUNDS);
+	for (unsigned i = 1; i < RBLK_LAT_BOUNDS; i++)
+		CU_ASSERT(rblk_lat_bound_ns[i] > rblk_lat_bound_ns[i - 1]);
+}
+
+/* Busy time: awake time since the start; it stands still while the group sleeps. */
+static void test_busy_time(void)
+{
+	uint64_t b1, b2, b3;
+
+	setup();
+	CU_ASSERT_EQUAL(rblk_tgt_pg_busy_ns(&other), 0); /* not started */
+	atomic_store(&other.start_ns, rblk_clock_ns() - 1000000000ull);
+	b1 = rblk_tgt_pg_busy_ns(&other);
+	CU_ASSERT(b1 >= 1000000000ull);
+	rblk_tgt_pg_sleep_begin(&other);
+	b1 = rblk_tgt_pg_busy_ns(&other);
+	usleep(20000);
+	b2 = rblk_tgt_pg_busy_ns(&other);
+	CU_ASSERT_EQUAL(b2, b1);
+	rblk_tgt_pg_sleep_end(&other);
+	b3 = rblk_tgt_pg_busy_ns(&other);
+	CU_ASSERT(b3 >= b2);
+	CU_ASSERT(atomic_load(&other.sleep_ns) >= 20000000ull);
+	/* Never more than the time since the start minus the sleep. */
+	CU_ASSERT(b3 <= rblk_clock_ns() - atomic_load(&other.start_ns) - 20000000ull);
+	teardown();
+}
+
 static const struct ut_case cases[] = {
+	UT_CASE(test_latency_summed_over_groups),
+	UT_CASE(test_bucket_bounds),
+	UT_CASE(test_busy_time),
 	UT_CASE(test_register),
 	UT_CASE(test_grace_period),
 	UT_CASE(test_remove_waits_for_io_lookup),

@@ -528,7 +528,7 @@ static void test_buffer_wait_bound(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
 	since = b->wait_since_ms;
 	CU_ASSERT_NOT_EQUAL(since, 0);
-	CU_ASSERT_EQUAL(atomic_load(&dev->pg->stats.buf_waits), 1);
+	CU_ASSERT_EQUAL(atomic_load(&dev->pg->r.core.buf_waits), 1);
 	/* Not yet. */
 	rblk_rdma_dev_expire_waits(dev, since + RBLK_RDMA_BUF_WAIT_MS - 1);
 	CU_ASSERT_EQUAL(b->state, RBLK_RDMA_REQ_NEED_BUFFER);
