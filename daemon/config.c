@@ -556,5 +556,7 @@ void rblk_config_target_opts(const struct rblk_config *cfg, struct rblk_target_o
 	o->rbd_conf = t->rbd_conf;
 	o->rbd_id = t->rbd_id;
 	o->rbd_keyring = t->rbd_keyring;
+	/* What the metrics endpoint shows; the clock read per busy iteration only then. */
+	o->latency_stats = t->metrics != NULL;
 }
 

@@ -300,8 +300,9 @@ struct rblk_sq {
 	struct rblk_clock_cache *clock;
 	/*
 	 * The poll group's per-iteration precise clock (the latency
-	 * histograms: one read per iteration, not per command), or NULL: read
-	 * the precise clock. Owned by the sq's thread.
+	 * histograms: one read per iteration, not per command), or NULL: no
+	 * histograms (rblk_target_opts.latency_stats off). Owned by the sq's
+	 * thread.
 	 */
 	struct rblk_clock_cache *lat_clock;
 	struct rblk_tgt_pg *pg;          /* the poll group that owns the sq (registered) */

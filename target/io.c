@@ -114,7 +114,11 @@ static enum rblk_tgt_sct status_sct(uint16_t status)
 static void account_latency(struct rblk_req *req, unsigned dir)
 {
 	struct rblk_tgt_ns_pglat *h = &req->ns->pglat[req->sq->pg->id];
-	uint64_t lat = rblk_clock_cache_ns(req->sq->lat_clock) - req->arrive_ns;
+	uint64_t lat;
+
+	if (!req->sq->lat_clock)
+		return; /* latency_stats off */
+	lat = rblk_clock_cache_ns(req->sq->lat_clock) - req->arrive_ns;
 
 	rblk_stat_inc(&h->lat[dir][rblk_lat_bucket(lat)], 1);
 	rblk_stat_inc(&h->lat_sum_ns[dir], lat);

@@ -32,7 +32,8 @@ void rblk_req_init(struct rblk_req *req, struct rblk_sq *sq, struct nvme_sqe *cm
 	req->status = 0;
 	req->error_loc = RBLK_NO_ERROR_LOC;
 	req->start_ns = 0;
-	req->arrive_ns = rblk_clock_cache_ns(sq->lat_clock);
+	if (sq->lat_clock)
+		req->arrive_ns = rblk_clock_cache_ns(sq->lat_clock);
 	req->err_lba = 0;
 	req->bounce = NULL;
 	req->fused_state = RBLK_FUSED_NONE;

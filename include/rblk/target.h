@@ -149,6 +149,15 @@ struct rblk_target_opts {
 	 * (also what a device without SRQ support gets).
 	 */
 	uint32_t srq_depth;
+	/*
+	 * Latency histograms of reads and writes per namespace
+	 * (rblk_target_stats_json()'s "latency"). Each poll iteration that
+	 * receives or completes commands then reads the precise clock once:
+	 * tens of nanoseconds where the clocksource is the TSC, a system call
+	 * where it is hpet (some VMs). Default false: no clock read, empty
+	 * histograms. rblk-target turns it on with its metrics endpoint.
+	 */
+	bool latency_stats;
 };
 
 void rblk_target_opts_init(struct rblk_target_opts *opts) RBLK_EXPORT;

@@ -269,7 +269,8 @@ static int setup(struct rblk_rdma_queue *q)
 
 	rblk_sq_init(&q->sq, q->t->tgt, &rblk_rdma_transport_ops, q->plan.qid, q->depth);
 	q->sq.clock = &pg->r.svc_clock;
-	q->sq.lat_clock = &pg->r.clock;
+	/* NULL: no latency histograms, and no clock read for them. */
+	q->sq.lat_clock = rblk_tgt_opts(q->t->tgt)->latency_stats ? &pg->r.clock : NULL;
 	q->sq.pg = &pg->r.core;
 	q->sq.listener = q->listener;
 	rblk_addr_host_str(rblk_cm_id_local_addr(q->cm_id), local, sizeof(local));

@@ -602,7 +602,14 @@ static void test_latency_histograms(void)
 	CU_ASSERT_EQUAL(lat.lat[1][RBLK_LAT_BUCKETS - 1], 1);
 	CU_ASSERT_EQUAL(lat.lat_sum_ns[1], 20000010001ull);
 	CU_ASSERT_EQUAL(ns_stats(ns).read_cmds, 2);
+	/* No iteration clock (latency_stats off): counted, kept out of the histograms. */
 	iq->sq.lat_clock = NULL;
+	CU_ASSERT_EQUAL(timed_rw(&clk, NVME_IO_READ, 30000, b), 0);
+	memset(&lat, 0, sizeof(lat));
+	rblk_tgt_ns_lat_read(ns, &lat);
+	CU_ASSERT_EQUAL(lat.lat[0][2], 1);
+	CU_ASSERT_EQUAL(lat.lat_sum_ns[0], 40000);
+	CU_ASSERT_EQUAL(ns_stats(ns).read_cmds, 3);
 	teardown();
 	free(b);
 }
