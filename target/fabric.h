@@ -69,6 +69,7 @@ struct rblk_req;
 struct rblk_listener;
 struct rblk_transport;
 struct rblk_tgt_bounce;
+struct rblk_tgt_qos_pg;
 
 /* ======================================================================== */
 /* Constants the transport and the core agree on.                           */
@@ -193,6 +194,8 @@ struct rblk_tgt_pg {
 	unsigned nbufs;
 	/* The core's own: bounce units for Compare, Verify, Copy (target/bounce.c). */
 	struct rblk_tgt_bounce *bounce;
+	/* Namespaces whose commands on this group wait for QoS credit (target/qos.c). */
+	struct rblk_tgt_qos_pg *qos_waiting;
 };
 
 /*
@@ -217,6 +220,14 @@ void rblk_tgt_pg_offline(struct rblk_tgt_pg *pg);
  * wait polls it).
  */
 void rblk_tgt_synchronize(struct rblk_target *tgt);
+/*
+ * The group's thread, every loop iteration while pg->qos_waiting is set:
+ * starts the commands waiting for QoS credit that now have it, in arrival
+ * order per namespace. Returns how many started. The loop must not sleep
+ * longer than RBLK_TGT_QOS_POLL_MS while pg->qos_waiting is set.
+ */
+#define RBLK_TGT_QOS_POLL_MS 1
+unsigned rblk_tgt_pg_qos_poll(struct rblk_tgt_pg *pg);
 /* Poll groups when the options say 0: one per online CPU. */
 unsigned rblk_tgt_default_poll_groups(void);
 

@@ -792,6 +792,7 @@ static struct json_object *ns_json(struct rblk_tgt_ns *ns)
 	add_u64(o, "syncs", st->syncs);
 	add_u64(o, "sync_errors", st->sync_errors);
 	add_u64(o, "busy_ns", st->busy_ns);
+	add_u64(o, "qos_waits", st->qos_waits);
 	return o;
 }
 
