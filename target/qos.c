@@ -92,8 +92,8 @@ void rblk_qos_set(struct rblk_tgt_ns *ns, const uint64_t per_sec[RBLK_QOS_NR])
 
 	pthread_mutex_lock(&ns->qos_lock);
 	was_on = atomic_load_explicit(&ns->qos_on, memory_order_relaxed);
-	if (!was_on)
-		atomic_store_explicit(&q->refill_ns, qos_now(), memory_order_relaxed);
+	/* Time before the change does not count at the new rate. */
+	atomic_store_explicit(&q->refill_ns, qos_now(), memory_order_relaxed);
 	for (int k = 0; k < RBLK_QOS_NR; k++) {
 		uint64_t old = atomic_load_explicit(&q->per_sec[k], memory_order_relaxed);
 		int64_t slice = (int64_t)(RBLK_QOS_SLICE_NS * per_sec[k]);
@@ -133,6 +133,23 @@ static bool has_credit(struct rblk_tgt_qos *q, const uint64_t cost[RBLK_QOS_NR])
 }
 
 /*
+ * Credit after @elapsed ns at @rate from @old, capped: old + elapsed x rate
+ * without overflow, whatever the time (a debt is paid by all of it).
+ */
+static int64_t refilled(int64_t old, uint64_t elapsed, uint64_t rate)
+{
+	int64_t cap = (int64_t)(RBLK_QOS_BURST_SLICES * RBLK_QOS_SLICE_NS * rate);
+	uint64_t room;
+
+	if (old >= cap)
+		return old; /* saved at a higher limit: cut by rblk_qos_set() */
+	room = (uint64_t)(cap - old);
+	if (elapsed >= room / rate)
+		return cap;
+	return old + (int64_t)(elapsed * rate);
+}
+
+/*
  * Adds the credit of the time since the last refill, at most once a slice:
  * the group that moves refill_ns forward adds it, the others see the result.
  * What nobody used is capped at RBLK_QOS_BURST_SLICES of the limit, so an
@@ -141,31 +158,24 @@ static bool has_credit(struct rblk_tgt_qos *q, const uint64_t cost[RBLK_QOS_NR])
 static void refill(struct rblk_tgt_qos *q, uint64_t now)
 {
 	uint64_t last = atomic_load_explicit(&q->refill_ns, memory_order_relaxed);
-	uint64_t elapsed;
 
 	if (now < last + RBLK_QOS_SLICE_NS)
 		return;
 	if (!atomic_compare_exchange_strong_explicit(&q->refill_ns, &last, now,
 						     memory_order_relaxed, memory_order_relaxed))
 		return;
-	elapsed = now - last;
-	if (elapsed > RBLK_QOS_BURST_SLICES * RBLK_QOS_SLICE_NS)
-		elapsed = RBLK_QOS_BURST_SLICES * RBLK_QOS_SLICE_NS;
 	for (int k = 0; k < RBLK_QOS_NR; k++) {
 		uint64_t rate = atomic_load_explicit(&q->per_sec[k], memory_order_relaxed);
-		int64_t cap = (int64_t)(RBLK_QOS_BURST_SLICES * RBLK_QOS_SLICE_NS * rate);
-		int64_t add = (int64_t)(elapsed * rate), old, new;
+		int64_t old;
 
 		if (!rate)
 			continue;
 		old = atomic_load_explicit(&q->avail[k], memory_order_relaxed);
-		do {
-			new = old + add;
-			if (new > cap)
-				new = cap > old ? cap : old;
-		} while (!atomic_compare_exchange_weak_explicit(&q->avail[k], &old, new,
-								memory_order_relaxed,
-								memory_order_relaxed));
+		while (!atomic_compare_exchange_weak_explicit(&q->avail[k], &old,
+							      refilled(old, now - last, rate),
+							      memory_order_relaxed,
+							      memory_order_relaxed))
+			;
 	}
 }
 
