@@ -139,8 +139,13 @@ enum rblk_qos_kind {
 };
 /* Refills happen at most once a slice (one shared write per slice)... */
 #define RBLK_QOS_SLICE_NS 1000000ull
-/* ... and credit saved while nobody used it is capped at this many slices. */
-#define RBLK_QOS_BURST_SLICES 10u
+/*
+ * ... and credit saved while nobody used it is capped at this many slices:
+ * enough to cover a poll group that did not run for a while (a busy or
+ * virtual CPU) without losing the time's credit, small enough that an idle
+ * namespace cannot save up a burst worth noticing.
+ */
+#define RBLK_QOS_BURST_SLICES 100u
 
 /*
  * The shared part: one per namespace, written by the poll groups that run

@@ -138,7 +138,10 @@ static bool has_credit(struct rblk_tgt_qos *q, const uint64_t cost[RBLK_QOS_NR])
  */
 static int64_t refilled(int64_t old, uint64_t elapsed, uint64_t rate)
 {
-	int64_t cap = (int64_t)(RBLK_QOS_BURST_SLICES * RBLK_QOS_SLICE_NS * rate);
+	const uint64_t window = RBLK_QOS_BURST_SLICES * RBLK_QOS_SLICE_NS;
+	/* Saturated far below INT64_MAX: a byte limit of tens of GB/s over the window. */
+	int64_t cap = rate > (uint64_t)(INT64_MAX / 4) / window ? INT64_MAX / 4
+								 : (int64_t)(window * rate);
 	uint64_t room;
 
 	if (old >= cap)
