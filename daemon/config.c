@@ -560,3 +560,18 @@ void rblk_config_target_opts(const struct rblk_config *cfg, struct rblk_target_o
 	o->latency_stats = t->metrics != NULL;
 }
 
+
+bool rblk_cfg_qos_any(const struct rblk_cfg_qos *q)
+{
+	return q->rw_ios_per_sec || q->rw_mbytes_per_sec || q->r_mbytes_per_sec ||
+	       q->w_mbytes_per_sec;
+}
+
+void rblk_cfg_qos_to_opts(const struct rblk_cfg_qos *q, struct rblk_ns_qos *out)
+{
+	rblk_ns_qos_init(out);
+	out->rw_ios_per_sec = q->rw_ios_per_sec;
+	out->rw_mbytes_per_sec = q->rw_mbytes_per_sec;
+	out->r_mbytes_per_sec = q->r_mbytes_per_sec;
+	out->w_mbytes_per_sec = q->w_mbytes_per_sec;
+}

@@ -40,6 +40,18 @@ enum rblk_cfg_mode {
 
 #define RBLK_CFG_NSID_MAX 0xfffffffeu /* 0xffffffff is the broadcast NSID */
 
+/* A namespace's QoS limits (x-rblk.qos; docs/qos.md), SPDK's names; 0: none. */
+struct rblk_cfg_qos {
+	uint32_t rw_ios_per_sec;
+	uint32_t rw_mbytes_per_sec;
+	uint32_t r_mbytes_per_sec;
+	uint32_t w_mbytes_per_sec;
+};
+
+/* Whether any limit is set; the limits as the target API takes them. */
+bool rblk_cfg_qos_any(const struct rblk_cfg_qos *q);
+void rblk_cfg_qos_to_opts(const struct rblk_cfg_qos *q, struct rblk_ns_qos *out);
+
 struct rblk_cfg_ns {
 	char *where;         /* "subsystems[0].namespaces[1]" or "--ns PATH" */
 	uint32_t nsid;
@@ -55,6 +67,7 @@ struct rblk_cfg_ns {
 	uint32_t block_size; /* x-rblk.block_size; 0 = detect */
 	uint32_t ana_grpid;  /* ana_grpid (or nvmetcli's ana.grpid); 1 unless set */
 	bool rbd_cache;      /* x-rblk.rbd_cache: librbd's cache on (rbd: paths only) */
+	struct rblk_cfg_qos qos; /* x-rblk.qos; changes live */
 };
 
 struct rblk_cfg_subsys {
@@ -314,6 +327,7 @@ enum rblk_cfg_op_type {
 	RBLK_CFG_OP_ADD_SUBSYS,     /* ss (new) */
 	RBLK_CFG_OP_HOST_AUTH,      /* ss (new), host, auth: before any host is allowed in */
 	RBLK_CFG_OP_ADD_NS,         /* ss (new), ns (new) */
+	RBLK_CFG_OP_NS_QOS,         /* ss (new), ns (new): a namespace that stays, new limits */
 	RBLK_CFG_OP_ALLOW_HOST,     /* ss (new), host */
 	RBLK_CFG_OP_ANY_HOST_ON,    /* ss (new) */
 	RBLK_CFG_OP_LISTEN,         /* port (new), opened with linked_only */

@@ -245,6 +245,12 @@ static int diff_subsys(struct rblk_config_diff *d, const struct rblk_config *oc,
 					return -ENOMEM;
 				op->ns = nn;
 			}
+			/* QoS limits too, as SPDK's bdev_set_qos_limit on a bdev in use. */
+			if (memcmp(&on->qos, &nn->qos, sizeof(on->qos))) {
+				if (!(op = op_add(d, RBLK_CFG_OP_NS_QOS, n)))
+					return -ENOMEM;
+				op->ns = nn;
+			}
 			continue;
 		}
 		if (!(op = op_add(d, RBLK_CFG_OP_ADD_NS, n)))
@@ -524,6 +530,12 @@ void rblk_cfg_op_describe(const struct rblk_cfg_op *op, char *buf, size_t len)
 		snprintf(buf, len, "add subsystem %s%s%s", nqn,
 			 op->ss->allow_any_host ? " (any host)" : "", extra);
 		break;
+	case RBLK_CFG_OP_NS_QOS:
+		snprintf(buf, len, "%s: namespace %u QoS rw_ios_per_sec %u, rw_mbytes_per_sec %u, "
+			 "r_mbytes_per_sec %u, w_mbytes_per_sec %u", nqn, op->ns->nsid,
+			 op->ns->qos.rw_ios_per_sec, op->ns->qos.rw_mbytes_per_sec,
+			 op->ns->qos.r_mbytes_per_sec, op->ns->qos.w_mbytes_per_sec);
+		break;
 	case RBLK_CFG_OP_LISTEN:
 		snprintf(buf, len, op->port->ipv6 ? "listen on rdma [%s]:%u (portid %u)"
 						   : "listen on rdma %s:%u (portid %u)",
@@ -567,8 +579,17 @@ static int apply_add_subsys(struct rblk_target *tgt, const struct rblk_cfg_subsy
 	return rblk_target_add_subsystem(tgt, &o, &handle);
 }
 
+static int apply_ns_qos(struct rblk_subsystem *ss, const struct rblk_cfg_ns *ns)
+{
+	struct rblk_ns_qos q;
+
+	rblk_cfg_qos_to_opts(&ns->qos, &q);
+	return rblk_subsystem_set_ns_qos(ss, ns->nsid, &q);
+}
+
 static int apply_add_ns(struct rblk_subsystem *ss, const struct rblk_cfg_ns *ns)
 {
+	struct rblk_ns_qos qos;
 	struct rblk_ns_opts o;
 	uint32_t nsid;
 
@@ -586,6 +607,10 @@ static int apply_add_ns(struct rblk_subsystem *ss, const struct rblk_cfg_ns *ns)
 	memcpy(o.eui64, ns->eui64, 8);
 	o.anagrpid = ns->ana_grpid;
 	o.rbd_cache = ns->rbd_cache;
+	/* Limited from its first command on: a host may be connected already. */
+	rblk_cfg_qos_to_opts(&ns->qos, &qos);
+	if (rblk_cfg_qos_any(&ns->qos))
+		o.qos = &qos;
 	return rblk_subsystem_add_namespace(ss, &o, &nsid);
 }
 
@@ -652,6 +677,8 @@ static int apply_op(struct rblk_target *tgt, const struct rblk_cfg_op *op)
 		return rblk_subsystem_remove_namespace(ss, op->ns->nsid);
 	case RBLK_CFG_OP_ADD_NS:
 		return apply_add_ns(ss, op->ns);
+	case RBLK_CFG_OP_NS_QOS:
+		return apply_ns_qos(ss, op->ns);
 	case RBLK_CFG_OP_DEL_SUBSYS:
 		return rblk_target_remove_subsystem(tgt, op->ss->nqn);
 	case RBLK_CFG_OP_ADD_SUBSYS:

@@ -153,6 +153,44 @@ static int parse_hosts(struct rblk_cj_ctx *c, struct json_object *arr, struct rb
 	return 0;
 }
 
+/* x-rblk.qos: SPDK's limit names, each 0 (none) up to the target's maximum. */
+static bool parse_ns_qos(struct rblk_cj_ctx *c, const char *path, struct json_object *x,
+			 struct rblk_cfg_ns *ns)
+{
+	struct {
+		const char *key;
+		uint32_t *out;
+		uint32_t max;
+	} keys[] = {
+		{ "rw_ios_per_sec", &ns->qos.rw_ios_per_sec, RBLK_NS_QOS_MAX_IOS_PER_SEC },
+		{ "rw_mbytes_per_sec", &ns->qos.rw_mbytes_per_sec, RBLK_NS_QOS_MAX_MBYTES_PER_SEC },
+		{ "r_mbytes_per_sec", &ns->qos.r_mbytes_per_sec, RBLK_NS_QOS_MAX_MBYTES_PER_SEC },
+		{ "w_mbytes_per_sec", &ns->qos.w_mbytes_per_sec, RBLK_NS_QOS_MAX_MBYTES_PER_SEC },
+	};
+	char p[300], what[64];
+	bool ok = true;
+
+	if (!rblk_cj_get_obj(c, path, x, "namespace"))
+		return false;
+	json_object_object_foreach(x, key, v) {
+		size_t i;
+
+		rblk_cj_path(p, sizeof(p), "%s.%s", path, key);
+		for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+			if (strcmp(key, keys[i].key) == 0)
+				break;
+		if (i == sizeof(keys) / sizeof(keys[0])) {
+			perr(c, "namespace", "%s: unknown QoS limit (rw_ios_per_sec, "
+			     "rw_mbytes_per_sec, r_mbytes_per_sec, w_mbytes_per_sec)", p);
+			ok = false;
+			continue;
+		}
+		snprintf(what, sizeof(what), "a limit (0: none, up to %u)", keys[i].max);
+		ok &= rblk_cj_get_u32(c, p, v, 0, keys[i].max, what, "namespace", keys[i].out);
+	}
+	return ok;
+}
+
 static bool parse_ns_xrblk(struct rblk_cj_ctx *c, const char *path, struct json_object *x,
 			   struct rblk_cfg_ns *ns)
 {
@@ -167,6 +205,8 @@ static bool parse_ns_xrblk(struct rblk_cj_ctx *c, const char *path, struct json_
 			ok &= rblk_cj_get_bool(c, p, v, "namespace", &ns->read_only);
 		} else if (strcmp(key, "rbd_cache") == 0) {
 			ok &= rblk_cj_get_bool(c, p, v, "namespace", &ns->rbd_cache);
+		} else if (strcmp(key, "qos") == 0) {
+			ok &= parse_ns_qos(c, p, v, ns);
 		} else if (strcmp(key, "backend") == 0) {
 			ok &= get_backend(c, p, v, "namespace", &ns->backend);
 		} else if (strcmp(key, "block_size") == 0) {

@@ -71,6 +71,21 @@ static struct json_object *strv_json(char *const *v, size_t n)
 	return arr;
 }
 
+/* x-rblk.qos: every limit, sorted, 0 for none. */
+static struct json_object *qos_json(const struct rblk_cfg_qos *q)
+{
+	struct json_object *o = json_object_new_object();
+
+	if (!o || put(o, "r_mbytes_per_sec", json_object_new_int64(q->r_mbytes_per_sec)) ||
+	    put(o, "rw_ios_per_sec", json_object_new_int64(q->rw_ios_per_sec)) ||
+	    put(o, "rw_mbytes_per_sec", json_object_new_int64(q->rw_mbytes_per_sec)) ||
+	    put(o, "w_mbytes_per_sec", json_object_new_int64(q->w_mbytes_per_sec))) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
 static struct json_object *ns_json(const struct rblk_cfg_ns *ns)
 {
 	struct json_object *o = json_object_new_object(), *dev = json_object_new_object();
@@ -105,6 +120,8 @@ static struct json_object *ns_json(const struct rblk_cfg_ns *ns)
 		if (put_str(x, "eui64", hex))
 			goto fail;
 	}
+	if (rblk_cfg_qos_any(&ns->qos) && put(x, "qos", qos_json(&ns->qos)))
+		goto fail;
 	if (ns->rbd_cache && put(x, "rbd_cache", json_object_new_boolean(true)))
 		goto fail;
 	if (ns->read_only && put(x, "read_only", json_object_new_boolean(true)))

@@ -172,10 +172,8 @@ static const struct ns_counter ns_counters[] = {
 	  "Bytes written by successful write commands." },
 	{ "rblk_namespace_io_in_flight", "gauge", "inflight",
 	  "I/O commands holding the namespace now (parsed, not yet completed)." },
-	/*
-	 * rblk_namespace_qos_waits_total comes here once the namespace's
-	 * statistics carry the QoS waits (key "qos_waits").
-	 */
+	{ "rblk_namespace_qos_waits_total", "counter", "qos_waits",
+	  "I/O commands that waited for the namespace's QoS limits before they started." },
 };
 
 static const char *const sct_names[] = { "generic", "command_specific", "media", "path", "other" };

@@ -39,6 +39,8 @@ static void usage(FILE *out)
 	      "      --listen_address.trtype RDMA --listen_address.traddr 10.0.0.1 \\\n"
 	      "      --listen_address.trsvcid 4420\n"
 	      "  rblk-target rpc nvmf_subsystem_add_ns --nqn nqn.2024-01.io.rblk:a --namespace.path mem:1G\n"
+	      "  rblk-target rpc rblk_ns_set_qos_limit --nqn nqn.2024-01.io.rblk:a --nsid 1 \\\n"
+	      "      --rw_ios_per_sec 5000\n"
 	      "  rblk-target rpc rpc_get_methods\n"
 	      "Exit status: 0 done; 1 the call failed (its message on stderr); 2 usage.\n",
 	      out);

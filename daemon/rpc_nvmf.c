@@ -543,6 +543,60 @@ static int remove_ns(void *ctx, struct json_object *p, struct json_object **resu
 			     nsid);
 }
 
+/*
+ * SPDK's bdev_set_qos_limit, on a namespace named by subsystem and NSID:
+ * the limits given change, the others keep their value; 0 lifts one.
+ */
+static int set_qos_limit(void *ctx, struct json_object *p, struct json_object **result,
+			 struct rblk_rpc_err *e)
+{
+	static const char *const known[] = { "nqn", "nsid", "rw_ios_per_sec", "rw_mbytes_per_sec",
+		"r_mbytes_per_sec", "w_mbytes_per_sec", "tgt_name", NULL };
+	struct rblk_tgt_live *l = ctx;
+	struct rblk_cfg_subsys *ss;
+	struct rblk_cfg_qos q;
+	struct rblk_cfg_ns *ns;
+	struct rblk_config *next;
+	bool given[4] = { false };
+	const char *nqn;
+	uint32_t nsid;
+
+	(void)result;
+	memset(&q, 0, sizeof(q));
+	if (rblk_rpc_param_only(p, "rblk_ns_set_qos_limit", known, e) || get_nqn(p, &nqn, e) ||
+	    rblk_rpc_param_u32(p, "nsid", true, 1, RBLK_CFG_NSID_MAX, &nsid, NULL, e) ||
+	    rblk_rpc_param_u32(p, "rw_ios_per_sec", false, 0, RBLK_NS_QOS_MAX_IOS_PER_SEC,
+			       &q.rw_ios_per_sec, &given[0], e) ||
+	    rblk_rpc_param_u32(p, "rw_mbytes_per_sec", false, 0, RBLK_NS_QOS_MAX_MBYTES_PER_SEC,
+			       &q.rw_mbytes_per_sec, &given[1], e) ||
+	    rblk_rpc_param_u32(p, "r_mbytes_per_sec", false, 0, RBLK_NS_QOS_MAX_MBYTES_PER_SEC,
+			       &q.r_mbytes_per_sec, &given[2], e) ||
+	    rblk_rpc_param_u32(p, "w_mbytes_per_sec", false, 0, RBLK_NS_QOS_MAX_MBYTES_PER_SEC,
+			       &q.w_mbytes_per_sec, &given[3], e))
+		return e->code;
+	if (!given[0] && !given[1] && !given[2] && !given[3])
+		return rblk_rpc_fail(e, RBLK_RPC_INVALID_PARAMS, "give at least one of "
+				     "rw_ios_per_sec, rw_mbytes_per_sec, r_mbytes_per_sec, "
+				     "w_mbytes_per_sec (0 lifts a limit)");
+	if (begin(l, nqn, &next, &ss, e))
+		return e->code;
+	ns = rblk_cfg_subsys_find_ns(ss, nsid);
+	if (!ns || !ns->enable) {
+		rblk_config_free(next);
+		return rblk_rpc_fail(e, RBLK_RPC_INVALID_PARAMS, "nsid: %.223s has no namespace %u",
+				     nqn, nsid);
+	}
+	if (given[0])
+		ns->qos.rw_ios_per_sec = q.rw_ios_per_sec;
+	if (given[1])
+		ns->qos.rw_mbytes_per_sec = q.rw_mbytes_per_sec;
+	if (given[2])
+		ns->qos.r_mbytes_per_sec = q.r_mbytes_per_sec;
+	if (given[3])
+		ns->qos.w_mbytes_per_sec = q.w_mbytes_per_sec;
+	return commit(l, next, e);
+}
+
 /* ------------------------------------------------------------ hosts */
 
 static int set_auth(struct rblk_config *next, struct json_object *p, const char *host,
@@ -763,6 +817,7 @@ const struct rblk_rpc_method rblk_rpc_nvmf_methods[] = {
 	{ "nvmf_get_stats", rblk_rpc_get_stats },
 	{ "rblk_ns_get_stats", rblk_rpc_ns_get_stats },
 	{ "rblk_host_set_auth", host_set_auth },
+	{ "rblk_ns_set_qos_limit", set_qos_limit },
 	{ "rblk_save_config", save_config },
 };
 

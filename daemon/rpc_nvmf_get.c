@@ -89,7 +89,7 @@ static const char *live_serial(struct json_object *st, const char *nqn)
 
 static struct json_object *ns_json(const struct rblk_cfg_ns *ns)
 {
-	struct json_object *o = json_object_new_object();
+	struct json_object *o = json_object_new_object(), *q;
 	char id[RBLK_UUID_STRLEN];
 
 	add_int(o, "nsid", ns->nsid);
@@ -102,6 +102,13 @@ static struct json_object *ns_json(const struct rblk_cfg_ns *ns)
 	add_int(o, "anagrpid", ns->ana_grpid);
 	json_object_object_add(o, "read_only", json_object_new_boolean(ns->read_only));
 	json_object_object_add(o, "enable", json_object_new_boolean(ns->enable));
+	/* As SPDK's bdev_get_bdevs shows a bdev's limits (0: none). */
+	q = json_object_new_object();
+	add_int(q, "rw_ios_per_sec", ns->qos.rw_ios_per_sec);
+	add_int(q, "rw_mbytes_per_sec", ns->qos.rw_mbytes_per_sec);
+	add_int(q, "r_mbytes_per_sec", ns->qos.r_mbytes_per_sec);
+	add_int(q, "w_mbytes_per_sec", ns->qos.w_mbytes_per_sec);
+	json_object_object_add(o, "assigned_rate_limits", q);
 	return o;
 }
 

@@ -104,6 +104,7 @@ struct rblk_tgt_ns_stats {
 	uint64_t busy_ns;                /* sum of I/O service times */
 	uint64_t syncs;                  /* rblk_tgt_ns_sync(): shutdowns and closes */
 	uint64_t sync_errors;            /* ... that failed */
+	uint64_t qos_waits;              /* I/Os that waited for the QoS limits */
 };
 
 /*
@@ -124,6 +125,54 @@ struct rblk_tgt_ns_pgstats {
 	_Atomic uint64_t inflight;
 	/* Writes of this group that passed the range lock unlocked (range_lock.c). */
 	_Atomic uint64_t fast_writes;
+	_Atomic uint64_t qos_waits;      /* I/Os that waited for credit (qos.c) */
+} __attribute__((aligned(64)));
+
+/*
+ * QoS (target/qos.c, docs/qos.md): a namespace's limits, each a token
+ * bucket. Credit is counted in units of 1/NSEC_PER_SEC of an I/O or of a
+ * byte, so that time refills it by elapsed_ns x limit with no division and
+ * no rounding, whatever the limit.
+ */
+enum rblk_qos_kind {
+	RBLK_QOS_RW_IOS = 0,             /* rw_ios_per_sec: reads and writes */
+	RBLK_QOS_RW_BYTES,               /* rw_mbytes_per_sec */
+	RBLK_QOS_R_BYTES,                /* r_mbytes_per_sec */
+	RBLK_QOS_W_BYTES,                /* w_mbytes_per_sec */
+	RBLK_QOS_NR,
+};
+/* Refills happen at most once a slice (one shared write per slice)... */
+#define RBLK_QOS_SLICE_NS 1000000ull
+/*
+ * ... and credit saved while nobody used it is capped at this many slices:
+ * enough to cover a poll group that did not run for a while (a busy or
+ * virtual CPU) without losing the time's credit, small enough that an idle
+ * namespace cannot save up a burst worth noticing.
+ */
+#define RBLK_QOS_BURST_SLICES 100u
+
+/*
+ * The shared part: one per namespace, written by the poll groups that run
+ * its I/O, and only while the namespace has a limit (ns->qos_on). Its own
+ * cache lines, apart from the namespace fields every command reads.
+ */
+struct rblk_tgt_qos {
+	_Atomic int64_t avail[RBLK_QOS_NR];  /* credit; negative: debt of a large I/O */
+	_Atomic uint64_t refill_ns;          /* time of the last refill */
+	_Atomic uint64_t per_sec[RBLK_QOS_NR]; /* the limits in I/Os or bytes; 0: none */
+} __attribute__((aligned(64)));
+
+/*
+ * One poll group's commands of one namespace waiting for credit, FIFO by
+ * req->wait_next, owned by that group's thread; listed on pg->qos_waiting
+ * while not empty.
+ */
+struct rblk_tgt_qos_pg {
+	struct rblk_tgt_ns *ns;
+	struct rblk_req *head;
+	struct rblk_req **tail;
+	struct rblk_tgt_qos_pg *next;    /* pg->qos_waiting */
+	bool listed;                     /* on pg->qos_waiting */
 } __attribute__((aligned(64)));
 
 /* Status code types counted apart (NVMe Status Field SCT, 3 bits). */
@@ -244,6 +293,15 @@ struct rblk_tgt_ns {
 	struct rblk_req *lk_writes;      /* writes in flight admitted under the lock */
 	struct rblk_req *lk_wait_head;   /* writes waiting for a fused command, by wait_next */
 	struct rblk_req **lk_wait_tail;
+	/*
+	 * QoS (qos.c): qos_on is the one word an unlimited namespace's I/O
+	 * reads (relaxed, never written on the I/O path); the bucket and the
+	 * wait lists are touched only while it is set. qos_lock orders setters.
+	 */
+	_Atomic bool qos_on;
+	struct rblk_tgt_qos *qos;
+	struct rblk_tgt_qos_pg *qos_pg;  /* [tgt->nr_pgs] */
+	pthread_mutex_t qos_lock;
 };
 
 struct rblk_tgt_ctrl {
@@ -608,6 +666,40 @@ void rblk_range_cw_lock(struct rblk_req *cw, uint64_t start, uint64_t end,
 			void (*locked)(struct rblk_req *req), void (*failed)(struct rblk_req *req));
 /* Gives the range back; the writes that waited for it go again. */
 void rblk_range_cw_unlock(struct rblk_req *cw);
+
+/* qos.c: the namespace's rate limits (docs/qos.md). */
+int rblk_qos_init(struct rblk_tgt_ns *ns, unsigned nr_pgs);
+void rblk_qos_fini(struct rblk_tgt_ns *ns);
+/*
+ * Sets the limits (per second, [RBLK_QOS_NR], 0: none) at once: saved credit
+ * is cut to one slice of a lowered limit. Any thread.
+ */
+void rblk_qos_set(struct rblk_tgt_ns *ns, const uint64_t per_sec[RBLK_QOS_NR]);
+void rblk_qos_get(const struct rblk_tgt_ns *ns, uint64_t per_sec[RBLK_QOS_NR]);
+/*
+ * The bucket alone, for its tests: charges cost[] at now_ns if every limited
+ * kind the cost names has credit left (refilling first when due): true.
+ */
+bool rblk_qos_take(struct rblk_tgt_qos *q, const uint64_t cost[RBLK_QOS_NR], uint64_t now_ns);
+/* The clock the buckets read (rblk_clock_ns); unit tests put a fake one in. */
+void rblk_qos_set_clock(uint64_t (*now_ns)(void));
+bool rblk_qos_admit_slow(struct rblk_req *req, void (*go)(struct rblk_req *req));
+/*
+ * A Read or Write may go: true (go now), or false: it waits in its poll
+ * group's FIFO for the namespace and go(req) runs on its thread once credit
+ * allows (rblk_tgt_pg_qos_poll). One relaxed load for an unlimited namespace.
+ */
+static inline bool rblk_qos_admit(struct rblk_req *req, void (*go)(struct rblk_req *req))
+{
+	if (__builtin_expect(!atomic_load_explicit(&req->ns->qos_on, memory_order_relaxed), 1))
+		return true;
+	return rblk_qos_admit_slow(req, go);
+}
+/* The public limits (include/rblk/target.h): set (0 or -EINVAL), read. */
+int rblk_tgt_ns_set_qos(struct rblk_tgt_ns *ns, const struct rblk_ns_qos *qos);
+void rblk_tgt_ns_get_qos(const struct rblk_tgt_ns *ns, struct rblk_ns_qos *qos);
+/* rblk_sq_teardown(): the queue's commands waiting for credit are aborted. */
+void rblk_qos_sq_teardown(struct rblk_sq *sq);
 
 /* fused.c: fused Compare and Write. */
 /*

@@ -353,6 +353,7 @@ void rblk_sq_teardown(struct rblk_sq *sq)
 	sq->state = RBLK_SQ_CLOSING;
 	if (sq->qid != 0) {
 		rblk_fused_sq_teardown(sq);
+		rblk_qos_sq_teardown(sq);
 		return;
 	}
 

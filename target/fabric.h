@@ -69,6 +69,7 @@ struct rblk_req;
 struct rblk_listener;
 struct rblk_transport;
 struct rblk_tgt_bounce;
+struct rblk_tgt_qos_pg;
 
 /* ======================================================================== */
 /* Constants the transport and the core agree on.                           */
@@ -204,6 +205,8 @@ struct rblk_tgt_pg {
 	_Atomic uint64_t sleep_ns;      /* asleep waiting for work, past sleeps */
 	_Atomic uint64_t sleep_since;   /* the sleep going on (rblk_clock_ns()), 0: awake */
 	_Atomic uint64_t buf_waits;     /* requests that waited for the transport's buffer pool */
+	/* Namespaces whose commands on this group wait for QoS credit (target/qos.c). */
+	struct rblk_tgt_qos_pg *qos_waiting;
 };
 
 /*
@@ -239,6 +242,14 @@ void rblk_tgt_pg_sleep_end(struct rblk_tgt_pg *pg);
  * thread; it does not grow while the group sleeps, so it only ever grows.
  */
 uint64_t rblk_tgt_pg_busy_ns(const struct rblk_tgt_pg *pg);
+/*
+ * The group's thread, every loop iteration while pg->qos_waiting is set:
+ * starts the commands waiting for QoS credit that now have it, in arrival
+ * order per namespace. Returns how many started. The loop must not sleep
+ * longer than RBLK_TGT_QOS_POLL_MS while pg->qos_waiting is set.
+ */
+#define RBLK_TGT_QOS_POLL_MS 1
+unsigned rblk_tgt_pg_qos_poll(struct rblk_tgt_pg *pg);
 /* Poll groups when the options say 0: one per online CPU. */
 unsigned rblk_tgt_default_poll_groups(void);
 

@@ -314,11 +314,19 @@ static bool rw_range_lock(struct rblk_req *req, void (*go)(struct rblk_req *req)
 				      go);
 }
 
-static void execute_rw(struct rblk_req *req)
+static void rw_admitted(struct rblk_req *req)
 {
 	if (req->cmd->opc == NVME_IO_WRITE && !rw_range_lock(req, rw_go))
 		return;
 	rw_go(req);
+}
+
+/* The namespace's QoS limits first (target/qos.c): a command over them waits there. */
+static void execute_rw(struct rblk_req *req)
+{
+	if (!rblk_qos_admit(req, rw_admitted))
+		return;
+	rw_admitted(req);
 }
 
 /*

@@ -27,6 +27,7 @@ void rblk_tgt_ns_stats_add(struct rblk_tgt_ns_stats *dst, const struct rblk_tgt_
 	dst->busy_ns += src->busy_ns;
 	dst->syncs += src->syncs;
 	dst->sync_errors += src->sync_errors;
+	dst->qos_waits += src->qos_waits;
 }
 
 /* Summed when read: each poll group writes only its own slot (core.h). */
@@ -43,6 +44,7 @@ void rblk_tgt_ns_stats_read(const struct rblk_tgt_ns *ns, struct rblk_tgt_ns_sta
 		out->errors += rblk_stat_get(&c->errors);
 		out->media_errors += rblk_stat_get(&c->media_errors);
 		out->busy_ns += rblk_stat_get(&c->busy_ns);
+		out->qos_waits += rblk_stat_get(&c->qos_waits);
 	}
 	out->syncs += rblk_stat_get(&ns->syncs);
 	out->sync_errors += rblk_stat_get(&ns->sync_errors);
@@ -134,6 +136,8 @@ int rblk_tgt_ns_create(struct rblk_subsystem *ss, const struct rblk_ns_opts *opt
 	}
 	memset(ns->pglat, 0, ss->tgt->nr_pgs * sizeof(*ns->pglat));
 	ret = rblk_range_lock_init(ns, ss->tgt->nr_pgs);
+	if (!ret)
+		ret = rblk_qos_init(ns, ss->tgt->nr_pgs);
 	if (ret)
 		goto out_free;
 	ns->path = strdup(path);
@@ -203,6 +207,9 @@ int rblk_tgt_ns_create(struct rblk_subsystem *ss, const struct rblk_ns_opts *opt
 		if (!opts->has_nguid)
 			rblk_gen_nguid(ss->nqn, nsid, ns->nguid);
 	}
+	if (opts->size > offsetof(struct rblk_ns_opts, qos) && opts->qos &&
+	    (ret = rblk_tgt_ns_set_qos(ns, opts->qos)))
+		goto out_close;
 	atomic_init(&ns->refs, 1);
 	*out = ns;
 	return 0;
@@ -214,6 +221,7 @@ out_close:
 out_free_path:
 	free(ns->path);
 out_free:
+	rblk_qos_fini(ns);
 	rblk_range_lock_fini(ns);
 	free(ns->pglat);
 	free(ns->pgstats);
@@ -292,6 +300,7 @@ void rblk_tgt_ns_destroy(struct rblk_tgt_ns *ns)
 	if (ns->prov.ops->close)
 		ns->prov.ops->close(ns->prov.ctx);
 	free(ns->path);
+	rblk_qos_fini(ns);
 	rblk_range_lock_fini(ns);
 	free(ns->pglat);
 	free(ns->pgstats);

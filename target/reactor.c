@@ -216,6 +216,9 @@ unsigned rblk_reactor_poll(struct rblk_reactor *r)
 	done += run_completions(r);
 	r->awaited += done;
 	n += done;
+	/* Commands waiting for QoS credit: before the flush posts what they start. */
+	if (r->core.qos_waiting)
+		n += rblk_tgt_pg_qos_poll(&r->core);
 	n += r->ops->flush(r);
 	rblk_tgt_pg_storage_flush(&r->core);
 
@@ -253,11 +256,16 @@ static bool prepare_sleep(struct rblk_reactor *r, bool reset)
 static int next_timeout(struct rblk_reactor *r)
 {
 	uint64_t now;
+	int t;
 
 	if (!r->ops->has_timers(r))
-		return -1;
+		return r->core.qos_waiting ? RBLK_TGT_QOS_POLL_MS : -1;
 	now = rblk_clock_ms();
-	return r->next_tick_ms > now ? (int)(r->next_tick_ms - now) : 0;
+	t = r->next_tick_ms > now ? (int)(r->next_tick_ms - now) : 0;
+	/* QoS credit comes back with time alone: look again soon. */
+	if (r->core.qos_waiting && t > RBLK_TGT_QOS_POLL_MS)
+		t = RBLK_TGT_QOS_POLL_MS;
+	return t;
 }
 
 int rblk_reactor_idle(struct rblk_reactor *r)

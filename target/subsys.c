@@ -579,6 +579,8 @@ int rblk_subsys_remove_ns(struct rblk_subsystem *ss, uint32_t nsid)
 	 */
 	rblk_tgt_synchronize(ss->tgt);
 	rblk_tgt_ns_put(ns);
+	/* Commands waiting for QoS credit go now instead of draining at the limit. */
+	rblk_qos_set(ns, (const uint64_t[RBLK_QOS_NR]){ 0 });
 	for (;;) {
 		uint64_t inflight = rblk_tgt_ns_inflight(ns);
 		unsigned refs = atomic_load_explicit(&ns->refs, memory_order_acquire);

@@ -835,6 +835,7 @@ static struct json_object *ns_json(struct rblk_tgt_ns *ns)
 	add_u64(o, "busy_ns", st->busy_ns);
 	add_u64(o, "inflight", rblk_tgt_ns_inflight(ns));
 	lat_json(o, ns);
+	add_u64(o, "qos_waits", st->qos_waits);
 	return o;
 }
 

@@ -267,6 +267,8 @@ void rblk_host_auth_init(struct rblk_host_auth *auth) RBLK_EXPORT;
 int rblk_subsystem_set_host_auth(struct rblk_subsystem *ss, const char *hostnqn,
 				 const struct rblk_host_auth *auth) RBLK_EXPORT;
 
+struct rblk_ns_qos;
+
 struct rblk_ns_opts {
 	size_t size;
 	uint32_t nsid;               /* 0 = lowest free */
@@ -296,6 +298,8 @@ struct rblk_ns_opts {
 	 * exports. -EINVAL on any other path.
 	 */
 	bool rbd_cache;
+	/* Rate limits from the first command on (see below); NULL: none. Copied. */
+	const struct rblk_ns_qos *qos;
 };
 
 void rblk_ns_opts_init(struct rblk_ns_opts *opts) RBLK_EXPORT;
@@ -330,6 +334,44 @@ int rblk_subsystem_remove_namespace(struct rblk_subsystem *ss, uint32_t nsid) RB
  */
 int rblk_subsystem_resize_namespace(struct rblk_subsystem *ss, uint32_t nsid,
 				    uint64_t num_blocks) RBLK_EXPORT;
+
+/*
+ * Per-namespace QoS (docs/qos.md), with SPDK's names and units: limits on
+ * the namespace's Reads and Writes held across every controller, queue and
+ * poll group together. A command over a limit waits (in arrival order on
+ * its poll group) and is never failed; a command larger than the credit
+ * left still goes, and the next ones wait until the debt is paid. 0: no
+ * limit. Other commands (Flush, Write Zeroes, Dataset Management, Compare,
+ * Verify, Copy) are not limited, as in SPDK.
+ */
+#define RBLK_NS_QOS_MAX_IOS_PER_SEC 100000000ull /* 10^8 */
+#define RBLK_NS_QOS_MAX_MBYTES_PER_SEC 100000ull /* about 100 GiB/s */
+
+struct rblk_ns_qos {
+	size_t size;
+	uint64_t rw_ios_per_sec;     /* Reads and Writes a second, together */
+	uint64_t rw_mbytes_per_sec;  /* MiB (2^20 bytes) a second, read and written together */
+	uint64_t r_mbytes_per_sec;   /* MiB a second read */
+	uint64_t w_mbytes_per_sec;   /* MiB a second written */
+};
+
+void rblk_ns_qos_init(struct rblk_ns_qos *qos) RBLK_EXPORT;
+/*
+ * Whether @qos can be set: 0, or -EINVAL with "rw_ios_per_sec 200000000:
+ * must be at most 100000000" in @why.
+ */
+int rblk_ns_qos_check(const struct rblk_ns_qos *qos, char *why, size_t len) RBLK_EXPORT;
+/*
+ * Sets namespace @nsid's limits while hosts use it; they apply to the next
+ * command, and commands waiting go by the new limits at once (credit saved
+ * at an old, higher limit is cut to a millisecond of the new one). Any
+ * thread. 0, -ENOENT (no such namespace), -EINVAL (rblk_ns_qos_check).
+ */
+int rblk_subsystem_set_ns_qos(struct rblk_subsystem *ss, uint32_t nsid,
+			      const struct rblk_ns_qos *qos) RBLK_EXPORT;
+/* The limits in force (qos->size set by the caller; rblk_ns_qos_init). 0 or -ENOENT. */
+int rblk_subsystem_get_ns_qos(struct rblk_subsystem *ss, uint32_t nsid,
+			      struct rblk_ns_qos *qos) RBLK_EXPORT;
 
 struct rblk_listen_opts {
 	size_t size;

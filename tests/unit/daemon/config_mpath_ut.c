@@ -242,7 +242,7 @@ static char descs[4096];
 
 static void diff_ops(struct rblk_config *old, struct rblk_config *new, char *out, size_t len)
 {
-	static const char letters[] = "KHoxunsSKNHAlGgqdkR";
+	static const char letters[] = "KHoxunsSKNQHAlGgqdkR";
 	struct rblk_config_diff d;
 	size_t i;
 

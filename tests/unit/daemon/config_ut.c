@@ -419,6 +419,62 @@ static void test_xrblk_rbd_cache(void)
 	free(json);
 }
 
+/*
+ * x-rblk.qos: SPDK's limit names, saved back, applied live on a reload that
+ * changes only them (no replacement), and given to a new namespace at once.
+ */
+static void test_xrblk_qos(void)
+{
+	char *text = NULL, *json, *lim, *free_ns;
+	struct rblk_config *a, *b;
+	struct rblk_config_diff d;
+
+	log_reset();
+	lim = one_subsys("", "{\"nsid\": 1, \"device\": {\"path\": \"mem:64M\"},"
+			     " \"x-rblk\": {\"qos\": {\"rw_ios_per_sec\": 500, \"w_mbytes_per_sec\": \"20\"}}}",
+			 ADDR_OK);
+	free_ns = one_subsys("", "{\"nsid\": 1, \"device\": {\"path\": \"mem:64M\"}}", ADDR_OK);
+	a = parse_ok(lim);
+	CU_ASSERT_EQUAL(a->subsys[0].ns[0].qos.rw_ios_per_sec, 500);
+	CU_ASSERT_EQUAL(a->subsys[0].ns[0].qos.w_mbytes_per_sec, 20);
+	CU_ASSERT_EQUAL(a->subsys[0].ns[0].qos.r_mbytes_per_sec, 0);
+	CU_ASSERT_EQUAL_FATAL(rblk_config_to_json(a, &text), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"rw_ios_per_sec\": 500"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "\"w_mbytes_per_sec\": 20"));
+	free(text);
+	b = parse_ok(free_ns);
+	CU_ASSERT_EQUAL_FATAL(rblk_config_to_json(b, &text), 0);
+	CU_ASSERT_PTR_NULL(strstr(text, "qos"));
+	free(text);
+	/* Only the limits change: one live op, the namespace stays. */
+	CU_ASSERT_EQUAL_FATAL(rblk_config_diff(a, b, &d), 0);
+	CU_ASSERT_EQUAL_FATAL(d.nr, 1);
+	CU_ASSERT_EQUAL(d.ops[0].type, RBLK_CFG_OP_NS_QOS);
+	CU_ASSERT_EQUAL(d.ops[0].ns->qos.rw_ios_per_sec, 0);
+	fake_reset();
+	/* (The fake target has no such subsystem: the op reaches the API all the same.) */
+	CU_ASSERT_EQUAL(rblk_config_apply(fake_target(), &d, true), -ENOENT);
+	rblk_config_diff_free(&d);
+	/* A new namespace is created with its limits. */
+	fake_reset();
+	CU_ASSERT_EQUAL_FATAL(rblk_config_diff(NULL, a, &d), 0);
+	CU_ASSERT_EQUAL(rblk_config_apply(fake_target(), &d, true), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(fake_log, "qos=500/0/0/20"));
+	rblk_config_diff_free(&d);
+	rblk_config_free(a);
+	rblk_config_free(b);
+	free(lim);
+	free(free_ns);
+	json = one_subsys("", "{\"nsid\": 1, \"device\": {\"path\": \"mem:64M\"},"
+			      " \"x-rblk\": {\"qos\": {\"rw_iops\": 5}}}", ADDR_OK);
+	expect_error(json, "subsystems[0].namespaces[0].x-rblk.qos.rw_iops: unknown QoS limit");
+	free(json);
+	json = one_subsys("", "{\"nsid\": 1, \"device\": {\"path\": \"mem:64M\"},"
+			      " \"x-rblk\": {\"qos\": {\"rw_ios_per_sec\": 100000001}}}", ADDR_OK);
+	expect_error(json, "subsystems[0].namespaces[0].x-rblk.qos.rw_ios_per_sec: 100000001");
+	free(json);
+}
+
 /* x-rblk admission-control keys reach struct rblk_target_opts; absent ones keep the defaults. */
 static void test_xrblk_admission(void)
 {
@@ -894,7 +950,7 @@ static void diff_types(const char *new_json, char *out, size_t len)
 	 * G/q a state made accessible/inaccessible, g a namespace's group, d a
 	 * group dropped from a port (tests/unit/daemon/config_mpath_ut.c).
 	 */
-	static const char letters[] = "KHoxunsSKNHAlGgqdkR";
+	static const char letters[] = "KHoxunsSKNQHAlGgqdkR";
 	struct rblk_config *a, *b;
 	struct rblk_config_diff d;
 	size_t i;
@@ -1616,6 +1672,7 @@ static const struct ut_case cases[] = {
 	UT_CASE(test_apply_treq_keeps_sqflow),
 	UT_CASE(test_xrblk_extensions),
 	UT_CASE(test_xrblk_rbd_cache),
+	UT_CASE(test_xrblk_qos),
 	UT_CASE(test_xrblk_admission),
 	UT_CASE(test_error_nsid),
 	UT_CASE(test_error_duplicate_nsid),

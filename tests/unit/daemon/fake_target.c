@@ -275,15 +275,22 @@ int rblk_subsystem_set_allow_any_host(struct rblk_subsystem *ss, bool allow)
 int rblk_subsystem_add_namespace(struct rblk_subsystem *ss, const struct rblk_ns_opts *o,
 				 uint32_t *nsid)
 {
-	char uuid[40] = "-", grp[24] = "";
+	char uuid[40] = "-", grp[24] = "", qos[100] = "";
 	int ret;
 
 	if (o->has_uuid)
 		snprintf(uuid, sizeof(uuid), "%02x%02x", o->uuid[0], o->uuid[1]);
 	if (o->anagrpid > 1)
 		snprintf(grp, sizeof(grp), " grp=%u", o->anagrpid);
-	ret = record("add_ns %s %u %s ro=%d bs=%u backend=%s uuid=%s%s", ss->nqn, o->nsid, o->path,
-		     o->read_only, o->block_size, o->backend ? o->backend : "-", uuid, grp);
+	if (o->qos)
+		snprintf(qos, sizeof(qos), " qos=%llu/%llu/%llu/%llu",
+			 (unsigned long long)o->qos->rw_ios_per_sec,
+			 (unsigned long long)o->qos->rw_mbytes_per_sec,
+			 (unsigned long long)o->qos->r_mbytes_per_sec,
+			 (unsigned long long)o->qos->w_mbytes_per_sec);
+	ret = record("add_ns %s %u %s ro=%d bs=%u backend=%s uuid=%s%s%s", ss->nqn, o->nsid,
+		     o->path, o->read_only, o->block_size, o->backend ? o->backend : "-", uuid, grp,
+		     qos);
 	if (ret)
 		return ret;
 	for (int i = 0; i < ss->nr_ns; i++)
@@ -382,6 +389,20 @@ int rblk_target_port_remove_ana_group(struct rblk_target *tgt, uint16_t portid, 
 int rblk_subsystem_set_ns_ana_grpid(struct rblk_subsystem *ss, uint32_t nsid, uint32_t grpid)
 {
 	return record("ns_ana_grpid %s %u %u", ss->nqn, nsid, grpid);
+}
+
+void rblk_ns_qos_init(struct rblk_ns_qos *qos)
+{
+	memset(qos, 0, sizeof(*qos));
+	qos->size = sizeof(*qos);
+}
+
+int rblk_subsystem_set_ns_qos(struct rblk_subsystem *ss, uint32_t nsid,
+			      const struct rblk_ns_qos *q)
+{
+	return record("ns_qos %s %u %llu/%llu/%llu/%llu", ss->nqn, nsid,
+		      (unsigned long long)q->rw_ios_per_sec, (unsigned long long)q->rw_mbytes_per_sec,
+		      (unsigned long long)q->r_mbytes_per_sec, (unsigned long long)q->w_mbytes_per_sec);
 }
 
 int rblk_target_start(struct rblk_target *tgt)

@@ -64,7 +64,7 @@ static const char fixture[] =
 	"{\"latency_bounds_ns\": [10000, 2500000],"
 	" \"namespaces\": [{\"subsystem\": \"nqn.t:a\\\"b\\\\c\", \"nsid\": 3,"
 	"   \"read_cmds\": 10, \"write_cmds\": 4, \"other_cmds\": 2, \"read_bytes\": 40960,"
-	"   \"write_bytes\": 16384, \"inflight\": 1,"
+	"   \"write_bytes\": 16384, \"inflight\": 1, \"qos_waits\": 7,"
 	"   \"errors_by_type\": {\"generic\": 1, \"command_specific\": 0, \"media\": 2,"
 	"     \"path\": 0, \"other\": 0},"
 	"   \"read_latency\": {\"buckets\": [6, 3, 1], \"sum_ns\": 12500000000},"
@@ -117,6 +117,8 @@ static void test_format_lines(void)
 		"rblk_namespace_written_bytes_total{subsystem=\"nqn.t:a\\\"b\\\\c\",nsid=\"3\"} 16384",
 		"# TYPE rblk_namespace_io_in_flight gauge",
 		"rblk_namespace_io_in_flight{subsystem=\"nqn.t:a\\\"b\\\\c\",nsid=\"3\"} 1",
+		"# TYPE rblk_namespace_qos_waits_total counter",
+		"rblk_namespace_qos_waits_total{subsystem=\"nqn.t:a\\\"b\\\\c\",nsid=\"3\"} 7",
 		"rblk_namespace_errors_total{subsystem=\"nqn.t:a\\\"b\\\\c\",nsid=\"3\",type=\"generic\"} 1",
 		"rblk_namespace_errors_total{subsystem=\"nqn.t:a\\\"b\\\\c\",nsid=\"3\",type=\"media\"} 2",
 		"rblk_namespace_errors_total{subsystem=\"nqn.t:a\\\"b\\\\c\",nsid=\"3\",type=\"path\"} 0",

@@ -353,6 +353,61 @@ static void test_add_ns(void)
 	CU_ASSERT_EQUAL(fake_nr_ns(SUB0), 3);
 }
 
+static void test_set_qos_limit(void)
+{
+	static const struct {
+		const char *params;
+		const char *msg;
+	} bad[] = {
+		{ "\"nsid\": 1", "give at least one of rw_ios_per_sec, rw_mbytes_per_sec, "
+		  "r_mbytes_per_sec, w_mbytes_per_sec (0 lifts a limit)" },
+		{ "\"nsid\": 1, \"rw_ios_per_sec\": -1", "rw_ios_per_sec: -1 is out of range" },
+		{ "\"nsid\": 1, \"w_mbytes_per_sec\": 100001", "w_mbytes_per_sec: 100001 is out of "
+		  "range" },
+		{ "\"nsid\": 1, \"rw_ios_per_sec\": \"fast\"", "rw_ios_per_sec: " },
+		{ "\"nsid\": 1, \"bdev_name\": \"x\"", "unknown parameter \"bdev_name\"" },
+		{ "\"rw_ios_per_sec\": 5", "nsid: required" },
+		{ "\"nsid\": 2, \"rw_ios_per_sec\": 5", "nsid: " SUB0 " has no namespace 2" },
+	};
+	char p[512];
+
+	with_subsystem(true);
+	CU_ASSERT_EQUAL(call("nvmf_subsystem_add_ns", "{\"nqn\": \"" SUB0 "\", \"namespace\": "
+			     "{\"path\": \"mem:1M\"}}"), 0);
+	fake_log[0] = '\0';
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(p, sizeof(p), "{\"nqn\": \"" SUB0 "\", %s}", bad[i].params);
+		CU_ASSERT_EQUAL(call("rblk_ns_set_qos_limit", p), RBLK_RPC_INVALID_PARAMS);
+		CU_ASSERT(msg_has(bad[i].msg));
+	}
+	CU_ASSERT_STRING_EQUAL(fake_log, "");
+	/* Applied live to the namespace that stays, and saved. */
+	CU_ASSERT_EQUAL(call("rblk_ns_set_qos_limit", "{\"nqn\": \"" SUB0 "\", \"nsid\": 1, "
+			     "\"rw_ios_per_sec\": 500, \"w_mbytes_per_sec\": 20}"), 0);
+	CU_ASSERT(did("ns_qos " SUB0 " 1 500/0/0/20"));
+	CU_ASSERT_PTR_NULL(strstr(fake_log, "del_ns"));
+	CU_ASSERT(saved_has("\"rw_ios_per_sec\": 500"));
+	/* What is not given keeps its value; 0 lifts one. */
+	fake_log[0] = '\0';
+	CU_ASSERT_EQUAL(call("rblk_ns_set_qos_limit", "{\"nqn\": \"" SUB0 "\", \"nsid\": 1, "
+			     "\"rw_ios_per_sec\": 0, \"r_mbytes_per_sec\": 7}"), 0);
+	CU_ASSERT(did("ns_qos " SUB0 " 1 0/0/7/20"));
+	/* The same limits again change nothing. */
+	fake_log[0] = '\0';
+	CU_ASSERT_EQUAL(call("rblk_ns_set_qos_limit", "{\"nqn\": \"" SUB0 "\", \"nsid\": 1, "
+			     "\"r_mbytes_per_sec\": 7}"), 0);
+	CU_ASSERT_STRING_EQUAL(fake_log, "");
+	/* Shown by nvmf_get_subsystems. */
+	CU_ASSERT_EQUAL(call("nvmf_get_subsystems", "{\"nqn\": \"" SUB0 "\"}"), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(json_object_to_json_string_ext(result, JSON_C_TO_STRING_PLAIN),
+				      "\"assigned_rate_limits\":{\"rw_ios_per_sec\":0,"
+				      "\"rw_mbytes_per_sec\":0,\"r_mbytes_per_sec\":7,"
+				      "\"w_mbytes_per_sec\":20}"));
+	/* A limited namespace is removed as any other. */
+	CU_ASSERT_EQUAL(call("nvmf_subsystem_remove_ns", "{\"nqn\": \"" SUB0 "\", \"nsid\": 1}"),
+			0);
+}
+
 static void test_apply_failure(void)
 {
 	struct json_object *r, *e;
@@ -633,6 +688,7 @@ static const struct ut_case cases[] = {
 	UT_CASE(test_listeners),
 	UT_CASE(test_ana_state),
 	UT_CASE(test_add_ns),
+	UT_CASE(test_set_qos_limit),
 	UT_CASE(test_apply_failure),
 	UT_CASE(test_remove_ns),
 	UT_CASE(test_hosts),

@@ -233,6 +233,8 @@ unsigned tt_pump(struct tt_env *env)
 			w.fn(w.arg);
 		}
 		n += tt_run_completions();
+		if (env->pg.qos_waiting)
+			n += rblk_tgt_pg_qos_poll(&env->pg);
 		rblk_tgt_pg_storage_flush(&env->pg);
 		n += rblk_tgt_pg_storage_poll(&env->pg);
 		total += n;
