@@ -206,8 +206,9 @@ run_one() {
 	fault_rate_start $DEV
 	fault_fio_start $sc.$side $DEV --continue_on_error=io
 	wait_for 60 dev_written ${DEV#/dev/} 256 || log "$side $sc: fio does not write"
-	a=$(scen_args $sc)
-	fault_scenario $sc 0.9 180 $a || rc=$?
+	set -- $(scen_args $sc)
+	a=$1; shift
+	fault_scenario $sc $a 0.9 180 "$@" || rc=$?
 	alive=true; side_alive $side || alive=false
 	fault_fio_end $sc.$side || fio_rc=1
 	fault_rate_stop
