@@ -111,11 +111,12 @@ fault_rate() {
 		END { printf "%d\n", (s && t1 > t0) ? (s1 - s0) * 512 / (t1 - t0) : 0 }' "$FAULT_RATES"
 }
 
-# fault_recovered BASE FACTOR: the last 3 s wrote at FACTOR x BASE bytes/s or more.
+# fault_recovered BASE FACTOR: the last 3 s wrote at FACTOR x BASE bytes/s or more, and
+# something: with no baseline (I/O stopped before the fault) nothing has recovered.
 fault_recovered() {
 	local now=$EPOCHREALTIME r
 	r=$(fault_rate "$(awk -v n="$now" 'BEGIN { printf "%.3f", n - 3.5 }')" now)
-	awk -v r="$r" -v b="$1" -v f="$2" 'BEGIN { exit !(r >= b * f) }'
+	awk -v r="$r" -v b="$1" -v f="$2" 'BEGIN { exit !(r > 0 && r >= b * f) }'
 }
 
 # fault_mark LABEL: "EPOCH LABEL LINES" (LINES: the target log's length, so stall
@@ -177,6 +178,9 @@ fault_scenario() {
 		rec_s=$(awk -v a="$off" -v b="$rec" 'BEGIN { printf "%.1f", b - a }')
 	else
 		fault_mark "$name:not-recovered"
+		# Say whether the fabric itself is left broken (Soft-RoCE's CM under TCG, as in
+		# test 24), which no target or host can recover from.
+		rdma_cm_ok || log "$name: rping from $VM_ADDR1 to $VM_ADDR0 fails too: Soft-RoCE itself is broken"
 		rc=1
 	fi
 	log "$name: under the fault $((under / 1024)) KiB/s; recovered after ${rec_s}s"
