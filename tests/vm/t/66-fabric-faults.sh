@@ -1,9 +1,8 @@
 #!/bin/bash
 # 66-fabric-faults: one case of each fault class of bench/fault_matrix.sh (docs/faults.md)
 # under one running fio (4-64 KiB random writes, every block crc32c-verified) from the
-# Linux host to rblk-target: 1% loss, 5 ms delay with 2 ms jitter, 10% reordering,
-# 0.1% corruption (8 s each, tc netem on both veths), the link down 2 s,
-# and the target killed (SIGKILL) and started again 2 s later. Each fault is shorter than
+# Linux host to rblk-target: 1% loss and 0.1% corruption (8 s each, tc netem on both
+# veths), the link down 2 s, and the target killed (SIGKILL) and started again 2 s later. Each fault is shorter than
 # the host's timeouts, so: no I/O error and no verify failure (fio's exit and JSON), the
 # I/O recovers after each (3 s at a third of the throughput before it, within 90 s: TCG
 # timings are too noisy for more) and the target reports no stalled queue once it has.
@@ -52,11 +51,12 @@ bad=
 # scen NAME SECS KIND [ARGS]: recovered = 3 s at a third of the throughput before, within 90 s
 scen() { local n=$1 s=$2; shift 2; fault_scenario "$n" "$s" 0.33 90 "$@" || bad="$bad $n"; }
 scen loss-1pct 8 netem loss 1%
-scen delay-5ms 8 netem delay 5ms 2ms
-# Not duplication on top of reordering: in one 6.12 run that broke Soft-RoCE itself (the
-# host's queue flushed, every reconnect refused, rping failed too until rxe was
-# recreated); duplication is in bench/fault_matrix.sh on its own.
-scen reorder 8 netem delay 1ms reorder 10%
+# Not reordering (netem reorder, or delay with jitter, which reorders too): in two 6.12
+# runs under TCG, 10% reordering with 1% duplication once and 5 ms delay with 2 ms
+# jitter once broke Soft-RoCE itself (the host's queue flushed, every
+# reconnect refused, rping from 10.99.0.2 to 10.99.0.1 failing too until rxe was
+# recreated), which no target can recover from and says nothing about rblk. Those
+# are bench/fault_matrix.sh's (docs/faults.md), run by hand.
 scen corrupt 8 netem corrupt 0.1%
 scen down-2s 2 down
 scen restart 2 restart
