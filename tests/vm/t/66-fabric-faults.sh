@@ -6,7 +6,9 @@
 # the host's timeouts, so: no I/O error and no verify failure (fio's exit and JSON), the
 # I/O recovers after each (3 s at a third of the throughput before it, within 90 s: TCG
 # timings are too noisy for more) and the target reports no stalled queue once it has.
-# vm-timeout: 420
+# A fabric the fault itself broke (rping fails too) is repaired once and the scenario
+# run again (scen below); the normal path takes about 3 minutes of VM time.
+# vm-timeout: 720
 set -u
 . "${RBLK_VM_LIB:-$(dirname "$0")/../lib.sh}"
 . "$(dirname "${RBLK_VM_LIB:-$(dirname "$0")/../lib.sh}")/lib_fault.sh" || exit 1
@@ -48,8 +50,31 @@ fault_fio_start w "$dev"
 wait_for 60 dev_written "${dev#/dev/}" 2048 || fail "fio does not write"
 
 bad=
-# scen NAME SECS KIND [ARGS]: recovered = 3 s at a third of the throughput before, within 90 s
-scen() { local n=$1 s=$2; shift 2; fault_scenario "$n" "$s" 0.33 90 "$@" || bad="$bad $n"; }
+# scen NAME SECS KIND [ARGS]: recovered = 3 s at a third of the throughput before, within
+# 90 s. Soft-RoCE under the emulator is sometimes left broken by a fault itself (rping
+# between the rxe devices fails too: seen after 1% loss once in three 6.12 boots): then,
+# as test 24 does, rxe is recreated, the target restarted (its listener went with the
+# old device), the host's own reconnects bring the I/O back, and the scenario runs
+# once more; only a second broken fabric, or I/O that does not come back on a
+# repaired one, fails the test.
+repaired=0
+scen() {
+	local n=$1 s=$2
+	shift 2
+	fault_scenario "$n" "$s" 0.33 90 "$@" && return 0
+	if [ $repaired = 0 ] && ! rdma_cm_ok; then
+		repaired=1
+		log "$n: the fabric itself is broken: repairing it, restarting the target"
+		vm_repair_rdma
+		rdma_cm_ok || fail "the fabric could not be repaired"
+		fault_target_kill
+		fault_target_start || fail "the target did not start again"
+		wait_for 240 dev_written "${dev#/dev/}" "$(dev_writes "$dev")" ||
+			fail "no I/O after the fabric was repaired"
+		fault_scenario "$n" "$s" 0.33 90 "$@" && return 0
+	fi
+	bad="$bad $n"
+}
 scen loss-1pct 8 netem loss 1%
 # Not reordering (netem reorder, or delay with jitter, which reorders too): in two 6.12
 # runs under TCG, 10% reordering with 1% duplication once and 5 ms delay with 2 ms
