@@ -2,8 +2,8 @@
 # fault_matrix.sh: the fault matrix of docs/faults.md in ONE VM boot: for each client
 # ("side") and each fault scenario, verified 4-64 KiB random writes (fio, QD8, the first
 # 64 MiB of the namespace, crc32c) run before, during and after the fault, and the
-# result is recorded. A benchmark, not a test: it records and prints, never judges (CI
-# runs one case per fault class as tests/vm/t/66-fabric-faults.sh).
+# result is recorded. A benchmark, not a test: it records and prints, never judges (one
+# case per fault class is tests/vm/manual/66-fabric-faults.sh, run by hand, not in CI).
 #
 #   bench/fault_matrix.sh [--kernel 6.12|6.1] [--out DIR] [--sides LIST]
 #                         [--scenarios LIST] [--parse-only] BUILD_DIR

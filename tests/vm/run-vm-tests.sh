@@ -69,10 +69,11 @@ fi
 for a in "$@"; do
 	a=$(basename "${a%.sh}")
 	found=0
-	for f in "$HERE"/t/$a.sh; do
+	# manual/: tests run only when named (not part of the suite CI runs)
+	for f in "$HERE"/t/$a.sh "$HERE"/manual/$a.sh; do
 		[ -f "$f" ] && { names+=("$(basename "$f" .sh)"); found=1; }
 	done
-	[ $found = 1 ] || die "no test matches '$a' in $HERE/t"
+	[ $found = 1 ] || die "no test matches '$a' in $HERE/t or $HERE/manual"
 done
 [ ${#names[@]} -gt 0 ] || die "no tests in $HERE/t"
 # de-duplicate, keep order
@@ -85,6 +86,7 @@ rm -rf "$OUT/results" "$OUT/.suite"
 mkdir -p "$OUT/results" "$OUT/.suite/t"
 cp "$HERE/run-suite.sh" "$HERE"/lib*.sh "$OUT/.suite/"	# lib.sh and the helpers some tests add (lib_ana.sh)
 cp "$HERE"/t/*.sh "$OUT/.suite/t/"
+cp "$HERE"/manual/*.sh "$OUT/.suite/t/" 2>/dev/null || true
 printf '%s\n' "${names[@]}" > "$OUT/results/.selected"
 cat > "$OUT/.suite/launch.sh" <<'EOF'
 exec bash "$VM_OUT/.suite/run-suite.sh" "$@"
