@@ -52,6 +52,7 @@ struct opts {
 	unsigned reps;
 	const char *json;
 	bool verify;
+	bool latency_stats;
 	bool verbose;
 };
 
@@ -59,7 +60,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 "usage: target_cpu --workload W [--poll-groups N] [--seconds S] [--reps R] [--qd D]\n"
-"                  [--warmup S] [--json FILE] [--verify] [--verbose]\n"
+"                  [--warmup S] [--json FILE] [--verify] [--latency-stats] [--verbose]\n"
 "\n"
 "rblk-target's CPU cost per I/O on this CPU: the target library's real code\n"
 "(listener and CM thread, queue set-up, poll groups in busy polling, request\n"
@@ -112,6 +113,8 @@ static void usage(FILE *f)
 "  --warmup S        unmeasured seconds before the first window (default 1)\n"
 "  --qd D            outstanding commands per queue (default: the workload's)\n"
 "  --json FILE       every figure, every group and the configuration\n"
+"  --latency-stats   keep the per-namespace latency histograms (what rblk-target\n"
+"                    does with --metrics): one precise clock read per busy iteration\n"
 "  --verify          mem: namespace instead of null:, half the I/Os writes that\n"
 "                    stamp each block with its LBA, reads check the stamps; fails\n"
 "                    unless written data was read back (the fabric's copies are real)\n"
@@ -129,6 +132,7 @@ static int parse(int argc, char **argv, struct opts *o)
 		{ "qd", required_argument, NULL, 'q' },
 		{ "json", required_argument, NULL, 'j' },
 		{ "verify", no_argument, NULL, 'V' },
+		{ "latency-stats", no_argument, NULL, 'L' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -140,7 +144,7 @@ static int parse(int argc, char **argv, struct opts *o)
 	o->seconds = 3;
 	o->warmup = 1;
 	o->reps = 1;
-	while ((c = getopt_long(argc, argv, "g:w:s:r:W:q:j:Vvh", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "g:w:s:r:W:q:j:VLvh", lo, NULL)) != -1) {
 		switch (c) {
 		case 'g':
 			o->npg = (unsigned)atoi(optarg);
@@ -171,6 +175,9 @@ static int parse(int argc, char **argv, struct opts *o)
 			break;
 		case 'V':
 			o->verify = true;
+			break;
+		case 'L':
+			o->latency_stats = true;
 			break;
 		case 'v':
 			o->verbose = true;
@@ -323,6 +330,7 @@ static int target_up(const struct opts *o, struct rblk_target **out, char *err, 
 	to.num_poll_groups = o->npg;
 	to.poll_mode = RBLK_POLL_BUSY;
 	to.max_queue_depth = IO_QUEUE_DEPTH;
+	to.latency_stats = o->latency_stats;
 	ret = rblk_target_create(&to, &tgt);
 	if (ret) {
 		snprintf(err, len, "rblk_target_create: %s", strerror(-ret));
@@ -536,6 +544,7 @@ int main(int argc, char **argv)
 	cfg.warmup_s = o.warmup;
 	cfg.reps = o.reps;
 	cfg.srq_depth = 1024;
+	cfg.latency_stats = o.latency_stats;
 	cfg.tsc_ghz = r.tps / 1e9;
 	timer_cost_ns(r.tps, &cfg.timer_ns, &cfg.timer_outside_ns);
 	cfg.load1 = load[0];

@@ -109,11 +109,12 @@ int tc_write_json(const char *path, const struct tc_config *cfg, const struct tc
 	fprintf(f, "{\n  \"tool\": \"target_cpu\",\n  \"config\": {\"workload\": \"%s\", "
 		"\"op\": \"%s\", \"bs\": %u, \"qd\": %u, \"writes_incapsule\": %s, "
 		"\"icd_bytes\": %u, \"namespace\": \"%s\", \"seconds\": %.3f, \"warmup_s\": %.3f, "
-		"\"reps\": %u, \"srq_depth\": %u, \"poll_mode\": \"busy\", \"tsc_ghz\": %.4f, "
+		"\"reps\": %u, \"srq_depth\": %u, \"latency_stats\": %s, \"poll_mode\": \"busy\", \"tsc_ghz\": %.4f, "
 		"\"timer_ns_per_call\": %.2f, \"timer_outside_ns_per_call\": %.2f, "
 		"\"load1_at_start\": %.2f, \"cpus\": %u},\n",
 		cfg->workload, cfg->op, cfg->bs, cfg->qd, cfg->incapsule ? "true" : "false",
 		cfg->icd_bytes, cfg->ns_path, cfg->seconds, cfg->warmup_s, cfg->reps, cfg->srq_depth,
+		cfg->latency_stats ? "true" : "false",
 		cfg->tsc_ghz, cfg->timer_ns, cfg->timer_outside_ns, cfg->load1, cfg->ncpus);
 	fprintf(f, "  \"verified_blocks\": %llu,\n  \"cases\": [\n",
 		(unsigned long long)cfg->verified);

@@ -65,6 +65,7 @@ struct tc_config {
 	double warmup_s;
 	unsigned reps;
 	unsigned srq_depth;
+	bool latency_stats;           /* --latency-stats */
 	double tsc_ghz;
 	double timer_ns;              /* cost of timing one fabric call, in all */
 	double timer_outside_ns;      /* ... of which outside the timed window */
