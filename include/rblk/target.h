@@ -149,6 +149,12 @@ struct rblk_target_opts {
 	 * (also what a device without SRQ support gets).
 	 */
 	uint32_t srq_depth;
+	/*
+	 * Where reservations persist through power loss (PTPL) for file and
+	 * block-device namespaces: a file per namespace, while a host has
+	 * PTPL on. NULL: /var/lib/rblk; "": nowhere (PTPL not offered).
+	 */
+	const char *state_dir;
 };
 
 void rblk_target_opts_init(struct rblk_target_opts *opts) RBLK_EXPORT;
