@@ -268,8 +268,7 @@ struct rblk_tgt_ctrl {
 	/* Reservation Notification log (resv_log.c): a FIFO of notices. */
 	struct rblk_resv_log_entry resv_log[RBLK_RESV_LOG_ENTRIES];
 	unsigned resv_log_head, resv_log_nr;
-	uint64_t resv_log_count;         /* the last notice's Log Page Count */
-	uint64_t resv_log_lost;          /* notices dropped on a full FIFO */
+	uint64_t resv_log_count;         /* the last notice's Log Page Count, kept or lost */
 };
 
 /* FCTYPE of a fabrics command (opcode 0x7F): byte 4 of the SQE. */

@@ -58,6 +58,7 @@ enum rblk_resv_access {
 /* A controller's notice (resv_log.c). */
 #define RBLK_RESV_LOG_ENTRIES 64u
 struct rblk_resv_log_entry {
+	uint64_t count;                 /* the Log Page Count it was given */
 	uint8_t type;
 	uint32_t nsid;
 };

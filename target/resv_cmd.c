@@ -357,7 +357,7 @@ static void execute_change(struct rblk_req *req)
 	struct rblk_tgt_resv *r = req->ns->resv;
 	struct nvme_resv_keys k = { 0 };
 	uint32_t cdw10 = rblk_le32(req->cmd->cdw10);
-	bool persist;
+	bool persist, locked;
 	uint16_t status;
 
 	status = rblk_req_copy_from(req, 0, &k, req->data_len);
@@ -379,9 +379,10 @@ static void execute_change(struct rblk_req *req)
 				      (req->cmd->opc == NVME_IO_RESV_REGISTER &&
 				       NVME_RESV_CPTPL(cdw10) != NVME_RESV_CPTPL_KEEP));
 	pthread_mutex_unlock(&r->lock);
-	if ((persist || pthread_mutex_trylock(&r->op_lock)) && spawn(change_thread, req))
+	locked = !persist && !pthread_mutex_trylock(&r->op_lock);
+	if (!locked && spawn(change_thread, req))
 		return;
-	if (persist)
+	if (!locked)
 		pthread_mutex_lock(&r->op_lock); /* no thread: stall this group once, stay durable */
 	status = change_locked(req);
 	pthread_mutex_unlock(&r->op_lock);

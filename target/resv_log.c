@@ -2,8 +2,8 @@
 /*
  * A controller's Reservation Notification log (80h): notices in arrival
  * order, one returned (and removed) per read, each with the Log Page Count
- * that counts every notice, so that one lost to a full FIFO shows as a gap
- * in the count. A notice raises the "reservation log page available" event
+ * it got when it arrived. Every notice takes a count, kept or not, so one
+ * lost to a full FIFO shows as a gap in the counts the host reads. A notice raises the "reservation log page available" event
  * (I/O command set specific), one at a time until the host reads the log.
  */
 #include <stddef.h>
@@ -16,12 +16,14 @@
 void rblk_resv_log_add(struct rblk_tgt_ctrl *ctrl, uint8_t type, uint32_t nsid)
 {
 	pthread_mutex_lock(&ctrl->lock);
-	if (ctrl->resv_log_nr == RBLK_RESV_LOG_ENTRIES) {
-		ctrl->resv_log_lost++;
-	} else {
+	/* 0 means "empty": the count wraps to 1. */
+	if (!++ctrl->resv_log_count)
+		ctrl->resv_log_count = 1;
+	if (ctrl->resv_log_nr < RBLK_RESV_LOG_ENTRIES) {
 		struct rblk_resv_log_entry *e =
 			&ctrl->resv_log[(ctrl->resv_log_head + ctrl->resv_log_nr) % RBLK_RESV_LOG_ENTRIES];
 
+		e->count = ctrl->resv_log_count;
 		e->type = type;
 		e->nsid = nsid;
 		ctrl->resv_log_nr++;
@@ -42,12 +44,7 @@ uint16_t rblk_resv_log_read(struct rblk_req *req, uint64_t lpo, bool rae)
 	if (ctrl->resv_log_nr) {
 		const struct rblk_resv_log_entry *e = &ctrl->resv_log[ctrl->resv_log_head];
 
-		/* Notices lost before this one advance the count past them. */
-		ctrl->resv_log_count += 1 + ctrl->resv_log_lost;
-		ctrl->resv_log_lost = 0;
-		if (!ctrl->resv_log_count)
-			ctrl->resv_log_count = 1; /* 0 means empty: the count wraps to 1 */
-		log.count = rblk_cpu_to_le64(ctrl->resv_log_count);
+		log.count = rblk_cpu_to_le64(e->count);
 		log.type = e->type;
 		log.nsid = rblk_cpu_to_le32(e->nsid);
 		ctrl->resv_log_head = (ctrl->resv_log_head + 1) % RBLK_RESV_LOG_ENTRIES;

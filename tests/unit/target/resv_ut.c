@@ -437,6 +437,31 @@ static void test_preempt_all_registrants(void)
 	teardown();
 }
 
+/* More notices than the FIFO holds: the ones lost show as a gap in the counts. */
+static void test_log_overflow(void)
+{
+	uint64_t count;
+
+	setup("mem:1M", NULL);
+	for (unsigned i = 0; i < RBLK_RESV_LOG_ENTRIES + 6; i++) {
+		/* A preempt without a reservation unregisters host 0 by its key. */
+		CU_ASSERT_EQUAL_FATAL(reg(&H[0], NVME_RESV_REGISTER, 0, 0xA, 0), 0);
+		if (!i)
+			CU_ASSERT_EQUAL(reg(&H[1], NVME_RESV_REGISTER, 0, 0xB, 0), 0);
+		CU_ASSERT_EQUAL_FATAL(acq(&H[1], NVME_RESV_PREEMPT, NVME_RESV_WE, 0xB, 0xA), 0);
+	}
+	for (unsigned i = 0; i < RBLK_RESV_LOG_ENTRIES; i++) {
+		CU_ASSERT_EQUAL(log_next(&H[0], NULL, &count), NVME_RESV_LOG_REG_PREEMPTED);
+		CU_ASSERT_EQUAL(count, i + 1);
+	}
+	CU_ASSERT_EQUAL(log_next(&H[0], NULL, NULL), NVME_RESV_LOG_EMPTY);
+	CU_ASSERT_EQUAL(reg(&H[0], NVME_RESV_REGISTER, 0, 0xA, 0), 0);
+	CU_ASSERT_EQUAL(acq(&H[1], NVME_RESV_PREEMPT, NVME_RESV_WE, 0xB, 0xA), 0);
+	CU_ASSERT_EQUAL(log_next(&H[0], NULL, &count), NVME_RESV_LOG_REG_PREEMPTED);
+	CU_ASSERT_EQUAL(count, RBLK_RESV_LOG_ENTRIES + 7); /* 6 lost */
+	teardown();
+}
+
 static void test_identify_features(void)
 {
 	struct nvme_id_ctrl *ic = (void *)page;
@@ -692,6 +717,7 @@ static const struct ut_case cases[] = {
 	UT_CASE(test_register_report),
 	UT_CASE(test_preempt_notices),
 	UT_CASE(test_preempt_all_registrants),
+	UT_CASE(test_log_overflow),
 	UT_CASE(test_identify_features),
 	UT_CASE(test_ptpl_file),
 	UT_CASE(test_provider_store),
