@@ -546,10 +546,12 @@ void rblk_resv_set_feature(struct rblk_req *req)
 		rblk_req_complete(req, 0);
 		return;
 	}
-	if ((cdw11 & NVME_RESV_PTPL) && !ns->resv->ptpl_capable) {
+	if (!ns->resv->ptpl_capable) {
+		/* Nothing can persist: PTPL stays off, and turning it off is done. */
 		rblk_tgt_ns_put(ns);
-		req->error_loc = offsetof(struct nvme_features_cmd, cdw11);
-		rblk_req_complete(req, NVME_SC_INVALID_FIELD | NVME_SC_DNR);
+		if (cdw11 & NVME_RESV_PTPL)
+			req->error_loc = offsetof(struct nvme_features_cmd, cdw11);
+		rblk_req_complete(req, cdw11 & NVME_RESV_PTPL ? NVME_SC_INVALID_FIELD | NVME_SC_DNR : 0);
 		return;
 	}
 	req->ns = ns;

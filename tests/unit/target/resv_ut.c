@@ -479,6 +479,7 @@ static void test_identify_features(void)
 	CU_ASSERT_EQUAL(reg(&H[0], NVME_RESV_REGISTER, 0, 1, (uint32_t)NVME_RESV_CPTPL_SET << 30),
 			INVALID);
 	CU_ASSERT_EQUAL(feat_set(&H[0], NVME_FEAT_RESV_PERSIST, 1, NVME_RESV_PTPL), INVALID);
+	CU_ASSERT_EQUAL(feat_set(&H[0], NVME_FEAT_RESV_PERSIST, 1, 0), 0);
 	CU_ASSERT_EQUAL(feat_get(&H[0], NVME_FEAT_RESV_PERSIST, 1), 0);
 	/* The host ID is the Connect's, 128-bit (EXHID). */
 	CU_ASSERT_EQUAL(tt_get_features(H[1].aq, NVME_FEAT_HOST_ID, 0, 1, &dw0, hostid, 16), 0);
