@@ -13,7 +13,7 @@
 #   4. the target is stopped cleanly and restarted, then SIGKILLed and restarted: the
 #      registrants and the holder are still there after each reconnect
 #   5. release, then clear: no reservation, no registrant
-# vm-timeout: 300
+# vm-timeout: 240
 set -u
 . "${RBLK_VM_LIB:-$(dirname "$0")/../lib.sh}"
 
