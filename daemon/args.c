@@ -30,6 +30,7 @@ enum {
 	OPT_CEPH_CONF,
 	OPT_RBD_ID,
 	OPT_RBD_KEYRING,
+	OPT_STATE_DIR,
 	OPT_POLL_GROUPS,
 	OPT_POLL_MODE,
 	OPT_QUEUE_DEPTH,
@@ -68,6 +69,7 @@ static const struct option long_opts[] = {
 	{ "ceph-conf", required_argument, NULL, OPT_CEPH_CONF },
 	{ "rbd-id", required_argument, NULL, OPT_RBD_ID },
 	{ "rbd-keyring", required_argument, NULL, OPT_RBD_KEYRING },
+	{ "state-dir", required_argument, NULL, OPT_STATE_DIR },
 	{ "poll-groups", required_argument, NULL, OPT_POLL_GROUPS },
 	{ "poll-mode", required_argument, NULL, OPT_POLL_MODE },
 	{ "queue-depth", required_argument, NULL, OPT_QUEUE_DEPTH },
@@ -136,6 +138,8 @@ void rblk_tgt_usage(FILE *out)
 	      "      --rbd-id NAME        Ceph client name without \"client.\" (default:\n"
 	      "                           $RBLK_RBD_ID, else admin)\n"
 	      "      --rbd-keyring FILE   that client's keyring (default: the configuration's)\n"
+	      "      --state-dir DIR      reservations kept through power loss (PTPL), a\n"
+	      "                           file per namespace (default /var/lib/rblk; \"\": none)\n"
 	      "      --poll-groups N      reactor threads (default: online CPUs)\n"
 	      "      --poll-mode MODE     adaptive (default), busy or event\n"
 	      "      --queue-depth N      I/O queue entries (default 128)\n"
@@ -531,6 +535,10 @@ static int handle(struct pstate *p, int c, const char *arg)
 		*dst = strdup(arg);
 		return *dst ? 0 : -ENOMEM;
 	}
+	case OPT_STATE_DIR:
+		free(t->state_dir);
+		t->state_dir = strdup(arg);
+		return t->state_dir ? 0 : -ENOMEM;
 	case OPT_POLL_GROUPS:
 		return set_u32(p, "--poll-groups", arg, 1, RBLK_TARGET_POLL_GROUPS_MAX, false,
 			       &t->num_poll_groups);

@@ -61,8 +61,9 @@ static void tgt_strs_free(struct rblk_cfg_tgt *t)
 	free(t->rbd_keyring);
 	free(t->rpc_socket);
 	free(t->metrics);
+	free(t->state_dir);
 	t->backend = t->rbd_conf = t->rbd_id = t->rbd_keyring = t->rpc_socket = NULL;
-	t->metrics = NULL;
+	t->metrics = t->state_dir = NULL;
 }
 
 void rblk_config_free(struct rblk_config *cfg)
@@ -347,10 +348,11 @@ int rblk_config_add_port_copy(struct rblk_config *cfg, const struct rblk_cfg_por
 static int tgt_strs_dup(struct rblk_cfg_tgt *d, const struct rblk_cfg_tgt *t)
 {
 	d->backend = d->rbd_conf = d->rbd_id = d->rbd_keyring = d->rpc_socket = NULL;
-	d->metrics = NULL;
+	d->metrics = d->state_dir = NULL;
 	if (str_dup(&d->backend, t->backend) || str_dup(&d->rbd_conf, t->rbd_conf) ||
 	    str_dup(&d->rbd_id, t->rbd_id) || str_dup(&d->rbd_keyring, t->rbd_keyring) ||
-	    str_dup(&d->rpc_socket, t->rpc_socket) || str_dup(&d->metrics, t->metrics)) {
+	    str_dup(&d->rpc_socket, t->rpc_socket) || str_dup(&d->metrics, t->metrics) ||
+	    str_dup(&d->state_dir, t->state_dir)) {
 		tgt_strs_free(d);
 		return -ENOMEM;
 	}
@@ -504,6 +506,7 @@ int rblk_config_merge(struct rblk_config *dst, struct rblk_config *src)
 	OVERRIDE_STR(rbd_keyring);
 	OVERRIDE_STR(rpc_socket);
 	OVERRIDE_STR(metrics);
+	OVERRIDE_STR(state_dir);
 #undef OVERRIDE_STR
 	ret = 0;
 out:
@@ -558,6 +561,8 @@ void rblk_config_target_opts(const struct rblk_config *cfg, struct rblk_target_o
 	o->rbd_keyring = t->rbd_keyring;
 	/* What the metrics endpoint shows; the clock read per busy iteration only then. */
 	o->latency_stats = t->metrics != NULL;
+	if (t->state_dir)
+		o->state_dir = t->state_dir;
 }
 
 

@@ -125,6 +125,8 @@ struct rblk_cfg_tgt {
 	char *rbd_conf;
 	char *rbd_id;
 	char *rbd_keyring;
+	/* Reservations' PTPL files (x-rblk.state_dir, --state-dir); NULL: /var/lib/rblk. */
+	char *state_dir;
 	/*
 	 * The management socket (x-rblk.rpc_socket, --rpc-socket): a path, or
 	 * "none" for no socket; NULL = the default (docs/rpc.md). Restart-only.

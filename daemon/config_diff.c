@@ -300,6 +300,9 @@ static int diff_target_opts(struct rblk_config_diff *d, const struct rblk_config
 		what = "rbd_id";
 	else if (!str_eq(a.rbd_keyring, b.rbd_keyring))
 		what = "rbd_keyring";
+	/* Namespaces find their PTPL files when they open. */
+	else if (!str_eq(a.state_dir, b.state_dir))
+		what = "state_dir";
 	/* The library takes the admission limits at create only: restart, as the rest. */
 	else if (a.connect_timeout_ms != b.connect_timeout_ms)
 		what = "connect_timeout_ms";

@@ -740,6 +740,12 @@ static int parse_tgt(struct rblk_cj_ctx *c, struct json_object *x, struct rblk_c
 				return -ENOMEM;
 		} else if (strcmp(key, "backend") == 0) {
 			get_backend(c, p, v, "x-rblk option", &t->backend);
+		} else if (strcmp(key, "state_dir") == 0) {
+			if (!rblk_cj_get_str(c, p, v, "x-rblk option", &s))
+				continue;
+			free(t->state_dir);
+			if (!(t->state_dir = strdup(s)))
+				return -ENOMEM;
 		} else if (strcmp(key, "rbd_conf") == 0 || strcmp(key, "rbd_id") == 0 ||
 			   strcmp(key, "rbd_keyring") == 0 || strcmp(key, "rpc_socket") == 0) {
 			char **dst = key[1] == 'p' ? &t->rpc_socket

@@ -256,7 +256,8 @@ static struct json_object *tgt_json(const struct rblk_cfg_tgt *t)
 	    (t->rbd_id && put_str(x, "rbd_id", t->rbd_id)) ||
 	    (t->rbd_keyring && put_str(x, "rbd_keyring", t->rbd_keyring)) ||
 	    (t->rpc_socket && put_str(x, "rpc_socket", t->rpc_socket)) ||
-	    (t->metrics && put_str(x, "metrics", t->metrics))) {
+	    (t->metrics && put_str(x, "metrics", t->metrics)) ||
+	    (t->state_dir && put_str(x, "state_dir", t->state_dir))) {
 		json_object_put(x);
 		return NULL;
 	}

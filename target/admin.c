@@ -114,7 +114,7 @@ void rblk_admin_identify_ctrl(struct rblk_req *req)
 		/* Exactly the optional commands io.c and compare.c execute. */
 		id->oncs = rblk_cpu_to_le16(NVME_CTRL_ONCS_COMPARE | NVME_CTRL_ONCS_DSM |
 					    NVME_CTRL_ONCS_WRITE_ZEROES | NVME_CTRL_ONCS_VERIFY |
-					    NVME_CTRL_ONCS_COPY);
+					    NVME_CTRL_ONCS_COPY | NVME_CTRL_ONCS_RESERVATIONS);
 		/* Bit 0: fused Compare and Write (target/fused.c). */
 		id->fuses = rblk_cpu_to_le16(1);
 		id->vwc = rblk_subsys_any_vwc(ss) ? NVME_CTRL_VWC_PRESENT : 0;
@@ -195,6 +195,9 @@ static void identify_ns(struct rblk_req *req, uint32_t nsid)
 		id->nlbaf = 0;
 		id->flbas = 0;
 		id->nmic = NVME_NS_NMIC_SHARED;
+		/* Every type and IEKEY (resv.c); PTPL where the state can persist. */
+		id->rescap = NVME_NS_RESCAP_TYPES | NVME_NS_RESCAP_IEKEY |
+			     (rblk_tgt_resv_can_ptpl(ns) ? NVME_NS_RESCAP_PTPL : 0);
 		if (ns->prov.can_discard && ns->prov.discard_zeroes)
 			id->dlfeat = NVME_NS_DLFEAT_READ_ZEROES;
 		id->nsattr = ns->read_only ? NVME_NS_NSATTR_WP : 0;
@@ -447,6 +450,10 @@ static uint16_t log_effects(struct rblk_req *req, uint64_t lpo)
 	log->iocs[NVME_IO_COMPARE] = rblk_cpu_to_le32(sup);
 	log->iocs[NVME_IO_VERIFY] = rblk_cpu_to_le32(sup);
 	log->iocs[NVME_IO_COPY] = rblk_cpu_to_le32(lbcc);
+	log->iocs[NVME_IO_RESV_REGISTER] = rblk_cpu_to_le32(sup);
+	log->iocs[NVME_IO_RESV_REPORT] = rblk_cpu_to_le32(sup);
+	log->iocs[NVME_IO_RESV_ACQUIRE] = rblk_cpu_to_le32(sup);
+	log->iocs[NVME_IO_RESV_RELEASE] = rblk_cpu_to_le32(sup);
 	status = rblk_req_copy_log(req, lpo, log, sizeof(*log));
 	free(log);
 	return status;
@@ -477,6 +484,9 @@ static void execute_get_log_page(struct rblk_req *req)
 		break;
 	case NVME_LOG_ANA:
 		status = rblk_ana_log(req, gl.lpo, gl.lsp & NVME_ANA_LOG_RGO, gl.rae);
+		break;
+	case NVME_LOG_RESERVATION:
+		status = rblk_resv_log_read(req, gl.lpo, gl.rae);
 		break;
 	default:
 		req->error_loc = offsetof(struct nvme_get_log_cmd, lid);
@@ -635,7 +645,8 @@ static bool feature_changeable(uint8_t fid)
 	return fid == NVME_FEAT_NUM_QUEUES || fid == NVME_FEAT_ASYNC_EVENT ||
 	       fid == NVME_FEAT_KATO || fid == NVME_FEAT_VOLATILE_WC ||
 	       fid == NVME_FEAT_POWER_MGMT || fid == NVME_FEAT_TEMP_THRESH ||
-	       fid == NVME_FEAT_ERR_RECOVERY || fid == NVME_FEAT_WRITE_ATOMIC;
+	       fid == NVME_FEAT_ERR_RECOVERY || fid == NVME_FEAT_WRITE_ATOMIC ||
+	       fid == NVME_FEAT_RESV_MASK || fid == NVME_FEAT_RESV_PERSIST;
 }
 
 static void execute_get_features(struct rblk_req *req)
@@ -648,8 +659,10 @@ static void execute_get_features(struct rblk_req *req)
 	uint16_t status = 0;
 
 	if (sel == NVME_FEAT_SEL_SUPPORTED) {
-		/* Capabilities: bit 2 changeable; nothing is saveable or per-namespace. */
-		rblk_req_set_dw0(req, feature_changeable(c->fid) ? 1u << 2 : 0);
+		/* Capabilities: bit 2 changeable, bit 1 per namespace; nothing is saveable. */
+		rblk_req_set_dw0(req, (feature_changeable(c->fid) ? 1u << 2 : 0) |
+				      (c->fid == NVME_FEAT_RESV_MASK ||
+				       c->fid == NVME_FEAT_RESV_PERSIST ? 1u << 1 : 0));
 		rblk_req_complete(req, 0);
 		return;
 	}
@@ -723,7 +736,8 @@ static uint16_t parse_features(struct rblk_req *req, bool disc)
 		     fid == NVME_FEAT_NUM_QUEUES || fid == NVME_FEAT_VOLATILE_WC ||
 		     fid == NVME_FEAT_ARBITRATION || fid == NVME_FEAT_POWER_MGMT ||
 		     fid == NVME_FEAT_TEMP_THRESH || fid == NVME_FEAT_ERR_RECOVERY ||
-		     fid == NVME_FEAT_WRITE_ATOMIC || (fid == NVME_FEAT_HOST_ID && !set);
+		     fid == NVME_FEAT_WRITE_ATOMIC || (fid == NVME_FEAT_HOST_ID && !set) ||
+		     fid == NVME_FEAT_RESV_MASK || fid == NVME_FEAT_RESV_PERSIST;
 	if (set && fid == NVME_FEAT_HOST_ID && !disc) {
 		/* On fabrics the host ID comes with Connect only (nvmet). */
 		req->error_loc = offsetof(struct nvme_features_cmd, fid);
@@ -743,6 +757,12 @@ static uint16_t parse_features(struct rblk_req *req, bool disc)
 			req->data_len = 16;
 			req->dir = RBLK_XFER_C2H;
 		}
+	}
+	if ((fid == NVME_FEAT_RESV_MASK || fid == NVME_FEAT_RESV_PERSIST) && !disc &&
+	    (set || (c->sel & NVME_FEAT_SEL_MASK) != NVME_FEAT_SEL_SUPPORTED)) {
+		/* Namespace specific (resv_cmd.c). */
+		req->execute = set ? rblk_resv_set_feature : rblk_resv_get_feature;
+		return 0;
 	}
 	req->execute = set ? execute_set_features : execute_get_features;
 	return 0;

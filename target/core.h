@@ -9,6 +9,7 @@
 
 #include "common/lat_buckets.h"
 #include "target/fabric.h"
+#include "target/resv.h"
 
 /* ======================================================================== */
 /* Constants of the core.                                                   */
@@ -20,9 +21,16 @@
 #define RBLK_DISC_KATO_MS 120000   /* discovery controller with KATO 0 (nvmet) */
 #define RBLK_ANATT 10              /* Identify ANATT, seconds (nvmet's value) */
 #define RBLK_MAX_AEN_PENDING 8     /* queued events waiting for an AER */
+/*
+ * The reservation log event's bit in aen_masked: feature 0Bh has none for
+ * it (82h masks reservation notices instead), so it is always enabled.
+ * Bit 29 is reserved in the Asynchronous Event Configuration.
+ */
+#define RBLK_AEN_RESV (1u << 29)
 /* Feature 04h's over threshold, Kelvin: rblk has no sensor, nothing exceeds it. */
 #define RBLK_TEMP_OVER_DEFAULT 0xFFFFu
 #define RBLK_NS_MAX_DEFAULT 1024   /* rblk_subsystem_opts.max_namespaces 0 */
+#define RBLK_TGT_STATE_DIR "/var/lib/rblk" /* rblk_target_opts.state_dir NULL */
 /*
  * Admission control defaults (struct rblk_target_opts; the ranges of every
  * option are public: RBLK_TARGET_*_MIN/MAX in rblk/target.h).
@@ -42,6 +50,7 @@ struct rblk_target {
 	struct rblk_target_opts opts;    /* defaults filled in */
 	char backend[16];                /* the storage's kernel engine: "uring" or "aio" */
 	char *rbd_conf, *rbd_id, *rbd_keyring; /* opts' copies (NULL: not given) */
+	char *state_dir;                 /* opts' copy: reservations' PTPL files ("" none) */
 	/* What path-named namespaces open through (target/storage.h). */
 	const struct rblk_storage_ops *storage_ops;
 	struct rblk_storage *storage;
@@ -302,6 +311,13 @@ struct rblk_tgt_ns {
 	struct rblk_tgt_qos *qos;
 	struct rblk_tgt_qos_pg *qos_pg;  /* [tgt->nr_pgs] */
 	pthread_mutex_t qos_lock;
+	/*
+	 * Reservations (resv_cmd.c). resv_type is the one word the I/O path
+	 * reads (acquire): NONE, the common case, lets every command through
+	 * without a lock; the state behind it is resv->lock's.
+	 */
+	_Atomic unsigned resv_type;
+	struct rblk_tgt_resv *resv;
 };
 
 struct rblk_tgt_ctrl {
@@ -343,6 +359,10 @@ struct rblk_tgt_ctrl {
 	uint32_t nr_changed_ns;          /* UINT32_MAX: overflowed */
 	struct nvme_error_log_entry errlog[RBLK_ERR_LOG_ENTRIES];
 	uint64_t err_count;
+	/* Reservation Notification log (resv_log.c): a FIFO of notices. */
+	struct rblk_resv_log_entry resv_log[RBLK_RESV_LOG_ENTRIES];
+	unsigned resv_log_head, resv_log_nr;
+	uint64_t resv_log_count;         /* the last notice's Log Page Count, kept or lost */
 };
 
 /* FCTYPE of a fabrics command (opcode 0x7F): byte 4 of the SQE. */
@@ -565,6 +585,33 @@ void rblk_tgt_ctrl_clear_aen_mask(struct rblk_tgt_ctrl *ctrl, uint32_t aec_bit);
 void rblk_tgt_ctrl_ns_changed(struct rblk_tgt_ctrl *ctrl, uint32_t nsid);
 /* Records a failed command in the error log; returns true if recorded. */
 bool rblk_tgt_ctrl_log_error(struct rblk_tgt_ctrl *ctrl, const struct rblk_req *req, uint16_t status);
+
+/* resv_cmd.c: the namespace's reservation (created with it) and its commands. */
+/* Before the namespace is published (nguid known): its state, loaded where it persists. */
+int rblk_tgt_resv_create(struct rblk_tgt_ns *ns);
+void rblk_tgt_resv_destroy(struct rblk_tgt_ns *ns);
+/* Can the namespace persist through power loss (Identify RESCAP bit 0)? */
+bool rblk_tgt_resv_can_ptpl(const struct rblk_tgt_ns *ns);
+uint16_t rblk_resv_check_io_slow(struct rblk_req *req);
+/*
+ * I/O parse, after the namespace lookup: 0 when the command may run under
+ * the namespace's reservation, else Reservation Conflict. One acquire load
+ * while no reservation is held.
+ */
+static inline uint16_t rblk_resv_check_io(struct rblk_req *req)
+{
+	if (__builtin_expect(!atomic_load_explicit(&req->ns->resv_type, memory_order_acquire), 1))
+		return 0;
+	return rblk_resv_check_io_slow(req);
+}
+/* Parse of Reservation Register, Acquire, Release and Report. */
+uint16_t rblk_io_parse_resv(struct rblk_req *req);
+/* Features 82h and 83h (admin queue): execute steps. */
+void rblk_resv_get_feature(struct rblk_req *req);
+void rblk_resv_set_feature(struct rblk_req *req);
+/* resv_log.c: a notice for the controller (and its event), and Get Log Page 80h. */
+void rblk_resv_log_add(struct rblk_tgt_ctrl *ctrl, uint8_t type, uint32_t nsid);
+uint16_t rblk_resv_log_read(struct rblk_req *req, uint64_t lpo, bool rae);
 
 /* ana.c */
 /* A new port's groups: 1 optimized, every other one absent (inaccessible). */

@@ -501,7 +501,8 @@ void rblk_tgt_ctrl_add_event(struct rblk_tgt_ctrl *ctrl, uint32_t aec_bit, uint3
 	 * Only events the host enabled (feature 0Bh), and one per kind until
 	 * the host reads the log page without RAE (NVMe 1.4 §5.2).
 	 */
-	if (!(ctrl->aec & aec_bit) || (ctrl->aen_masked & aec_bit) || ctrl->fatal ||
+	if ((aec_bit != RBLK_AEN_RESV && !(ctrl->aec & aec_bit)) ||
+	    (ctrl->aen_masked & aec_bit) || ctrl->fatal ||
 	    ctrl->nr_aen_pending == RBLK_MAX_AEN_PENDING) {
 		pthread_mutex_unlock(&ctrl->lock);
 		return;

@@ -411,6 +411,8 @@ struct rblk_req {
 	uint64_t lk_start, lk_end;  /* bytes under the range lock */
 	struct rblk_req *lk_next;   /* the namespace's lk_cws or lk_writes */
 	void (*lk_failed)(struct rblk_req *req);
+	/* Reservation commands (target/resv_cmd.c): the keys of the data, host-endian. */
+	uint64_t resv_crkey, resv_nkey;
 	struct rblk_provider_io pio; /* the command as the namespace's provider sees it */
 	int pio_res;                /* its result (rblk_provider_complete) */
 	void (*pio_done)(struct rblk_req *req, int res); /* the command's next step */

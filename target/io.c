@@ -515,6 +515,9 @@ uint16_t rblk_io_parse(struct rblk_req *req)
 	status = rblk_ana_check_io(req);
 	if (status)
 		return status;
+	status = rblk_resv_check_io(req);
+	if (status)
+		return status;
 
 	switch (cmd->opc) {
 	case NVME_IO_READ:
@@ -561,6 +564,11 @@ uint16_t rblk_io_parse(struct rblk_req *req)
 		return rblk_io_parse_verify(req);
 	case NVME_IO_COPY:
 		return rblk_io_parse_copy(req);
+	case NVME_IO_RESV_REGISTER:
+	case NVME_IO_RESV_ACQUIRE:
+	case NVME_IO_RESV_RELEASE:
+	case NVME_IO_RESV_REPORT:
+		return rblk_io_parse_resv(req);
 	default:
 		req->error_loc = offsetof(struct nvme_sqe, opc);
 		return NVME_SC_INVALID_OPCODE | NVME_SC_DNR;

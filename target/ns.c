@@ -299,6 +299,8 @@ void rblk_tgt_ns_destroy(struct rblk_tgt_ns *ns)
 		return;
 	if (ns->prov.ops->close)
 		ns->prov.ops->close(ns->prov.ctx);
+	/* After close(): no provider watch calls back any more. */
+	rblk_tgt_resv_destroy(ns);
 	free(ns->path);
 	rblk_qos_fini(ns);
 	rblk_range_lock_fini(ns);

@@ -532,6 +532,13 @@ int rblk_subsys_add_ns(struct rblk_subsystem *ss, const struct rblk_ns_opts *opt
 			rblk_gen_uuid(ss->nqn, nsid, ns->uuid);
 		if (!opts->has_nguid)
 			rblk_gen_nguid(ss->nqn, nsid, ns->nguid);
+		/*
+		 * The reservation as it persisted, before any host can reach
+		 * the namespace (a small file or the provider's blob).
+		 */
+		ret = rblk_tgt_resv_create(ns);
+	}
+	if (!ret) {
 		/* Release: a lock-free reader that finds ns sees it whole. */
 		__atomic_store_n(&ss->ns[nsid - 1], ns, __ATOMIC_RELEASE);
 		ss->nr_ns++;
@@ -539,7 +546,8 @@ int rblk_subsys_add_ns(struct rblk_subsystem *ss, const struct rblk_ns_opts *opt
 	pthread_rwlock_unlock(&ss->ns_lock);
 	if (ret) {
 		RBLK_ERR("subsystem %s: cannot add namespace %u: %s", ss->nqn, nsid,
-			 ret == -EEXIST ? "nsid in use" : "no free nsid");
+			 ret == -EEXIST ? "nsid in use" : ret == -ENOSPC ? "no free nsid"
+							: "no reservation state");
 		rblk_tgt_ns_destroy(ns);
 		return ret;
 	}

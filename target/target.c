@@ -53,6 +53,7 @@ void rblk_target_opts_init(struct rblk_target_opts *opts)
 	opts->max_ctrls_per_host = RBLK_TGT_MAX_CTRLS_PER_HOST;
 	opts->max_queues = RBLK_TGT_MAX_QUEUES;
 	opts->srq_depth = RBLK_TGT_SRQ_DEPTH;
+	opts->state_dir = RBLK_TGT_STATE_DIR;
 }
 
 int rblk_target_opts_check(const struct rblk_target_opts *opts, const char **field, char *why,
@@ -139,13 +140,16 @@ int rblk_tgt_create(const struct rblk_target_opts *opts, const struct rblk_fabri
 
 	if ((tgt->opts.rbd_conf && !(tgt->rbd_conf = strdup(tgt->opts.rbd_conf))) ||
 	    (tgt->opts.rbd_id && !(tgt->rbd_id = strdup(tgt->opts.rbd_id))) ||
-	    (tgt->opts.rbd_keyring && !(tgt->rbd_keyring = strdup(tgt->opts.rbd_keyring)))) {
+	    (tgt->opts.rbd_keyring && !(tgt->rbd_keyring = strdup(tgt->opts.rbd_keyring))) ||
+	    !(tgt->state_dir = strdup(tgt->opts.state_dir ? tgt->opts.state_dir
+							   : RBLK_TGT_STATE_DIR))) {
 		ret = -ENOMEM;
 		goto out_free;
 	}
 	tgt->opts.rbd_conf = tgt->rbd_conf;
 	tgt->opts.rbd_id = tgt->rbd_id;
 	tgt->opts.rbd_keyring = tgt->rbd_keyring;
+	tgt->opts.state_dir = tgt->state_dir;
 	ret = storage->create(&tgt->opts, &tgt->storage, why, sizeof(why));
 	if (ret) {
 		RBLK_ERR("target options: %s", why);
@@ -222,6 +226,7 @@ out_free:
 	free(tgt->rbd_conf);
 	free(tgt->rbd_id);
 	free(tgt->rbd_keyring);
+	free(tgt->state_dir);
 	free(tgt);
 	return ret;
 }
@@ -264,6 +269,7 @@ void rblk_target_destroy(struct rblk_target *tgt)
 	free(tgt->rbd_conf);
 	free(tgt->rbd_id);
 	free(tgt->rbd_keyring);
+	free(tgt->state_dir);
 	free(tgt);
 }
 

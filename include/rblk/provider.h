@@ -193,7 +193,43 @@ struct rblk_provider_ops {
 	 * -EOPNOTSUPP when it cannot tell, or -errno.
 	 */
 	int (*watch_size)(void *ctx, void (*fn)(void *arg, uint64_t num_blocks), void *arg);
+	/*
+	 * Optional, resv_load and resv_store together (resv_watch besides):
+	 * the provider keeps the namespace's reservation state itself, so that
+	 * every gateway exporting the same storage presents one reservation
+	 * (an RBD image's state in a RADOS object, say). Without them the
+	 * target keeps the state in memory, and in a file of its state
+	 * directory while a host has Persist Through Power Loss on.
+	 *
+	 * The state is an opaque blob of at most RBLK_PROVIDER_RESV_MAX bytes,
+	 * written and read whole. Both block and run off the poll groups.
+	 *
+	 * resv_load: copy the stored blob into buf (len bytes) and its size
+	 * into *out_len: 0; -ENOENT when nothing is stored yet (no
+	 * reservation); any other -errno makes the namespace's creation fail,
+	 * since guessing an empty state would let a fenced host write again.
+	 *
+	 * resv_store: replace the stored blob; the host's command completes
+	 * once it returns 0, so the blob must be durable (and visible to the
+	 * other gateways) by then. -EAGAIN: the stored blob changed since this
+	 * provider last loaded it (another gateway's change won a race): the
+	 * target loads it again and judges the command anew. Any other -errno
+	 * fails the command with Internal Error, the state unchanged.
+	 *
+	 * resv_watch: call fn(arg) from any thread (short, non-blocking) each
+	 * time another holder of the storage changes the blob, until close():
+	 * the target then loads it. 0, or -EOPNOTSUPP (changes made elsewhere
+	 * are then seen at the next command that changes the state).
+	 *
+	 * A provider built before these members has none of them (size).
+	 */
+	int (*resv_load)(void *ctx, void *buf, size_t len, size_t *out_len);
+	int (*resv_store)(void *ctx, const void *buf, size_t len);
+	int (*resv_watch)(void *ctx, void (*fn)(void *arg), void *arg);
 };
+
+/* The largest reservation state blob a provider's resv_store is given. */
+#define RBLK_PROVIDER_RESV_MAX 1600u
 
 struct rblk_provider {
 	size_t size;                /* sizeof(struct rblk_provider): set by rblk_provider_init() */

@@ -158,6 +158,12 @@ struct rblk_target_opts {
 	 * histograms. rblk-target turns it on with its metrics endpoint.
 	 */
 	bool latency_stats;
+	/*
+	 * Where reservations persist through power loss (PTPL) for file and
+	 * block-device namespaces: a file per namespace, while a host has
+	 * PTPL on. NULL: /var/lib/rblk; "": nowhere (PTPL not offered).
+	 */
+	const char *state_dir;
 };
 
 void rblk_target_opts_init(struct rblk_target_opts *opts) RBLK_EXPORT;

@@ -540,6 +540,31 @@ static void test_xrblk_rbd_client(void)
 	rblk_config_free(cfg);
 }
 
+/* x-rblk.state_dir reaches the target (PTPL files); absent: the library's default. */
+static void test_xrblk_state_dir(void)
+{
+	struct rblk_config *cfg, *dup;
+	struct rblk_target_opts o, dflt;
+
+	log_reset();
+	cfg = parse_ok("{\"x-rblk\": {\"state_dir\": \"/srv/rblk\"}}");
+	CU_ASSERT_EQUAL(nr_warn, 0);
+	CU_ASSERT_STRING_EQUAL(cfg->tgt.state_dir, "/srv/rblk");
+	CU_ASSERT_EQUAL_FATAL(rblk_config_dup(cfg, &dup), 0);
+	CU_ASSERT_PTR_NOT_EQUAL(dup->tgt.state_dir, cfg->tgt.state_dir);
+	rblk_config_free(cfg);
+	rblk_config_target_opts(dup, &o);
+	CU_ASSERT_STRING_EQUAL(o.state_dir, "/srv/rblk");
+	rblk_config_free(dup);
+
+	/* Absent: the library's default stays. */
+	rblk_target_opts_init(&dflt);
+	cfg = parse_ok("{\"x-rblk\": {\"poll_groups\": 1}}");
+	rblk_config_target_opts(cfg, &o);
+	CU_ASSERT_PTR_EQUAL(o.state_dir, dflt.state_dir);
+	rblk_config_free(cfg);
+}
+
 /* ---------------------------------------------------------------- errors */
 
 static void test_error_nsid(void)
@@ -1710,6 +1735,7 @@ static const struct ut_case cases[] = {
 	UT_CASE(test_save_admission_when_set),
 	UT_CASE(test_save_load_round_trip),
 	UT_CASE(test_xrblk_rbd_client),
+	UT_CASE(test_xrblk_state_dir),
 	UT_CASE(test_dup_and_merge),
 	UT_END,
 };

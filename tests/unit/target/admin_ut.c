@@ -77,8 +77,8 @@ static void test_identify_ctrl(void)
 	CU_ASSERT_EQUAL(rblk_le16(id.maxcmd), 128);
 	CU_ASSERT_EQUAL(id.mdts, 8); /* 1 MiB = 2^8 x 4 KiB, as nvmet-rdma */
 	CU_ASSERT_EQUAL(rblk_le32(id.nn), 1024);
-	/* Compare, DSM, Write Zeroes, Verify, Copy: 0x18D; no reservations, no timestamp. */
-	CU_ASSERT_EQUAL(rblk_le16(id.oncs), 0x18D);
+	/* Compare, DSM, Write Zeroes, Reservations, Verify, Copy: 0x1AD; no timestamp. */
+	CU_ASSERT_EQUAL(rblk_le16(id.oncs), 0x1AD);
 	CU_ASSERT_EQUAL(id.vwc, 0); /* RAM has no volatile cache */
 	CU_ASSERT_EQUAL(id.cntrltype, 1);
 	/* Multi-port, multi-controller, ANA (0x0B) and the ANA change AEN, as nvmet. */

@@ -124,16 +124,23 @@ static void tt_disconnect(struct rblk_sq *sq)
 	q->disconnects++;
 }
 
+/* The mailbox takes work from any thread (the core's helper threads post to it). */
+static pthread_mutex_t tt_work_lock = PTHREAD_MUTEX_INITIALIZER;
+
 static int tt_run_on(struct rblk_sq *sq, void (*fn)(void *arg), void *arg)
 {
 	struct tt_queue *q = rblk_container_of(sq, struct tt_queue, sq);
 	struct tt_env *env = q->env;
 
-	if (env->nr_work == sizeof(env->work) / sizeof(env->work[0]))
+	pthread_mutex_lock(&tt_work_lock);
+	if (env->nr_work == sizeof(env->work) / sizeof(env->work[0])) {
+		pthread_mutex_unlock(&tt_work_lock);
 		return -ENOSPC;
+	}
 	env->work[env->nr_work].fn = fn;
 	env->work[env->nr_work].arg = arg;
 	env->nr_work++;
+	pthread_mutex_unlock(&tt_work_lock);
 	return 0;
 }
 
@@ -225,11 +232,16 @@ unsigned tt_pump(struct tt_env *env)
 		 * takes its list: work that queues more (a fused command polling
 		 * its range lock) runs again on the next pass, after completions.
 		 */
+		pthread_mutex_lock(&tt_work_lock);
 		n = env->nr_work;
+		pthread_mutex_unlock(&tt_work_lock);
 		for (unsigned i = 0; i < n; i++) {
-			struct tt_work w = env->work[0];
+			struct tt_work w;
 
+			pthread_mutex_lock(&tt_work_lock);
+			w = env->work[0];
 			memmove(env->work, env->work + 1, --env->nr_work * sizeof(env->work[0]));
+			pthread_mutex_unlock(&tt_work_lock);
 			w.fn(w.arg);
 		}
 		n += tt_run_completions();
