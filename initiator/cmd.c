@@ -172,6 +172,57 @@ void rblk_cmd_write_zeroes(struct nvme_sqe *sqe, uint32_t nsid, uint64_t slba, u
 	c->nlb = rblk_cpu_to_le16((uint16_t)(nlb - 1));
 }
 
+void rblk_cmd_compare(struct nvme_sqe *sqe, uint32_t nsid, uint64_t slba, uint32_t nlb)
+{
+	struct nvme_rw_cmd *c = (struct nvme_rw_cmd *)sqe;
+
+	sqe_init(sqe, NVME_IO_COMPARE, nsid);
+	c->slba = rblk_cpu_to_le64(slba);
+	c->nlb = rblk_cpu_to_le16((uint16_t)(nlb - 1));
+}
+
+void rblk_cmd_fuse(struct nvme_sqe *sqe, bool second)
+{
+	sqe->flags = (uint8_t)((sqe->flags & ~NVME_CMD_FUSE_MASK) |
+			       (second ? NVME_CMD_FUSE_SECOND : NVME_CMD_FUSE_FIRST));
+}
+
+void rblk_cmd_verify(struct nvme_sqe *sqe, uint32_t nsid, uint64_t slba, uint32_t nlb)
+{
+	struct nvme_rw_cmd *c = (struct nvme_rw_cmd *)sqe;
+
+	sqe_init(sqe, NVME_IO_VERIFY, nsid);
+	c->slba = rblk_cpu_to_le64(slba);
+	c->nlb = rblk_cpu_to_le16((uint16_t)(nlb - 1));
+}
+
+void rblk_cmd_copy(struct nvme_sqe *sqe, uint32_t nsid, uint64_t sdlba, uint32_t nr)
+{
+	struct nvme_copy_cmd *c = (struct nvme_copy_cmd *)sqe;
+
+	sqe_init(sqe, NVME_IO_COPY, nsid);
+	c->sdlba = rblk_cpu_to_le64(sdlba);
+	/* NR is 0-based; descriptor format 0 (DESFMT 0) is the only one sent. */
+	c->cdw12 = rblk_cpu_to_le32((nr - 1) & NVME_COPY_NR_MASK);
+}
+
+void rblk_copy_desc(struct nvme_copy_range *r, uint64_t slba, uint32_t nlb)
+{
+	memset(r, 0, sizeof(*r));
+	r->slba = rblk_cpu_to_le64(slba);
+	r->nlb = rblk_cpu_to_le16((uint16_t)(nlb - 1));
+}
+
+void rblk_cmd_raw(struct nvme_sqe *sqe, const struct nvme_sqe *raw, uint32_t nsid)
+{
+	*sqe = *raw;
+	/* What says how the data travels, and where, is ours to set. */
+	sqe->flags = NVME_CMD_PSDT_SGL_MPTR_CONTIG;
+	sqe->nsid = rblk_cpu_to_le32(nsid);
+	sqe->mptr = 0;		/* no separate metadata on a fabric */
+	rblk_sgl_encode_null(&sqe->sgl1);
+}
+
 void rblk_cmd_dsm_deallocate(struct nvme_sqe *sqe, uint32_t nsid, uint32_t nr)
 {
 	struct nvme_dsm_cmd *c = (struct nvme_dsm_cmd *)sqe;

@@ -79,6 +79,25 @@ void rblk_cmd_rw(struct nvme_sqe *sqe, bool write, uint32_t nsid, uint64_t slba,
 		 bool fua);
 void rblk_cmd_flush(struct nvme_sqe *sqe, uint32_t nsid);
 void rblk_cmd_write_zeroes(struct nvme_sqe *sqe, uint32_t nsid, uint64_t slba, uint32_t nlb);
+/* Compare of @nlb blocks (1..65536) at @slba: the host sends the expected data. */
+void rblk_cmd_compare(struct nvme_sqe *sqe, uint32_t nsid, uint64_t slba, uint32_t nlb);
+/*
+ * The two halves of a fused Compare and Write: the Compare marked first
+ * (FUSE 01b), the Write second (FUSE 10b). They must reach the controller
+ * back to back on one queue.
+ */
+void rblk_cmd_fuse(struct nvme_sqe *sqe, bool second);
+/* Verify of @nlb blocks (1..65536): no data moves. */
+void rblk_cmd_verify(struct nvme_sqe *sqe, uint32_t nsid, uint64_t slba, uint32_t nlb);
+/* Copy of @nr source ranges (1..256, descriptor format 0) to @sdlba onwards. */
+void rblk_cmd_copy(struct nvme_sqe *sqe, uint32_t nsid, uint64_t sdlba, uint32_t nr);
+/* One Copy source range (format 0): @nlb blocks (1..65536) from @slba. */
+void rblk_copy_desc(struct nvme_copy_range *r, uint64_t slba, uint32_t nlb);
+/*
+ * A caller-built I/O command (@raw, 64 bytes) for @nsid: opcode and CDW2..15
+ * as given; FLAGS (PSDT, FUSE 0), NSID, CID and SGL1 are the library's.
+ */
+void rblk_cmd_raw(struct nvme_sqe *sqe, const struct nvme_sqe *raw, uint32_t nsid);
 /* Dataset Management with AD (deallocate) over @nr ranges (1..256). */
 void rblk_cmd_dsm_deallocate(struct nvme_sqe *sqe, uint32_t nsid, uint32_t nr);
 /* One DSM range: @nlb blocks (1-based on the wire) from @slba. */

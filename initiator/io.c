@@ -24,6 +24,8 @@
 #include "initiator/ctrl.h"
 #include "initiator/mpath.h"
 #include "initiator/io.h"
+#include "protocol/nvme_id.h"
+#include "protocol/nvme_status.h"
 
 struct rblk_io_priv *rblk_io_priv(struct rblk_io *io)
 {
@@ -61,15 +63,37 @@ static void iov_copy(const struct rblk_io *io, size_t off, void *local, size_t l
 	}
 }
 
+/* Copies between a request's data and registered memory (an RBLK_OP_CMD's data lies apart). */
+static void data_copy(const struct rblk_io *io, size_t off, void *local, size_t len, bool to_io)
+{
+	if (io->op == RBLK_OP_CMD) {
+		struct rblk_cmd *cmd = io->buf;
+
+		if (to_io)
+			memcpy((uint8_t *)cmd->data + off, local, len);
+		else
+			memcpy(local, (const uint8_t *)cmd->data + off, len);
+		return;
+	}
+	iov_copy(io, off, local, len, to_io);
+}
+
 bool rblk_io_record(struct rblk_io *io, uint16_t status, int err)
 {
 	struct rblk_io_priv *p = rblk_io_priv(io);
+	uint16_t code = p->status & NVME_STATUS_CODE_MASK;
 
 	if ((status || err) && !p->status && !p->err) {
 		p->status = status;
 		p->err = err;
 		/* Stop issuing: the request has failed whatever the rest does. */
 		p->issued = p->total;
+	} else if (status && code == NVME_SC_FUSED_FAIL && !p->err) {
+		/*
+		 * A fused Write aborted because its Compare failed says less
+		 * than the Compare's own status, whichever came back first.
+		 */
+		p->status = status;
 	}
 	if (p->outstanding)
 		p->outstanding--;
@@ -97,10 +121,134 @@ void rblk_io_part_done(struct rblk_hq *hq, struct rblk_slot *slot, int err)
 	struct rblk_io *io = slot->ctx;
 	uint16_t st = err ? 0 : rblk_slot_status(slot);
 
-	if (!err && !st && io->op == RBLK_OP_READ && slot->local)
-		iov_copy(io, slot->io_off, slot->local, slot->xfer_len, true);
+	if (!err && !st && slot->local && !rblk_cmd_host_to_ctrl(slot->sqe))
+		data_copy(io, slot->io_off, slot->local, slot->xfer_len, true);
+	if (!err && io->op == RBLK_OP_CMD)
+		((struct rblk_cmd *)io->buf)->dw0 = rblk_slot_dw0(slot);
 	if (rblk_io_record(io, st, err))
 		io_done_append(qp, io);
+}
+
+/*
+ * Maps @len bytes of @io's data at @off for @slot's command: the caller's
+ * registered memory as it is, else the slot's own 4 KiB or a bounce unit,
+ * filled first when the data goes to the controller. 0, -EAGAIN (no bounce
+ * unit free), -errno.
+ */
+static int map_data(struct rblk_hq *hq, struct rblk_io *io, struct rblk_slot *slot, uint32_t off,
+		    uint32_t len)
+{
+	struct rblk_io_priv *p = rblk_io_priv(io);
+	uint32_t lkey, rkey;
+	int ret;
+
+	if (p->registered)
+		return rblk_hq_map(hq, slot, (uint8_t *)io->buf + off, len, p->lkey, p->rkey);
+	if (len <= RBLK_SLOT_DATA) {
+		slot->local = slot->data;
+		lkey = rblk_hq_lkey(hq);
+		rkey = rblk_hq_rkey(hq);
+	} else {
+		void *unit;
+
+		ret = rblk_hq_bounce_get(hq, &unit, &lkey, &rkey);
+		if (ret)
+			return ret;
+		slot->bounce = unit;
+		slot->local = unit;
+	}
+	if (rblk_cmd_host_to_ctrl(slot->sqe))
+		data_copy(io, off, slot->local, len, false);
+	return rblk_hq_map(hq, slot, slot->local, len, lkey, rkey);
+}
+
+/* Blocks of @io the next command takes: what is left, at most @max. */
+static uint32_t next_units(const struct rblk_io_priv *p, uint32_t max)
+{
+	uint32_t units = p->total - p->issued;
+
+	return units > max ? max : units;
+}
+
+static void slot_release(struct rblk_hq *hq, struct rblk_slot *slot)
+{
+	if (slot->bounce)
+		rblk_hq_bounce_put(hq, slot->bounce);
+	slot->bounce = NULL;
+	rblk_slot_put(&hq->slots, slot);
+}
+
+/*
+ * Builds @slot's command for the next part of @io: *units (blocks of the
+ * request it covers) and *off (byte offset of its data). 0 or -errno.
+ */
+static int build_one(struct rblk_hq *hq, struct rblk_io *io, struct rblk_slot *slot,
+		     uint32_t *units, uint32_t *off)
+{
+	struct rblk_io_priv *p = rblk_io_priv(io);
+	struct rblk_ns *ns = io->ns;
+
+	*units = 1;
+	*off = 0;
+	switch (io->op) {
+	case RBLK_OP_READ:
+	case RBLK_OP_WRITE:
+	case RBLK_OP_COMPARE:
+		*units = next_units(p, p->max_nlb);
+		*off = p->issued << ns->lba_shift;
+		if (io->op == RBLK_OP_COMPARE)
+			rblk_cmd_compare(slot->sqe, ns->nsid, io->lba + p->issued, *units);
+		else
+			rblk_cmd_rw(slot->sqe, io->op == RBLK_OP_WRITE, ns->nsid,
+				    io->lba + p->issued, *units,
+				    io->op == RBLK_OP_WRITE && (io->flags & RBLK_IO_FUA));
+		return map_data(hq, io, slot, *off, *units << ns->lba_shift);
+	case RBLK_OP_FLUSH:
+		rblk_cmd_flush(slot->sqe, ns->nsid);
+		return rblk_hq_map(hq, slot, NULL, 0, 0, 0);
+	case RBLK_OP_WRITE_ZEROES:
+	case RBLK_OP_VERIFY:
+		*units = next_units(p, RBLK_MAX_NLB_PER_CMD);
+		if (io->op == RBLK_OP_VERIFY)
+			rblk_cmd_verify(slot->sqe, ns->nsid, io->lba + p->issued, *units);
+		else
+			rblk_cmd_write_zeroes(slot->sqe, ns->nsid, io->lba + p->issued, *units);
+		return rblk_hq_map(hq, slot, NULL, 0, 0, 0);
+	case RBLK_OP_DEALLOCATE:
+		/* One range covers up to 2^32 - 1 blocks: one command. */
+		rblk_cmd_dsm_deallocate(slot->sqe, ns->nsid, 1);
+		rblk_dsm_range((struct nvme_dsm_range *)slot->data, io->lba, io->nlb);
+		return rblk_hq_map(hq, slot, slot->data, sizeof(struct nvme_dsm_range),
+				   rblk_hq_lkey(hq), rblk_hq_rkey(hq));
+	case RBLK_OP_COPY: {
+		const struct rblk_copy_range *r = io->buf;
+		struct nvme_copy_range *d = (struct nvme_copy_range *)slot->data;
+
+		/* The source ranges travel as 32-byte entries: 128 fill the slot's 4 KiB. */
+		for (uint32_t i = 0; i < io->nlb; i++)
+			rblk_copy_desc(&d[i], r[i].slba, r[i].nlb);
+		rblk_cmd_copy(slot->sqe, ns->nsid, io->lba, io->nlb);
+		return rblk_hq_map(hq, slot, slot->data, io->nlb * (uint32_t)sizeof(*d),
+				   rblk_hq_lkey(hq), rblk_hq_rkey(hq));
+	}
+	case RBLK_OP_CMD: {
+		const struct rblk_cmd *cmd = io->buf;
+
+		rblk_cmd_raw(slot->sqe, (const struct nvme_sqe *)cmd->sqe, ns->nsid);
+		return map_data(hq, io, slot, 0, cmd->len);
+	}
+	default:
+		return -EINVAL;
+	}
+}
+
+static void slot_bind(struct rblk_io *io, struct rblk_slot *slot, uint32_t off)
+{
+	slot->user = true;
+	slot->done = rblk_io_part_done;
+	slot->ctx = io;
+	slot->io_off = off;
+	rblk_io_priv(io)->outstanding++;
 }
 
 /* One command of @io into a free slot. 0, -EAGAIN (no slot or bounce unit), -errno. */
@@ -108,86 +256,65 @@ static int issue_one(struct rblk_qpair *qp, struct rblk_io *io)
 {
 	struct rblk_io_priv *p = rblk_io_priv(io);
 	struct rblk_hq *hq = &qp->hq;
-	struct rblk_ns *ns = io->ns;
-	uint32_t units = 1, len = 0, off = 0;
 	struct rblk_slot *slot;
-	int ret = 0;
+	uint32_t units, off;
+	int ret;
 
 	slot = rblk_slot_get(&hq->slots);
 	if (!slot)
 		return -EAGAIN;
-	switch (io->op) {
-	case RBLK_OP_READ:
-	case RBLK_OP_WRITE: {
-		bool write = io->op == RBLK_OP_WRITE;
-		uint32_t lkey, rkey;
-
-		units = p->total - p->issued;
-		if (units > p->max_nlb)
-			units = p->max_nlb;
-		len = units << ns->lba_shift;
-		off = p->issued << ns->lba_shift;
-		rblk_cmd_rw(slot->sqe, write, ns->nsid, io->lba + p->issued, units,
-			    write && (io->flags & RBLK_IO_FUA));
-		if (p->registered) {
-			ret = rblk_hq_map(hq, slot, (uint8_t *)io->buf + off, len, p->lkey, p->rkey);
-			break;
-		}
-		if (len <= RBLK_SLOT_DATA) {
-			slot->local = slot->data;
-			lkey = rblk_hq_lkey(hq);
-			rkey = rblk_hq_rkey(hq);
-		} else {
-			void *unit;
-
-			ret = rblk_hq_bounce_get(hq, &unit, &lkey, &rkey);
-			if (ret)
-				break;
-			slot->bounce = unit;
-			slot->local = unit;
-		}
-		if (write)
-			iov_copy(io, off, slot->local, len, false);
-		ret = rblk_hq_map(hq, slot, slot->local, len, lkey, rkey);
-		break;
-	}
-	case RBLK_OP_FLUSH:
-		rblk_cmd_flush(slot->sqe, ns->nsid);
-		ret = rblk_hq_map(hq, slot, NULL, 0, 0, 0);
-		break;
-	case RBLK_OP_WRITE_ZEROES:
-		units = p->total - p->issued;
-		if (units > RBLK_MAX_NLB_PER_CMD)
-			units = RBLK_MAX_NLB_PER_CMD;
-		rblk_cmd_write_zeroes(slot->sqe, ns->nsid, io->lba + p->issued, units);
-		ret = rblk_hq_map(hq, slot, NULL, 0, 0, 0);
-		break;
-	case RBLK_OP_DEALLOCATE:
-		/* One range covers up to 2^32 - 1 blocks: one command. */
-		rblk_cmd_dsm_deallocate(slot->sqe, ns->nsid, 1);
-		rblk_dsm_range((struct nvme_dsm_range *)slot->data, io->lba, io->nlb);
-		ret = rblk_hq_map(hq, slot, slot->data, sizeof(struct nvme_dsm_range),
-				  rblk_hq_lkey(hq), rblk_hq_rkey(hq));
-		units = p->total;
-		break;
-	default:
-		ret = -EINVAL;
-	}
+	ret = build_one(hq, io, slot, &units, &off);
 	if (ret) {
-		if (slot->bounce)
-			rblk_hq_bounce_put(hq, slot->bounce);
-		slot->bounce = NULL;
-		rblk_slot_put(&hq->slots, slot);
+		slot_release(hq, slot);
 		return ret;
 	}
-	slot->user = true;
-	slot->done = rblk_io_part_done;
-	slot->ctx = io;
-	slot->io_off = off;
+	slot_bind(io, slot, off);
 	p->issued += units;
-	p->outstanding++;
 	/* A staging failure fails the queue; the slot is reposted after the reconnect. */
 	rblk_hq_post(hq, slot);
+	return 0;
+}
+
+/*
+ * A fused Compare and Write: both halves or neither, staged back to back
+ * under the queue's lock so that nothing comes between them on the wire.
+ * The request's data is the expected blocks, then the new ones.
+ */
+static int issue_fused(struct rblk_qpair *qp, struct rblk_io *io)
+{
+	struct rblk_io_priv *p = rblk_io_priv(io);
+	struct rblk_hq *hq = &qp->hq;
+	struct rblk_ns *ns = io->ns;
+	uint32_t len = io->nlb << ns->lba_shift;
+	struct rblk_slot *cmp, *wr;
+	int ret;
+
+	cmp = rblk_slot_get(&hq->slots);
+	if (!cmp)
+		return -EAGAIN;
+	wr = rblk_slot_get(&hq->slots);
+	if (!wr) {
+		rblk_slot_put(&hq->slots, cmp);
+		return -EAGAIN;
+	}
+	rblk_cmd_compare(cmp->sqe, ns->nsid, io->lba, io->nlb);
+	rblk_cmd_fuse(cmp->sqe, false);
+	rblk_cmd_rw(wr->sqe, true, ns->nsid, io->lba, io->nlb, io->flags & RBLK_IO_FUA);
+	rblk_cmd_fuse(wr->sqe, true);
+	ret = map_data(hq, io, cmp, 0, len);
+	if (!ret)
+		ret = map_data(hq, io, wr, len, len);
+	if (ret) {
+		slot_release(hq, wr);
+		slot_release(hq, cmp);
+		return ret;
+	}
+	cmp->fused = wr->fused = true;
+	slot_bind(io, cmp, 0);
+	slot_bind(io, wr, len);
+	p->issued = p->total;
+	rblk_hq_post(hq, cmp);
+	rblk_hq_post(hq, wr);
 	return 0;
 }
 
@@ -197,7 +324,7 @@ static void issue(struct rblk_qpair *qp, struct rblk_io *io)
 	struct rblk_io_priv *p = rblk_io_priv(io);
 
 	while (p->issued < p->total) {
-		int ret = issue_one(qp, io);
+		int ret = io->op == RBLK_OP_COMPARE_WRITE ? issue_fused(qp, io) : issue_one(qp, io);
 
 		if (ret == -EAGAIN) {
 			qp->pending = io;
@@ -229,11 +356,82 @@ void rblk_io_fail_pending(struct rblk_qpair *qp, int err)
 		io_done_append(qp, io);
 }
 
+/* The data bytes of a request that carries blocks, or 0. */
+static uint64_t block_bytes(const struct rblk_io *io)
+{
+	uint64_t len = (uint64_t)io->nlb << io->ns->lba_shift;
+
+	switch (io->op) {
+	case RBLK_OP_READ:
+	case RBLK_OP_WRITE:
+	case RBLK_OP_COMPARE:
+		return len;
+	case RBLK_OP_COMPARE_WRITE:
+		return 2 * len;
+	default:
+		return 0;
+	}
+}
+
+bool rblk_io_op_writes(enum rblk_io_op op)
+{
+	return op == RBLK_OP_WRITE || op == RBLK_OP_WRITE_ZEROES || op == RBLK_OP_DEALLOCATE ||
+	       op == RBLK_OP_COMPARE_WRITE || op == RBLK_OP_COPY;
+}
+
+/* The controller reports @op (Identify Controller ONCS, FUSES). */
+static bool ctrl_supports(const struct rblk_ctrl *c, enum rblk_io_op op)
+{
+	switch (op) {
+	case RBLK_OP_COMPARE:
+		return rblk_le16(c->id->oncs) & NVME_CTRL_ONCS_COMPARE;
+	case RBLK_OP_COMPARE_WRITE:
+		return rblk_le16(c->id->fuses) & NVME_CTRL_FUSES_COMPARE_WRITE;
+	case RBLK_OP_VERIFY:
+		return rblk_le16(c->id->oncs) & NVME_CTRL_ONCS_VERIFY;
+	case RBLK_OP_COPY:
+		return rblk_le16(c->id->oncs) & NVME_CTRL_ONCS_COPY;
+	default:
+		return true;
+	}
+}
+
+static int check_copy(const struct rblk_ns *ns, const struct rblk_io *io)
+{
+	const struct rblk_copy_range *r = io->buf;
+	unsigned max = (unsigned)ns->id->msrc + 1;
+
+	if (!r || !io->nlb || io->nlb > RBLK_COPY_MAX_RANGES || io->nlb > max)
+		return -EINVAL;
+	for (uint32_t i = 0; i < io->nlb; i++)
+		if (!r[i].nlb || r[i].nlb > RBLK_MAX_NLB_PER_CMD || r[i].slba + r[i].nlb < r[i].slba)
+			return -EINVAL;
+	return 0;
+}
+
+static int check_cmd(const struct rblk_io *io, uint32_t bounce)
+{
+	const struct rblk_cmd *cmd = io->buf;
+	uint8_t opc;
+
+	if (!cmd)
+		return -EINVAL;
+	opc = cmd->sqe[0];
+	/* Fabrics commands are the library's; data both ways has no transfer. */
+	if (opc == NVME_FABRICS_COMMAND || (opc & 3) == 3)
+		return -EINVAL;
+	if (cmd->len && (!cmd->data || !(opc & 3) || cmd->len > bounce))
+		return -EINVAL;
+	return 0;
+}
+
 int rblk_io_prepare(struct rblk_ctrl *c, struct rblk_io *io, rblk_io_cb cb, void *arg)
 {
 	struct rblk_io_priv *p = rblk_io_priv(io);
 	struct rblk_ns *ns = io->ns;
-	uint64_t len = 0;
+	uint32_t bounce;
+	uint64_t len;
+	int ret = 0;
 
 	memset(p, 0, sizeof(*p));
 	if (!ns || ns->ctrl != c || !cb)
@@ -241,12 +439,17 @@ int rblk_io_prepare(struct rblk_ctrl *c, struct rblk_io *io, rblk_io_cb cb, void
 	p->cb = cb;
 	p->arg = arg;
 	p->total = 1;
+	bounce = c->max_xfer < RBLK_BOUNCE_UNIT_MAX ? c->max_xfer : RBLK_BOUNCE_UNIT_MAX;
+	len = block_bytes(io);
+	if (!ctrl_supports(c, io->op))
+		return -EOPNOTSUPP;
 	switch (io->op) {
 	case RBLK_OP_READ:
 	case RBLK_OP_WRITE:
+	case RBLK_OP_COMPARE:
+	case RBLK_OP_COMPARE_WRITE:
 		if (!io->nlb || (!io->buf && (!io->iov || !io->iovcnt)))
 			return -EINVAL;
-		len = (uint64_t)io->nlb << ns->lba_shift;
 		if (!io->buf) {
 			uint64_t sum = 0;
 
@@ -258,6 +461,7 @@ int rblk_io_prepare(struct rblk_ctrl *c, struct rblk_io *io, rblk_io_cb cb, void
 		p->total = io->nlb;
 		break;
 	case RBLK_OP_WRITE_ZEROES:
+	case RBLK_OP_VERIFY:
 		if (!io->nlb)
 			return -EINVAL;
 		p->total = io->nlb;
@@ -268,21 +472,31 @@ int rblk_io_prepare(struct rblk_ctrl *c, struct rblk_io *io, rblk_io_cb cb, void
 		break;
 	case RBLK_OP_FLUSH:
 		break;
+	case RBLK_OP_COPY:
+		ret = check_copy(ns, io);
+		break;
+	case RBLK_OP_CMD:
+		ret = check_cmd(io, bounce);
+		break;
 	default:
 		return -EINVAL;
 	}
-	if (io->op != RBLK_OP_FLUSH && io->lba + io->nlb < io->lba)
+	if (ret)
+		return ret;
+	/* For Copy, lba and nlb are the destination and a count of ranges. */
+	if (io->op != RBLK_OP_FLUSH && io->op != RBLK_OP_COPY && io->op != RBLK_OP_CMD &&
+	    io->lba + io->nlb < io->lba)
 		return -EINVAL;
-	if (ns->read_only && io->op != RBLK_OP_READ && io->op != RBLK_OP_FLUSH)
+	if (ns->read_only && rblk_io_op_writes(io->op))
 		return -EROFS;
-	if (io->op == RBLK_OP_READ || io->op == RBLK_OP_WRITE) {
-		uint32_t bounce = c->max_xfer < RBLK_BOUNCE_UNIT_MAX ? c->max_xfer
-								     : RBLK_BOUNCE_UNIT_MAX;
-
+	if (len) {
 		p->registered = io->buf && len <= SIZE_MAX &&
 				!rblk_mem_lookup(c, io->buf, (size_t)len, &p->lkey, &p->rkey);
 		/* Unregistered data moves through bounce units: split at their size. */
 		p->max_nlb = rblk_split_max_nlb(p->registered ? c->max_xfer : bounce, ns->lba_shift);
+		/* Each half of a fused pair is one command: never split. */
+		if (io->op == RBLK_OP_COMPARE_WRITE && io->nlb > p->max_nlb)
+			return -EINVAL;
 	}
 	return 0;
 }

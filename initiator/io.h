@@ -34,6 +34,8 @@ _Static_assert(sizeof(struct rblk_io_priv) <= sizeof(((struct rblk_io *)0)->priv
 	       "rblk_io.priv too small");
 
 struct rblk_io_priv *rblk_io_priv(struct rblk_io *io);
+/* @op changes the namespace (refused on a read-only one). */
+bool rblk_io_op_writes(enum rblk_io_op op);
 /*
  * Validates @io for @c and initialises its private state: totals, the split
  * size (MDTS for registered memory, the bounce unit otherwise), registration.

@@ -27,6 +27,7 @@
 #include "common/log.h"
 #include "common/wakefd.h"
 #include "initiator/ctrl.h"
+#include "initiator/io.h"
 #include "initiator/mpath.h"
 #include "protocol/nvme_status.h"
 
@@ -230,6 +231,11 @@ static void inner_done(struct rblk_io *io, uint16_t status, int err, void *arg)
 		set_done(mq, r, status, 0);
 		return;
 	}
+	if (err && r->inner.op == RBLK_OP_COMPARE_WRITE) {
+		/* The path died with it: the Write may have happened. Never twice. */
+		set_done(mq, r, 0, err);
+		return;
+	}
 	now = rblk_clock_ms();
 	atomic_fetch_add_explicit(&p->failovers, 1, memory_order_relaxed);
 	implied = rblk_ana_state_of_status(status);
@@ -296,7 +302,7 @@ int rblk_mpath_qp_submit(struct rblk_mpath_qp *mq, struct rblk_io *io, rblk_io_c
 
 	if (!io || !cb || (io->ns && io->ns != &mp->ns))
 		return -EINVAL;
-	if (mp->ns.read_only && io->op != RBLK_OP_READ && io->op != RBLK_OP_FLUSH)
+	if (mp->ns.read_only && rblk_io_op_writes(io->op))
 		return -EROFS;
 	r = mq->free_list;
 	if (!r)

@@ -10,6 +10,7 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 
 #include "common/log.h"
 #include "initiator/cmd.h"
@@ -191,10 +192,10 @@ static void wait_fd(struct rblk_qpair *qp, int ms)
 	poll(&pfd, 1, ms);
 }
 
-static int sync_io(struct rblk_ns *ns, enum rblk_io_op op, void *buf, uint64_t lba, uint32_t nlb,
-		   unsigned flags)
+/* Runs @io to completion on a borrowed qpair (@io->ns set). */
+static int sync_run(struct rblk_io *io)
 {
-	struct rblk_io io = { .op = op, .ns = ns, .lba = lba, .nlb = nlb, .flags = flags, .buf = buf };
+	struct rblk_ns *ns = io->ns;
 	struct sync_wait w = { 0 };
 	struct rblk_qpair *qp;
 	int ret = 0;
@@ -206,7 +207,7 @@ static int sync_io(struct rblk_ns *ns, enum rblk_io_op op, void *buf, uint64_t l
 		       : rblk_sync_qpair_get(ns->ctrl, &ret);
 	if (!qp)
 		return ret;
-	while ((ret = rblk_submit(qp, &io, sync_cb, &w)) == -EAGAIN) {
+	while ((ret = rblk_submit(qp, io, sync_cb, &w)) == -EAGAIN) {
 		if (rblk_poll(qp, 0) == 0)
 			wait_fd(qp, 10);
 	}
@@ -227,6 +228,14 @@ static int sync_io(struct rblk_ns *ns, enum rblk_io_op op, void *buf, uint64_t l
 	if (w.err)
 		return w.err;
 	return w.status ? -EREMOTEIO : 0;
+}
+
+static int sync_io(struct rblk_ns *ns, enum rblk_io_op op, void *buf, uint64_t lba, uint32_t nlb,
+		   unsigned flags)
+{
+	struct rblk_io io = { .op = op, .ns = ns, .lba = lba, .nlb = nlb, .flags = flags, .buf = buf };
+
+	return sync_run(&io);
 }
 
 int rblk_read(struct rblk_ns *ns, void *buf, uint64_t lba, uint32_t nlb)
@@ -253,4 +262,56 @@ int rblk_write_zeroes(struct rblk_ns *ns, uint64_t lba, uint32_t nlb)
 int rblk_deallocate(struct rblk_ns *ns, uint64_t lba, uint32_t nlb)
 {
 	return sync_io(ns, RBLK_OP_DEALLOCATE, NULL, lba, nlb, 0);
+}
+
+int rblk_compare(struct rblk_ns *ns, const void *buf, uint64_t lba, uint32_t nlb)
+{
+	return sync_io(ns, RBLK_OP_COMPARE, (void *)(uintptr_t)buf, lba, nlb, 0);
+}
+
+int rblk_compare_write(struct rblk_ns *ns, const void *expect, const void *data, uint64_t lba,
+		       uint32_t nlb)
+{
+	struct iovec iov[2];
+	struct rblk_io io = { .op = RBLK_OP_COMPARE_WRITE, .ns = ns, .lba = lba, .nlb = nlb,
+			      .iov = iov, .iovcnt = 2 };
+
+	if (!ns || !expect || !data)
+		return -EINVAL;
+	/* The request's data is the expected blocks, then the new ones. */
+	iov[0] = (struct iovec){ .iov_base = (void *)(uintptr_t)expect,
+				 .iov_len = (size_t)nlb << ns->lba_shift };
+	iov[1] = (struct iovec){ .iov_base = (void *)(uintptr_t)data, .iov_len = iov[0].iov_len };
+	return sync_run(&io);
+}
+
+int rblk_verify(struct rblk_ns *ns, uint64_t lba, uint32_t nlb)
+{
+	return sync_io(ns, RBLK_OP_VERIFY, NULL, lba, nlb, 0);
+}
+
+int rblk_copy(struct rblk_ns *ns, const struct rblk_copy_range *ranges, unsigned nr,
+	      uint64_t dlba)
+{
+	return sync_io(ns, RBLK_OP_COPY, (void *)(uintptr_t)ranges, dlba, nr, 0);
+}
+
+int rblk_ns_cmd(struct rblk_ns *ns, const void *sqe, void *buf, uint32_t len, uint32_t *dw0,
+		uint16_t *status)
+{
+	struct rblk_cmd cmd = { .data = buf, .len = len };
+	struct rblk_io io = { .op = RBLK_OP_CMD, .ns = ns, .buf = &cmd };
+	int ret;
+
+	if (status)
+		*status = 0;
+	if (!ns || !sqe)
+		return -EINVAL;
+	memcpy(cmd.sqe, sqe, sizeof(cmd.sqe));
+	ret = sync_run(&io);
+	if (status && (!ret || ret == -EREMOTEIO))
+		*status = rblk_ns_last_status(ns);
+	if (dw0 && (!ret || ret == -EREMOTEIO))
+		*dw0 = cmd.dw0;
+	return ret;
 }

@@ -738,7 +738,12 @@ void rblk_hq_teardown(struct rblk_hq *hq, bool requeue)
 		if (s->rsp_done) {
 			/* The target answered; only our SEND's completion was lost. */
 			complete_slot(hq, s, 0);
-		} else if (requeue && s->user) {
+		} else if (requeue && s->user && !s->fused) {
+			/*
+			 * I/O goes out again after the reconnect; a fused half
+			 * does not: the pair must reach the target back to
+			 * back, and whether its Write took place is unknown.
+			 */
 			s->state = RBLK_SLOT_QUEUED;
 			s->next = NULL;
 			*tail = s;

@@ -60,6 +60,7 @@ static void slot_reset(struct rblk_slot *s)
 	s->send_done = false;
 	s->rsp_done = false;
 	s->user = false;
+	s->fused = false;
 	s->done = NULL;
 	s->ctx = NULL;
 	s->bounce = NULL;

@@ -46,6 +46,7 @@ struct rblk_slot {
 	bool send_done;
 	bool rsp_done;
 	bool user;			/* an I/O request: requeued across reconnects */
+	bool fused;			/* half of a fused pair: never requeued (see queue.c) */
 	struct nvme_cqe cqe;		/* the response as received (wire form) */
 	rblk_slot_done_fn done;
 	void *ctx;			/* the done function's object (an rblk_io, a waiter) */

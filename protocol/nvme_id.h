@@ -243,6 +243,8 @@ enum {
 #define NVME_CTRL_LPA_EXT_DATA (1u << 2)
 #define NVME_CTRL_LPA_TELEMETRY (1u << 3)
 /* ONCS */
+/* FUSES: fused Compare and Write. */
+#define NVME_CTRL_FUSES_COMPARE_WRITE (1u << 0)
 #define NVME_CTRL_ONCS_COMPARE (1u << 0)
 #define NVME_CTRL_ONCS_WRITE_UNCOR (1u << 1)
 #define NVME_CTRL_ONCS_DSM (1u << 2)

@@ -116,7 +116,7 @@ void rblk_admin_identify_ctrl(struct rblk_req *req)
 					    NVME_CTRL_ONCS_WRITE_ZEROES | NVME_CTRL_ONCS_VERIFY |
 					    NVME_CTRL_ONCS_COPY | NVME_CTRL_ONCS_RESERVATIONS);
 		/* Bit 0: fused Compare and Write (target/fused.c). */
-		id->fuses = rblk_cpu_to_le16(1);
+		id->fuses = rblk_cpu_to_le16(NVME_CTRL_FUSES_COMPARE_WRITE);
 		id->vwc = rblk_subsys_any_vwc(ss) ? NVME_CTRL_VWC_PRESENT : 0;
 	}
 	id->sgls = rblk_cpu_to_le32(NVME_CTRL_SGLS_SUPPORTED | NVME_CTRL_SGLS_KEYED |

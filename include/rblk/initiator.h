@@ -254,6 +254,53 @@ int rblk_deallocate(struct rblk_ns *ns, uint64_t lba, uint32_t nlb) RBLK_EXPORT;
 /* The NVMe status of the calling thread's last synchronous command on @ns. */
 uint16_t rblk_ns_last_status(struct rblk_ns *ns) RBLK_EXPORT;
 
+/*
+ * Commands beyond reading and writing. Each fails with -EOPNOTSUPP when the
+ * controller does not report it (Identify Controller ONCS, FUSES), and like
+ * the calls above with -EREMOTEIO and the status in rblk_ns_last_status().
+ *
+ * rblk_compare: Compare Failure (NVME status 0x285) when the @nlb blocks at
+ * @lba differ from @buf. Split like a Read, so not atomic as a whole.
+ *
+ * rblk_compare_write: the fused Compare and Write: @data is written over
+ * the @nlb blocks at @lba only if they hold @expect, atomically against
+ * every other write to the range. Never split: @nlb blocks must fit one
+ * command (MDTS, and the controller's atomic compare-and-write unit, which
+ * it enforces). A mismatch is Compare Failure; the Write then ends with
+ * "aborted: failed fused command", which is not reported. A lost connection
+ * fails it with -ENOTCONN and its outcome unknown: it is never sent again.
+ *
+ * rblk_verify: the blocks are readable (no data moves; split at 65536).
+ *
+ * rblk_copy: @nr source ranges (up to 128, and the namespace's MSRC + 1),
+ * in order, to @dlba onwards, in one command (the namespace's MSSRL and MCL
+ * apply; the controller refuses more with Command Size Limit Exceeded).
+ */
+struct rblk_copy_range {
+	uint64_t slba;
+	uint32_t nlb;                /* 1..65536 */
+};
+#define RBLK_COPY_MAX_RANGES 128u
+
+int rblk_compare(struct rblk_ns *ns, const void *buf, uint64_t lba, uint32_t nlb) RBLK_EXPORT;
+int rblk_compare_write(struct rblk_ns *ns, const void *expect, const void *data, uint64_t lba,
+		       uint32_t nlb) RBLK_EXPORT;
+int rblk_verify(struct rblk_ns *ns, uint64_t lba, uint32_t nlb) RBLK_EXPORT;
+int rblk_copy(struct rblk_ns *ns, const struct rblk_copy_range *ranges, unsigned nr,
+	      uint64_t dlba) RBLK_EXPORT;
+/*
+ * Any other I/O command of @ns, as nvme-cli's io-passthru sends it
+ * (reservations, vendor commands): @sqe is a 64-byte submission entry
+ * (NVMe layout, little-endian) whose opcode and CDW2..CDW15 go as given;
+ * FLAGS, NSID, the metadata and data pointers are the library's. @buf (up
+ * to 128 KiB, and MDTS) moves in the direction of the opcode's low bits
+ * (01b to the controller, 10b from it; 11b is refused). @dw0 (optional)
+ * gets the completion's DW0, @status (optional) its status. 0, -EREMOTEIO
+ * (an error status), or -errno.
+ */
+int rblk_ns_cmd(struct rblk_ns *ns, const void *sqe, void *buf, uint32_t len, uint32_t *dw0,
+		uint16_t *status) RBLK_EXPORT;
+
 /* ---- Registered memory ---------------------------------------------------- */
 
 /* Memory registered with the controller's device: moves with no copy. */
@@ -271,6 +318,19 @@ enum rblk_io_op {
 	RBLK_OP_FLUSH,
 	RBLK_OP_WRITE_ZEROES,
 	RBLK_OP_DEALLOCATE,
+	RBLK_OP_COMPARE,             /* buf/iov: the nlb blocks expected */
+	RBLK_OP_COMPARE_WRITE,       /* fused; buf/iov: 2 x nlb blocks, the expected then the new */
+	RBLK_OP_VERIFY,              /* no data */
+	RBLK_OP_COPY,                /* lba: destination; buf: nlb struct rblk_copy_range */
+	RBLK_OP_CMD,                 /* buf: a struct rblk_cmd (lba, nlb, iov unused) */
+};
+
+/* An RBLK_OP_CMD request: rblk_ns_cmd()'s arguments, for the queue. */
+struct rblk_cmd {
+	uint8_t sqe[64];             /* opcode and CDW2..CDW15 as rblk_ns_cmd() takes them */
+	void *data;                  /* any memory (always copied through the library's) */
+	uint32_t len;
+	uint32_t dw0;                /* out: the completion's DW0 */
 };
 
 struct rblk_io;

@@ -11,10 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "initiator/ctrl.h"
 #include "initiator/io.h"
+#include "protocol/nvme_id.h"
+#include "protocol/nvme_status.h"
 #include "ut.h"
 
 /*
@@ -62,6 +65,8 @@ int __wrap_rblk_cq_poll(struct rblk_cq *cq, struct rblk_wc *wc, int n)
 }
 
 static struct rblk_ctrl C;
+static struct nvme_id_ctrl ID;		/* ONCS and FUSES as rblk-target reports them */
+static struct nvme_id_ns ID_NS;		/* MSRC */
 static struct rblk_qpair Q;
 static struct rblk_ns NS, NS_RO;
 static struct rblk_mr_pool *REG;	/* "registered" memory: a pool with no PD */
@@ -94,6 +99,13 @@ static void env_init(unsigned depth, uint32_t max_xfer, uint32_t incap)
 	C.wake_fd = -1;
 	atomic_init(&C.state, RBLK_CTRL_LIVE);
 	atomic_init(&C.ka_next_ms, UINT64_MAX);
+	memset(&ID, 0, sizeof(ID));
+	ID.oncs = rblk_cpu_to_le16(NVME_CTRL_ONCS_COMPARE | NVME_CTRL_ONCS_VERIFY |
+				   NVME_CTRL_ONCS_COPY);
+	ID.fuses = rblk_cpu_to_le16(NVME_CTRL_FUSES_COMPARE_WRITE);
+	C.id = &ID;
+	memset(&ID_NS, 0, sizeof(ID_NS));
+	ID_NS.msrc = 127;
 	C.max_xfer = max_xfer;
 	C.io_incapsule_max = incap;
 
@@ -117,7 +129,8 @@ static void env_init(unsigned depth, uint32_t max_xfer, uint32_t incap)
 	hq->incapsule_max = incap;
 	hq->bounce_unit = max_xfer < RBLK_BOUNCE_UNIT_MAX ? max_xfer : RBLK_BOUNCE_UNIT_MAX;
 
-	NS = (struct rblk_ns){ .ctrl = &C, .nsid = 1, .nsze = 1ull << 30, .lba_shift = 9 };
+	NS = (struct rblk_ns){ .ctrl = &C, .nsid = 1, .nsze = 1ull << 30, .lba_shift = 9,
+			       .id = &ID_NS };
 	NS_RO = NS;
 	NS_RO.read_only = true;
 
@@ -160,13 +173,18 @@ static unsigned arm_queued(struct rblk_slot **out, unsigned max)
 	return n;
 }
 
-static void feed_rsp(uint16_t cid, uint16_t status)
+static void feed_rsp_dw0(uint16_t cid, uint16_t status, uint32_t dw0)
 {
 	struct rblk_wc wc = { .wr_id = rblk_hq_wr_id(&Q.hq, true, 0), .status = RBLK_WC_SUCCESS,
 			      .opcode = RBLK_WC_RECV, .byte_len = 16 };
 
-	nvme_cqe_build(&Q.hq.rsps[0], rblk_cpu_to_le16(cid), status, 0, 0, 1, 1);
+	nvme_cqe_build(&Q.hq.rsps[0], rblk_cpu_to_le16(cid), status, dw0, 0, 1, 1);
 	rblk_hq_handle_wc(&Q.hq, &wc);
+}
+
+static void feed_rsp(uint16_t cid, uint16_t status)
+{
+	feed_rsp_dw0(cid, status, 0);
 }
 
 static void feed_send(const struct rblk_slot *s)
@@ -748,6 +766,233 @@ static void test_prepare_sleep_finds_completion(void)
 	env_fini();
 }
 
+
+/* Compare carries the expected data like a Write; Verify moves none and splits at NLB. */
+static void test_compare_and_verify(void)
+{
+	uint8_t buf[4096];
+	struct rblk_io cmp = { .op = RBLK_OP_COMPARE, .ns = &NS, .lba = 3, .nlb = 8, .buf = buf };
+	struct rblk_io ver = { .op = RBLK_OP_VERIFY, .ns = &NS, .lba = 9, .nlb = 70000 };
+	struct rblk_slot *s[4];
+	struct done d = { 0 }, dv = { 0 };
+
+	env_init(8, 128u << 10, 8192);
+	memset(buf, 0xC3, sizeof(buf));
+	CU_ASSERT_EQUAL(rblk_submit(&Q, &cmp, cb, &d), 0);
+	CU_ASSERT_EQUAL(rblk_submit(&Q, &ver, cb, &dv), 0);
+	CU_ASSERT_EQUAL_FATAL(arm_queued(s, 4), 3);
+	CU_ASSERT_EQUAL(s[0]->sqe->opc, 0x05);
+	CU_ASSERT_EQUAL(s[0]->sqe->flags, 0x40);
+	CU_ASSERT_EQUAL(rblk_le64(((struct nvme_rw_cmd *)s[0]->sqe)->slba), 3);
+	CU_ASSERT_EQUAL(rblk_le16(((struct nvme_rw_cmd *)s[0]->sqe)->nlb), 7);
+	CU_ASSERT_EQUAL(sgl(s[0])[15], 0x01);	/* to the controller: in-capsule */
+	CU_ASSERT_EQUAL(s[0]->ic_len, 4096);
+	CU_ASSERT_EQUAL(memcmp(s[0]->data, buf, 4096), 0);
+	CU_ASSERT_EQUAL(s[1]->sqe->opc, 0x0C);
+	CU_ASSERT_EQUAL(rblk_le16(((struct nvme_rw_cmd *)s[1]->sqe)->nlb), 65535);
+	CU_ASSERT_EQUAL(rblk_le64(((struct nvme_rw_cmd *)s[2]->sqe)->slba), 9 + 65536);
+	CU_ASSERT_EQUAL(rblk_le16(((struct nvme_rw_cmd *)s[2]->sqe)->nlb), 70000 - 65536 - 1);
+	CU_ASSERT_EQUAL(rblk_get_le24(sgl(s[1]) + 8), 0);
+	complete(s[0], NVME_SC_COMPARE_FAILED | NVME_SC_DNR);
+	complete(s[1], 0);
+	complete(s[2], 0);
+	CU_ASSERT_EQUAL(rblk_poll(&Q, 0), 2);
+	CU_ASSERT_EQUAL(d.status, NVME_SC_COMPARE_FAILED | NVME_SC_DNR);
+	CU_ASSERT_EQUAL(dv.calls, 1);
+	CU_ASSERT_EQUAL(dv.status, 0);
+
+	/* A controller that does not report them is not sent them. */
+	ID.oncs = 0;
+	CU_ASSERT_EQUAL(rblk_submit(&Q, &cmp, cb, &d), -EOPNOTSUPP);
+	CU_ASSERT_EQUAL(rblk_submit(&Q, &ver, cb, &d), -EOPNOTSUPP);
+	env_fini();
+}
+
+/*
+ * Compare and Write: two commands back to back, FUSE 01b then 10b, each
+ * with its half of the data; the Compare's status is the request's whatever
+ * order the two answers come in.
+ */
+static void test_compare_write_fused(void)
+{
+	uint8_t expect[4096], data[4096];
+	struct iovec iov[2] = { { expect, sizeof(expect) }, { data, sizeof(data) } };
+	struct rblk_io io = { .op = RBLK_OP_COMPARE_WRITE, .ns = &NS, .lba = 77, .nlb = 8,
+			      .iov = iov, .iovcnt = 2 };
+	struct rblk_slot *s[4];
+	struct done d = { 0 };
+
+	env_init(8, 128u << 10, 8192);
+	memset(expect, 0x11, sizeof(expect));
+	memset(data, 0x22, sizeof(data));
+	CU_ASSERT_EQUAL(rblk_submit(&Q, &io, cb, &d), 0);
+	CU_ASSERT_EQUAL_FATAL(arm_queued(s, 4), 2);
+	CU_ASSERT_EQUAL(s[0]->sqe->opc, 0x05);
+	CU_ASSERT_EQUAL(s[0]->sqe->flags, 0x41);
+	CU_ASSERT_EQUAL(s[1]->sqe->opc, 0x01);
+	CU_ASSERT_EQUAL(s[1]->sqe->flags, 0x42);
+	CU_ASSERT_EQUAL(rblk_le64(((struct nvme_rw_cmd *)s[1]->sqe)->slba), 77);
+	CU_ASSERT_EQUAL(rblk_le16(((struct nvme_rw_cmd *)s[1]->sqe)->nlb), 7);
+	CU_ASSERT_EQUAL(memcmp(s[0]->data, expect, 4096), 0);
+	CU_ASSERT_EQUAL(memcmp(s[1]->data, data, 4096), 0);
+	complete(s[1], NVME_SC_FUSED_FAIL);
+	complete(s[0], NVME_SC_COMPARE_FAILED | NVME_SC_DNR);
+	CU_ASSERT_EQUAL(rblk_poll(&Q, 0), 1);
+	CU_ASSERT_EQUAL(d.calls, 1);
+	CU_ASSERT_EQUAL(d.status, NVME_SC_COMPARE_FAILED | NVME_SC_DNR);
+
+	/* Lost in flight: failed, never sent again (the Write may have happened). */
+	CU_ASSERT_EQUAL(rblk_submit(&Q, &io, cb, &d), 0);
+	CU_ASSERT_EQUAL_FATAL(arm_queued(s, 4), 2);
+	rblk_hq_teardown(&Q.hq, true);
+	CU_ASSERT_PTR_NULL(Q.hq.queued_head);
+	CU_ASSERT_EQUAL(rblk_poll(&Q, 0), 1);
+	CU_ASSERT_EQUAL(d.err, -ENOTCONN);
+	CU_ASSERT_EQUAL(rblk_slots_busy(&Q.hq.slots), 0);
+
+	/* Never split: more than one command's worth is refused. */
+	io.nlb = 257;
+	iov[0].iov_len = iov[1].iov_len = 257 * 512;
+	CU_ASSERT_EQUAL(rblk_submit(&Q, &io, cb, &d), -EINVAL);
+	io.nlb = 8;
+	iov[0].iov_len = iov[1].iov_len = 4096;
+	io.ns = &NS_RO;
+	CU_ASSERT_EQUAL(rblk_submit(&Q, &io, cb, &d), -EROFS);
+	io.ns = &NS;
+	ID.fuses = 0;
+	CU_ASSERT_EQUAL(rblk_submit(&Q, &io, cb, &d), -EOPNOTSUPP);
+	env_fini();
+}
+
+/* Both halves or neither: with one slot free the pair waits as the pending request. */
+static void test_compare_write_waits_for_two_slots(void)
+{
+	struct rblk_io fl = { .op = RBLK_OP_FLUSH, .ns = &NS };
+	struct rblk_io cw = { .op = RBLK_OP_COMPARE_WRITE, .ns = &NS, .lba = 0, .nlb = 1 };
+	struct rblk_slot *s[4];
+	struct done d = { 0 }, dc = { 0 };
+
+	env_init(2, 128u << 10, 8192);
+	cw.buf = regbuf;
+	CU_ASSERT_EQUAL(rblk_submit(&Q, &fl, cb, &d), 0);
+	CU_ASSERT_EQUAL(rblk_submit(&Q, &cw, cb, &dc), 0);
+	CU_ASSERT_PTR_EQUAL(Q.pending, &cw);
+	CU_ASSERT_EQUAL_FATAL(arm_queued(s, 4), 1);
+	complete(s[0], 0);
+	Q.hq.state = RBLK_HQ_LIVE;	/* a queue that is down issues nothing */
+	CU_ASSERT_EQUAL(rblk_poll(&Q, 0), 1);
+	Q.hq.state = RBLK_HQ_DOWN;
+	CU_ASSERT_PTR_NULL(Q.pending);
+	CU_ASSERT_EQUAL_FATAL(arm_queued(s, 4), 2);
+	CU_ASSERT_EQUAL(s[0]->sqe->flags, 0x41);
+	CU_ASSERT_EQUAL(s[1]->sqe->flags, 0x42);
+	/* Registered: each half keyed or in-capsule straight from the caller's buffer. */
+	CU_ASSERT_EQUAL(s[0]->ic_addr, (uintptr_t)regbuf);
+	CU_ASSERT_EQUAL(s[1]->ic_addr, (uintptr_t)regbuf + 512);
+	complete(s[0], 0);
+	complete(s[1], 0);
+	CU_ASSERT_EQUAL(rblk_poll(&Q, 0), 1);
+	CU_ASSERT_EQUAL(dc.status, 0);
+	env_fini();
+}
+
+static void test_copy(void)
+{
+	struct rblk_copy_range r[3] = { { 10, 1 }, { 100, 65536 }, { 7, 8 } };
+	struct rblk_io io = { .op = RBLK_OP_COPY, .ns = &NS, .lba = 5000, .nlb = 3, .buf = r };
+	struct rblk_slot *s[2];
+	struct done d = { 0 };
+	const uint8_t *e;
+
+	env_init(8, 128u << 10, 8192);
+	CU_ASSERT_EQUAL(rblk_submit(&Q, &io, cb, &d), 0);
+	CU_ASSERT_EQUAL_FATAL(arm_queued(s, 2), 1);
+	CU_ASSERT_EQUAL(s[0]->sqe->opc, 0x19);
+	CU_ASSERT_EQUAL(rblk_le64(((struct nvme_copy_cmd *)s[0]->sqe)->sdlba), 5000);
+	CU_ASSERT_EQUAL(rblk_le32(((struct nvme_copy_cmd *)s[0]->sqe)->cdw12), 2);	/* NR 0-based, format 0 */
+	CU_ASSERT_EQUAL(rblk_get_le32(sgl(s[0]) + 8), 96);
+	e = s[0]->data;
+	CU_ASSERT_EQUAL(rblk_get_le64(e + 8), 10);
+	CU_ASSERT_EQUAL(rblk_get_le16(e + 16), 0);
+	CU_ASSERT_EQUAL(rblk_get_le64(e + 32 + 8), 100);
+	CU_ASSERT_EQUAL(rblk_get_le16(e + 32 + 16), 65535);
+	CU_ASSERT_EQUAL(rblk_get_le64(e + 64 + 8), 7);
+	complete(s[0], 0);
+	CU_ASSERT_EQUAL(rblk_poll(&Q, 0), 1);
+
+	/* Bad ranges, too many ranges (the namespace's MSRC), read-only: refused here. */
+	r[1].nlb = 0;
+	CU_ASSERT_EQUAL(rblk_submit(&Q, &io, cb, &d), -EINVAL);
+	r[1].nlb = 65537;
+	CU_ASSERT_EQUAL(rblk_submit(&Q, &io, cb, &d), -EINVAL);
+	r[1].nlb = 1;
+	ID_NS.msrc = 1;
+	CU_ASSERT_EQUAL(rblk_submit(&Q, &io, cb, &d), -EINVAL);
+	ID_NS.msrc = 127;
+	io.ns = &NS_RO;
+	NS_RO.id = &ID_NS;
+	CU_ASSERT_EQUAL(rblk_submit(&Q, &io, cb, &d), -EROFS);
+	env_fini();
+}
+
+/* A caller-built command: opcode and CDWs as given, the rest the library's. */
+static void test_raw_cmd(void)
+{
+	uint8_t key[16], report[24];
+	struct rblk_cmd reg = { .data = key, .len = sizeof(key) };
+	struct rblk_cmd rep = { .data = report, .len = sizeof(report) };
+	struct rblk_io io1 = { .op = RBLK_OP_CMD, .ns = &NS_RO, .buf = &reg };
+	struct rblk_io io2 = { .op = RBLK_OP_CMD, .ns = &NS, .buf = &rep };
+	struct nvme_sqe *sqe = (struct nvme_sqe *)reg.sqe;
+	struct rblk_slot *s[2];
+	struct done d = { 0 };
+
+	env_init(8, 128u << 10, 8192);
+	memset(key, 0xAB, sizeof(key));
+	sqe->opc = 0x0D;		/* Reservation Register */
+	sqe->flags = 0x03;		/* a caller's FUSE bits are not sent */
+	sqe->nsid = rblk_cpu_to_le32(99);
+	sqe->cdw10 = rblk_cpu_to_le32(3u << 30);
+	sqe->cdw15 = rblk_cpu_to_le32(0x1234);
+	sqe = (struct nvme_sqe *)rep.sqe;
+	sqe->opc = 0x0E;		/* Reservation Report */
+	sqe->cdw10 = rblk_cpu_to_le32(sizeof(report) / 4 - 1);
+	/* Not a write: a read-only namespace takes it (the target judges). */
+	CU_ASSERT_EQUAL(rblk_submit(&Q, &io1, cb, &d), 0);
+	CU_ASSERT_EQUAL(rblk_submit(&Q, &io2, cb, &d), 0);
+	CU_ASSERT_EQUAL_FATAL(arm_queued(s, 2), 2);
+	CU_ASSERT_EQUAL(s[0]->sqe->opc, 0x0D);
+	CU_ASSERT_EQUAL(s[0]->sqe->flags, 0x40);
+	CU_ASSERT_EQUAL(rblk_le32(s[0]->sqe->nsid), 1);
+	CU_ASSERT_EQUAL(rblk_le32(s[0]->sqe->cdw10), 3u << 30);
+	CU_ASSERT_EQUAL(rblk_le32(s[0]->sqe->cdw15), 0x1234);
+	CU_ASSERT_EQUAL(sgl(s[0])[15], 0x01);
+	CU_ASSERT_EQUAL(memcmp(s[0]->data, key, sizeof(key)), 0);
+	CU_ASSERT_EQUAL(s[1]->sqe->opc, 0x0E);
+	CU_ASSERT_EQUAL(sgl(s[1])[15], 0x40);	/* from the controller: keyed */
+	CU_ASSERT_EQUAL(rblk_get_le24(sgl(s[1]) + 8), sizeof(report));
+	memset(s[1]->data, 0x5C, sizeof(report));
+	feed_rsp_dw0(rblk_le16(s[0]->sqe->cid), 0, 0xfeedu);
+	feed_send(s[0]);
+	complete(s[1], 0);
+	CU_ASSERT_EQUAL(rblk_poll(&Q, 0), 2);
+	CU_ASSERT_EQUAL(reg.dw0, 0xfeedu);
+	CU_ASSERT_EQUAL(report[0], 0x5C);
+	CU_ASSERT_EQUAL(report[23], 0x5C);
+
+	/* Fabrics opcodes, data both ways, data with no direction, too much: refused. */
+	((struct nvme_sqe *)reg.sqe)->opc = 0x7F;
+	CU_ASSERT_EQUAL(rblk_submit(&Q, &io1, cb, &d), -EINVAL);
+	((struct nvme_sqe *)reg.sqe)->opc = 0x03;
+	CU_ASSERT_EQUAL(rblk_submit(&Q, &io1, cb, &d), -EINVAL);
+	((struct nvme_sqe *)reg.sqe)->opc = 0x00;
+	CU_ASSERT_EQUAL(rblk_submit(&Q, &io1, cb, &d), -EINVAL);
+	((struct nvme_sqe *)reg.sqe)->opc = 0x0D;
+	reg.len = (128u << 10) + 1;
+	CU_ASSERT_EQUAL(rblk_submit(&Q, &io1, cb, &d), -EINVAL);
+	env_fini();
+}
+
 static const struct ut_case cases[] = {
 	UT_CASE(test_split_registered),
 	UT_CASE(test_incapsule_registered),
@@ -766,6 +1011,11 @@ static const struct ut_case cases[] = {
 	UT_CASE(test_record),
 	UT_CASE(test_lazy_arm),
 	UT_CASE(test_prepare_sleep_finds_completion),
+	UT_CASE(test_compare_and_verify),
+	UT_CASE(test_compare_write_fused),
+	UT_CASE(test_compare_write_waits_for_two_slots),
+	UT_CASE(test_copy),
+	UT_CASE(test_raw_cmd),
 	UT_END,
 };
 
