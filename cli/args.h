@@ -150,6 +150,18 @@ int rblk_cli_open_ns(struct rblk_ctrl *ctrl, uint32_t nsid, struct rblk_ns **ns)
 int rblk_cli_mpath_connect(const struct rblk_connect_opts *paths, unsigned n, const struct cli_conn *c,
 			   struct rblk_mpath **mp, struct rblk_ns **ns, struct rblk_ctrl **ctrl);
 
+/*
+ * One path (rblk_cli_connect, the namespace of -N or the only one) or a
+ * multipath head over several (@npaths > 1): *mp is NULL for one path,
+ * *ctrl the controller (the head's first connected path), *ns open.
+ * CLI_EXIT_OK or the exit code after printing why; on failure whatever was
+ * connected is still to be closed with rblk_cli_disconnect_ns().
+ */
+int rblk_cli_connect_ns(const struct rblk_connect_opts *popts, unsigned npaths,
+			const struct cli_conn *c, struct rblk_mpath **mp, struct rblk_ctrl **ctrl,
+			struct rblk_ns **ns, uint32_t *nsid);
+void rblk_cli_disconnect_ns(struct rblk_mpath *mp, struct rblk_ctrl *ctrl, struct rblk_ns *ns);
+
 /* getopt_long wrapper resetting state (optind = 0) and silencing getopt's own messages. */
 void rblk_cli_getopt_reset(void);
 /*

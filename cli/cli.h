@@ -79,6 +79,14 @@ int rblk_cli_doctor(int argc, char **argv);
 int rblk_cli_gen_hostnqn(int argc, char **argv);
 int rblk_cli_gen_dhchap_key(int argc, char **argv);
 int rblk_cli_version(int argc, char **argv);
+int rblk_cli_compare(int argc, char **argv);
+int rblk_cli_compare_write(int argc, char **argv);
+int rblk_cli_verify(int argc, char **argv);
+int rblk_cli_copy(int argc, char **argv);
+int rblk_cli_resv_register(int argc, char **argv);
+int rblk_cli_resv_acquire(int argc, char **argv);
+int rblk_cli_resv_release(int argc, char **argv);
+int rblk_cli_resv_report(int argc, char **argv);
 
 /* The whole program: `rblk VERB [OPTIONS]` (cli/main.c). */
 int rblk_cli_main(int argc, char **argv);

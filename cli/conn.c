@@ -115,3 +115,40 @@ int rblk_cli_open_ns(struct rblk_ctrl *ctrl, uint32_t nsid, struct rblk_ns **ns)
 	}
 	return rblk_cli_report(CLI_OP_NS, ret, 0, "cannot open namespace %u", nsid);
 }
+
+int rblk_cli_connect_ns(const struct rblk_connect_opts *popts, unsigned npaths,
+			const struct cli_conn *c, struct rblk_mpath **mp, struct rblk_ctrl **ctrl,
+			struct rblk_ns **ns, uint32_t *nsid)
+{
+	int ret;
+
+	*mp = NULL;
+	*ctrl = NULL;
+	*ns = NULL;
+	if (npaths > 1) {
+		ret = rblk_cli_mpath_connect(popts, npaths, c, mp, ns, ctrl);
+		if (!ret)
+			*nsid = rblk_ns_id(*ns);
+		return ret;
+	}
+	ret = rblk_cli_connect(&popts[0], ctrl);
+	if (ret)
+		return ret;
+	ret = rblk_cli_pick_nsid(*ctrl, c, nsid);
+	if (!ret)
+		ret = rblk_cli_open_ns(*ctrl, *nsid, ns);
+	return ret;
+}
+
+void rblk_cli_disconnect_ns(struct rblk_mpath *mp, struct rblk_ctrl *ctrl, struct rblk_ns *ns)
+{
+	/* A multipath head's namespace lives as long as the head. */
+	if (mp) {
+		rblk_mpath_disconnect(mp);
+		return;
+	}
+	if (ns)
+		rblk_ns_close(ns);
+	if (ctrl)
+		rblk_disconnect(ctrl);
+}

@@ -662,27 +662,6 @@ static int transfer(struct rw_job *j, const struct rw_args *a, double *secs)
 	return ret;
 }
 
-/* One path, or a multipath head over several (-a ... -a ...). CLI_EXIT_OK or an exit code. */
-static int connect_ns(struct rw_job *j, const struct cli_conn *c, const struct rblk_connect_opts *popts,
-		      unsigned npaths, uint32_t *nsid)
-{
-	int ret;
-
-	if (npaths > 1) {
-		ret = rblk_cli_mpath_connect(popts, npaths, c, &j->mpath, &j->ns, &j->ctrl);
-		if (!ret)
-			*nsid = rblk_ns_id(j->ns);
-		return ret;
-	}
-	ret = rblk_cli_connect(&popts[0], &j->ctrl);
-	if (ret)
-		return ret;
-	ret = rblk_cli_pick_nsid(j->ctrl, c, nsid);
-	if (!ret)
-		ret = rblk_cli_open_ns(j->ctrl, *nsid, &j->ns);
-	return ret;
-}
-
 static int run(int argc, char **argv, bool write)
 {
 	struct rblk_connect_opts popts[RBLK_MPATH_MAX_PATHS];
@@ -714,7 +693,7 @@ static int run(int argc, char **argv, bool write)
 		ret = CLI_EXIT_USAGE;
 		goto out;
 	}
-	ret = connect_ns(&j, &c, popts, npaths, &nsid);
+	ret = rblk_cli_connect_ns(popts, npaths, &c, &j.mpath, &j.ctrl, &j.ns, &nsid);
 	if (ret)
 		goto out_disconnect;
 	j.lbs = rblk_ns_block_size(j.ns);
@@ -722,11 +701,11 @@ static int run(int argc, char **argv, bool write)
 	j.fua = a.fua;
 	ret = check_range(&j, &a, insize, known);
 	if (ret)
-		goto out_ns;
+		goto out_disconnect;
 	if (write && rblk_ns_read_only(j.ns)) {
 		rblk_cli_err("namespace %u is write-protected", nsid);
 		ret = CLI_EXIT_REFUSED;
-		goto out_ns;
+		goto out_disconnect;
 	}
 	ret = alloc_queue(&j, &a);
 	if (!ret)
@@ -734,14 +713,8 @@ static int run(int argc, char **argv, bool write)
 	if (!ret)
 		report_rw(&j, &a, fmt, nsid, secs);
 	free_queue(&j);
-out_ns:
-	if (j.ns)
-		rblk_ns_close(j.ns);
 out_disconnect:
-	if (j.mpath)
-		rblk_mpath_disconnect(j.mpath);
-	else
-		rblk_disconnect(j.ctrl);
+	rblk_cli_disconnect_ns(j.mpath, j.ctrl, j.ns);
 out:
 	if (j.fd > STDERR_FILENO)
 		close(j.fd);

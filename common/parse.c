@@ -55,39 +55,65 @@ int rblk_port_parse(const char *s, uint16_t *out, char *why, size_t len)
 	return 0;
 }
 
-int rblk_nsid_parse(const char *s, uint32_t *out, char *why, size_t len)
+/*
+ * All of @s as a number: decimal, or hex after 0x with at most @max_hex
+ * digits. 0, -EINVAL (not such a number) or -ERANGE (too many digits).
+ */
+static int dec_or_hex(const char *s, unsigned max_hex, uint64_t *v)
 {
-	static const char rule[] = "must be " RBLK_NSID_RULE;
-	uint64_t v = 0;
 	int n = 0;
 
-	if (!s || !*s)
-		return fail(why, len, -EINVAL, "is empty: it must be " RBLK_NSID_RULE);
+	*v = 0;
 	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-		for (s += 2; s[n] && n <= 8; n++) {
+		for (s += 2; s[n] && n <= (int)max_hex; n++) {
 			char c = s[n];
 			unsigned d = c >= '0' && c <= '9' ? (unsigned)(c - '0')
 				     : c >= 'a' && c <= 'f' ? (unsigned)(c - 'a' + 10)
 				     : c >= 'A' && c <= 'F' ? (unsigned)(c - 'A' + 10) : 16u;
 
 			if (d == 16)
-				return fail(why, len, -EINVAL, rule);
-			v = v << 4 | d;
+				return -EINVAL;
+			*v = *v << 4 | d;
 		}
 		if (n == 0)
-			return fail(why, len, -EINVAL, rule);
-		if (n > 8)
-			return fail(why, len, -ERANGE, rule);
-	} else {
-		n = digits(s, &v);
-		if (n == 0 || (n > 0 && s[n]))
-			return fail(why, len, -EINVAL, rule);
-		if (n < 0)
-			return fail(why, len, -ERANGE, rule);
+			return -EINVAL;
+		return n > (int)max_hex ? -ERANGE : 0;
 	}
+	n = digits(s, v);
+	if (n == 0 || (n > 0 && s[n]))
+		return -EINVAL;
+	return n < 0 ? -ERANGE : 0;
+}
+
+int rblk_nsid_parse(const char *s, uint32_t *out, char *why, size_t len)
+{
+	static const char rule[] = "must be " RBLK_NSID_RULE;
+	uint64_t v;
+	int ret;
+
+	if (!s || !*s)
+		return fail(why, len, -EINVAL, "is empty: it must be " RBLK_NSID_RULE);
+	ret = dec_or_hex(s, 8, &v);
+	if (ret)
+		return fail(why, len, ret, rule);
 	if (v == 0 || v > 0xFFFFFFFEu)
 		return fail(why, len, -ERANGE, rule);
 	*out = (uint32_t)v;
+	return 0;
+}
+
+int rblk_u64_parse(const char *s, uint64_t *out, char *why, size_t len)
+{
+	static const char rule[] = "must be " RBLK_U64_RULE;
+	uint64_t v;
+	int ret;
+
+	if (!s || !*s)
+		return fail(why, len, -EINVAL, "is empty: it must be " RBLK_U64_RULE);
+	ret = dec_or_hex(s, 16, &v);
+	if (ret)
+		return fail(why, len, ret, rule);
+	*out = v;
 	return 0;
 }
 

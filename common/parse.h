@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What users type, read one way everywhere: ports, sizes and namespace IDs.
+ * What users type, read one way everywhere: ports, sizes, namespace IDs, keys.
  * The CLI, the fio
  * plugin, the target daemon, the initiator library and the benchmarks all
  * call these, so a value one of them accepts is never refused by the next
@@ -49,5 +49,14 @@ int rblk_size_parse(const char *s, uint64_t *out, char *why, size_t len);
  * broadcast 0xFFFFFFFF name no namespace). 0, -EINVAL or -ERANGE.
  */
 int rblk_nsid_parse(const char *s, uint32_t *out, char *why, size_t len);
+
+/* The rule for keys and other 64-bit values, in words. */
+#define RBLK_U64_RULE "a number 0-18446744073709551615 (decimal, or hex after 0x)"
+
+/*
+ * A 64-bit value such as a reservation key, as nvme-cli takes it: decimal
+ * or 0x hex (up to 16 digits). 0, -EINVAL or -ERANGE.
+ */
+int rblk_u64_parse(const char *s, uint64_t *out, char *why, size_t len);
 
 #endif

@@ -5,6 +5,7 @@
  * tables (shortened where the spec is verbose).
  */
 #include "protocol/names.h"
+#include "protocol/nvme_resv.h"
 #include "protocol/nvme.h"
 #include "protocol/nvmf.h"
 
@@ -228,6 +229,20 @@ const char *rblk_nvme_io_opc_str(uint8_t opc)
 	case NVME_IO_FABRICS: return "Fabrics Command";
 	}
 	return "Unknown";
+}
+
+const char *rblk_nvme_resv_type_str(uint8_t rtype)
+{
+	switch (rtype) {
+	case NVME_RESV_NONE: return "Reservation not held";
+	case NVME_RESV_WE: return "Write Exclusive";
+	case NVME_RESV_EA: return "Exclusive Access";
+	case NVME_RESV_WE_RO: return "Write Exclusive - Registrants Only";
+	case NVME_RESV_EA_RO: return "Exclusive Access - Registrants Only";
+	case NVME_RESV_WE_AR: return "Write Exclusive - All Registrants";
+	case NVME_RESV_EA_AR: return "Exclusive Access - All Registrants";
+	}
+	return "Reserved";
 }
 
 const char *rblk_nvmf_fctype_str(uint8_t fctype)

@@ -24,5 +24,7 @@ const char *rblk_nvme_cmd_status_str(uint16_t status, uint8_t opc);
 const char *rblk_nvme_admin_opc_str(uint8_t opc);
 const char *rblk_nvme_io_opc_str(uint8_t opc);
 const char *rblk_nvmf_fctype_str(uint8_t fctype);
+/* A reservation type (0: none, 1-6 as Reservation Acquire's RTYPE), as nvme-cli names it. */
+const char *rblk_nvme_resv_type_str(uint8_t rtype);
 
 #endif

@@ -37,7 +37,9 @@
 #include <rblk/initiator.h>
 
 #include "protocol/names.h"
+#include "protocol/le.h"
 #include "protocol/nvme.h"
+#include "protocol/nvme_status.h"
 #include "protocol/nvmf.h"
 
 #define FAKE_NQN "nqn.2024-01.io.rblk:fake"
@@ -442,6 +444,186 @@ int rblk_write_zeroes(struct rblk_ns *ns, uint64_t lba, uint32_t nlb)
 int rblk_deallocate(struct rblk_ns *ns, uint64_t lba, uint32_t nlb)
 {
 	return sync_io(ns, RBLK_OP_DEALLOCATE, NULL, lba, nlb);
+}
+
+/* Compare, Compare and Write, Verify and Copy, made of reads and writes. */
+static uint16_t compare(struct rblk_ns *ns, const void *expect, uint64_t lba, uint32_t nlb)
+{
+	size_t len = (size_t)nlb * ns->ctrl->ns[ns->nsid - 1].bs;
+	uint8_t *tmp = malloc(len ? len : 1);
+	uint16_t st;
+
+	if (!tmp)
+		return NVME_SC_INTERNAL;
+	st = execute(ns, RBLK_OP_READ, tmp, lba, nlb);
+	if (!st && expect && memcmp(tmp, expect, len))
+		st = NVME_SC_COMPARE_FAILED | NVME_SC_DNR;
+	free(tmp);
+	return st;
+}
+
+static int sync_status(struct rblk_ns *ns, uint16_t st)
+{
+	(void)ns;
+	last_status = st;
+	return st ? -EREMOTEIO : 0;
+}
+
+int rblk_compare(struct rblk_ns *ns, const void *buf, uint64_t lba, uint32_t nlb)
+{
+	return sync_status(ns, compare(ns, buf, lba, nlb));
+}
+
+int rblk_compare_write(struct rblk_ns *ns, const void *expect, const void *data, uint64_t lba,
+		       uint32_t nlb)
+{
+	uint16_t st = compare(ns, expect, lba, nlb);
+
+	if (!st)
+		st = execute(ns, RBLK_OP_WRITE, (void *)data, lba, nlb);
+	return sync_status(ns, st);
+}
+
+int rblk_verify(struct rblk_ns *ns, uint64_t lba, uint32_t nlb)
+{
+	return sync_status(ns, compare(ns, NULL, lba, nlb));
+}
+
+int rblk_copy(struct rblk_ns *ns, const struct rblk_copy_range *r, unsigned nr, uint64_t dlba)
+{
+	uint32_t bs = ns->ctrl->ns[ns->nsid - 1].bs;
+	uint16_t st = 0;
+
+	for (unsigned i = 0; i < nr && !st; i++) {
+		uint8_t *tmp = malloc((size_t)r[i].nlb * bs);
+
+		st = tmp ? execute(ns, RBLK_OP_READ, tmp, r[i].slba, r[i].nlb) : NVME_SC_INTERNAL;
+		if (!st)
+			st = execute(ns, RBLK_OP_WRITE, tmp, dlba, r[i].nlb);
+		dlba += r[i].nlb;
+		free(tmp);
+	}
+	return sync_status(ns, st);
+}
+
+/*
+ * Reservations of one host: registered with a key, holding a type or not,
+ * kept in $RBLK_FAKE_DIR/resvN when set (so calls of separate processes see
+ * each other's), else in memory.
+ */
+struct fake_resv {
+	uint32_t gen;
+	bool registered;
+	uint8_t rtype;
+	uint8_t ptpl;
+	uint64_t key;
+};
+
+static struct fake_resv fake_resv_mem[NR_NS];
+
+static void resv_io(uint32_t nsid, struct fake_resv *r, bool save)
+{
+	const char *dir = getenv("RBLK_FAKE_DIR");
+	char path[512];
+	FILE *f;
+
+	if (!dir) {
+		if (save)
+			fake_resv_mem[nsid - 1] = *r;
+		else
+			*r = fake_resv_mem[nsid - 1];
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/resv%u", dir, nsid);
+	if (!save)
+		memset(r, 0, sizeof(*r));
+	f = fopen(path, save ? "wb" : "rb");
+	if (!f)
+		return;
+	if (save)
+		fwrite(r, sizeof(*r), 1, f);
+	else if (fread(r, sizeof(*r), 1, f) != 1)
+		memset(r, 0, sizeof(*r));
+	fclose(f);
+}
+
+static uint16_t resv_cmd(struct rblk_ns *ns, const struct nvme_sqe *sqe, uint8_t *buf, uint32_t len)
+{
+	uint32_t cdw10 = rblk_le32(sqe->cdw10), act = cdw10 & 7;
+	bool iekey = cdw10 & 8;
+	uint64_t crkey = len >= 8 ? rblk_get_le64(buf) : 0;
+	uint64_t nkey = len >= 16 ? rblk_get_le64(buf + 8) : 0;
+	struct fake_resv r;
+
+	resv_io(ns->nsid, &r, false);
+	switch (sqe->opc) {
+	case NVME_IO_RESV_REGISTER:
+		if (act == 0) {
+			if (r.registered && r.key != nkey)
+				return NVME_SC_RESERVATION_CONFLICT;
+			r.registered = true;
+			r.key = nkey;
+		} else if (!r.registered || (!iekey && r.key != crkey)) {
+			return NVME_SC_RESERVATION_CONFLICT;
+		} else if (act == 1) {
+			r = (struct fake_resv){ .gen = r.gen };
+		} else {
+			r.key = nkey;
+		}
+		if ((cdw10 >> 30) == 3)
+			r.ptpl = 1;
+		if ((cdw10 >> 30) == 2)
+			r.ptpl = 0;
+		r.gen++;
+		break;
+	case NVME_IO_RESV_ACQUIRE:
+		if (!r.registered || (!iekey && r.key != crkey))
+			return NVME_SC_RESERVATION_CONFLICT;
+		r.rtype = (uint8_t)(cdw10 >> 8);
+		break;
+	case NVME_IO_RESV_RELEASE:
+		if (!r.registered || (!iekey && r.key != crkey))
+			return NVME_SC_RESERVATION_CONFLICT;
+		r.rtype = 0;
+		if (act == 1)
+			r = (struct fake_resv){ .gen = r.gen + 1 };
+		break;
+	case NVME_IO_RESV_REPORT: {
+		bool eds = rblk_le32(sqe->cdw11) & 1;
+		uint32_t hdr = eds ? 64 : 24;
+
+		memset(buf, 0, len);
+		rblk_put_le32(buf, r.gen);
+		buf[4] = r.rtype;
+		rblk_put_le16(buf + 5, r.registered ? 1 : 0);
+		buf[9] = r.ptpl;
+		if (r.registered && len >= hdr + (eds ? 64 : 24)) {
+			uint8_t *e = buf + hdr;
+
+			rblk_put_le16(e, 1);
+			e[2] = r.rtype ? 1 : 0;
+			memset(e + (eds ? 16 : 8), 0xAB, eds ? 16 : 8);
+			rblk_put_le64(e + (eds ? 8 : 16), r.key);
+		}
+		return 0;
+	}
+	default:
+		return NVME_SC_INVALID_OPCODE | NVME_SC_DNR;
+	}
+	resv_io(ns->nsid, &r, true);
+	return 0;
+}
+
+int rblk_ns_cmd(struct rblk_ns *ns, const void *sqe, void *buf, uint32_t len, uint32_t *dw0,
+		uint16_t *status)
+{
+	uint16_t st = resv_cmd(ns, sqe, buf, len);
+
+	if (dw0)
+		*dw0 = 0;
+	if (status)
+		*status = st;
+	return sync_status(ns, st);
 }
 
 void *rblk_buf_alloc(struct rblk_ctrl *ctrl, size_t len)

@@ -158,6 +158,53 @@ expect 2 "unaligned offset" read $T -N 1 --offset 1000 -d x.bin && has err.txt '
 expect 2 "unaligned length" read $T -N 1 --length 1000 -d x.bin
 expect 2 "past the end" read $T -N 1 --offset 1M --length 512 -d x.bin && has err.txt 'past the end of the namespace' "range message"
 expect 2 "LBA past the end" read $T -N 1 --lba 4096 -d x.bin
+
+# ---- compare, compare-write, verify, copy (blocks 16..23 hold zeros now)
+head -c 4096 in.bin > first4k.bin
+head -c 4096 /dev/urandom > new.bin
+expect 0 "compare match" compare $T -N 1 --start-block 0 --block-count 7 -d first4k.bin &&
+	has out.txt 'the blocks match' "compare match message"
+expect 6 "compare mismatch" compare $T -N 1 --start-block 16 --block-count 7 -d first4k.bin -o json &&
+	jqtest '.match == false and .slba == 16 and .nlb == 8' "compare mismatch JSON"
+expect 2 "compare --data-size" compare $T -N 1 --start-block 0 --block-count 7 -d first4k.bin --data-size 512 &&
+	has err.txt -- '--data-size 512 is not' "--data-size message"
+expect 2 "compare short file" compare $T -N 1 --start-block 0 --block-count 15 -d first4k.bin &&
+	has err.txt 'holds 4096 bytes; the range is 8192' "short file message"
+expect 2 "compare without -d" compare $T -N 1 --start-block 0 --block-count 7
+expect 0 "compare-write match" compare-write $T -N 1 --start-block 16 --block-count 7 --expect zero.bin -d new.bin -o json &&
+	jqtest '.written == true' "compare-write JSON"
+expect 6 "compare-write mismatch" compare-write $T -N 1 --start-block 16 --block-count 7 --expect zero.bin -d first4k.bin &&
+	has out.txt 'differ, nothing written' "compare-write mismatch message"
+expect 0 "compare-write left the first write" compare $T -N 1 --start-block 16 --block-count 7 -d new.bin
+expect 2 "compare-write over one command" compare-write $T -N 1 --start-block 0 --block-count 511 --expect zero.bin -d new.bin &&
+	has err.txt 'compare-write is one command: at most 131072 bytes' "compare-write size message"
+expect 2 "compare-write without --expect" compare-write $T -N 1 --start-block 0 --block-count 7 -d new.bin
+expect 0 "verify" verify $T -N 1 --start-block 0 --block-count 2047 && has out.txt '2048 blocks from 0 are readable' "verify message"
+expect 2 "verify past the end" verify $T -N 1 --start-block 2047 --block-count 1 && has err.txt 'past the end' "verify range message"
+expect 2 "verify --block-count 65536" verify $T -N 1 --start-block 0 --block-count 65536
+expect 0 "copy" copy $T -N 1 --sdlba 100 --slbs 0,16 --blocks 7,7 && has out.txt '2 ranges copied to block 100' "copy message"
+expect 0 "read the copy" read $T -N 1 --lba 100 --length 8k --quiet &&
+	cmp -s out.txt <(cat first4k.bin new.bin) || { echo "FAIL: copied data differs"; fails=$((fails + 1)); }
+expect 2 "copy uneven lists" copy $T -N 1 --sdlba 100 --slbs 0,16 --blocks 7 && has err.txt 'one count per --slbs entry' "copy lists message"
+expect 2 "copy past the end" copy $T -N 1 --sdlba 2047 --slbs 0 --blocks 7 && has err.txt 'destination' "copy range message"
+expect 2 "copy without --sdlba" copy $T -N 1 --slbs 0 --blocks 7
+# ---- reservations (the fake keeps one host's registration)
+expect 0 "resv-register" resv-register $T -N 1 --nrkey 0xabc --cptpl 3 && has out.txt 'Register success' "register message"
+expect 0 "resv-acquire" resv-acquire $T -N 1 --crkey 0xabc --rtype 1
+expect 0 "resv-report JSON" resv-report $T -N 1 -o json &&
+	jqtest '.rtype == 1 and .regctl == 1 and .ptpls and .registrants[0].rkey == "0xabc" and .registrants[0].holder' "resv-report JSON"
+expect 0 "resv-report --eds" resv-report $T -N 1 --eds &&
+	has out.txt 'hostid  : abababababababababababababababab' "128-bit host ID" && has out.txt 'Write Exclusive' "type name"
+expect 3 "resv-acquire with a wrong key" resv-acquire $T -N 1 --crkey 0xdef --rtype 1 && has err.txt 'Reservation Conflict' "conflict message"
+expect 2 "resv-acquire without --rtype" resv-acquire $T -N 1 --crkey 1
+expect 2 "resv-acquire --rrega" resv-acquire $T -N 1 --crkey 1 --rtype 1 --rrega 1 && has err.txt -- '--racqa is' "action option message"
+expect 2 "resv-acquire preempt without --prkey" resv-acquire $T -N 1 --crkey 1 --rtype 1 --racqa 2 && has err.txt -- '--prkey' "prkey message"
+expect 2 "resv-register bad key" resv-register $T -N 1 --nrkey 12k && has err.txt "invalid key '12k'" "key message"
+expect 2 "resv-register --cptpl 1" resv-register $T -N 1 --nrkey 1 --cptpl 1
+expect 2 "resv-report --crkey" resv-report $T -N 1 --crkey 1 && has err.txt 'not an option of resv-report' "option message"
+expect 0 "resv-release" resv-release $T -N 1 --crkey 0xabc --rtype 1
+expect 0 "resv-register unregister" resv-register $T -N 1 --crkey 0xabc --rrega 1
+expect 0 "resv-report empty" resv-report $T -N 1 -o json && jqtest '.regctl == 0 and .rtype == 0' "empty report"
 expect 2 "offset and lba" read $T -N 1 --offset 0 --lba 0 -d x.bin
 expect 2 "4k namespace, 512 bs" read $T -N 2 --bs 512 -d x.bin
 head -c 1000 /dev/zero > odd.bin

@@ -151,6 +151,30 @@ static void test_nsid_decimal_or_hex(void)
 	}
 }
 
+static void test_u64_keys(void)
+{
+	static const struct {
+		const char *in;
+		int err;
+		uint64_t want;
+	} t[] = {
+		{ "0", 0, 0 },			{ "1234", 0, 1234 },
+		{ "0xdeadbeefcafe0001", 0, 0xdeadbeefcafe0001ull },
+		{ "18446744073709551615", 0, UINT64_MAX },
+		{ "18446744073709551616", -ERANGE, 0 },
+		{ "0x10000000000000000", -ERANGE, 0 },
+		{ "-1", -EINVAL, 0 },		{ "0x", -EINVAL, 0 },
+		{ "12k", -EINVAL, 0 },		{ "", -EINVAL, 0 },
+	};
+	uint64_t v;
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		v = 7;
+		CU_ASSERT_EQUAL(rblk_u64_parse(t[i].in, &v, why, sizeof(why)), t[i].err);
+		CU_ASSERT_EQUAL(v, t[i].err ? 7 : t[i].want);
+	}
+}
+
 static const struct ut_case cases[] = {
 	UT_CASE(test_port_bounds),
 	UT_CASE(test_port_refuses_what_strtoul_takes),
@@ -158,6 +182,7 @@ static const struct ut_case cases[] = {
 	UT_CASE(test_size_suffixes_are_binary),
 	UT_CASE(test_size_refusals_say_why),
 	UT_CASE(test_nsid_decimal_or_hex),
+	UT_CASE(test_u64_keys),
 	UT_END
 };
 
