@@ -13,16 +13,26 @@
 #   4. the target is stopped cleanly and restarted, then SIGKILLed and restarted: the
 #      registrants and the holder are still there after each reconnect
 #   5. release, then clear: no reservation, no registrant
-# vm-timeout: 240
+#   6. rblk's initiator as a third host (the rblk CLI's resv-* verbs): it takes Exclusive
+#      Access (host 1's reads conflict), host 1 preempts it with abort, its writes then
+#      end with Reservation Conflict (exit 3) and its report shows host 1 holding
+#   7. the rblk CLI's compare, compare-write, verify and copy, with their exit codes;
+#      bench/cw_race: two controllers (one per port) race fused Compare and Write on
+#      one block for 1000 rounds, never two winners in a round
+# vm-timeout: 300
 set -u
 . "${RBLK_VM_LIB:-$(dirname "$0")/../lib.sh}"
 
 TGT=$(rblk_bin daemon/rblk-target) || exit 1
+RBLK=$(rblk_bin cli/rblk) || exit 1
+CW=$(rblk_bin bench/cw_race) || exit 1
 NQN=nqn.2024-01.io.rblk:resv
 H1=nqn.2014-08.org.nvmexpress:uuid:00000000-0000-4000-8000-0000000000e1
 H2=nqn.2014-08.org.nvmexpress:uuid:00000000-0000-4000-8000-0000000000e2
 ID1=00000000-0000-4000-8000-0000000000e1
 ID2=00000000-0000-4000-8000-0000000000e2
+H3=nqn.2014-08.org.nvmexpress:uuid:00000000-0000-4000-8000-0000000000e3
+ID3=00000000-0000-4000-8000-0000000000e3
 need_cmd nvme nvme-cli
 need_cmd jq jq
 modprobe nvme_rdma || die "modprobe nvme_rdma failed"
@@ -40,7 +50,7 @@ fail() {
 
 start() {
 	bg_start target "$TGT" --listen $VM_ADDR0 --listen $VM_ADDR0:4421 \
-		--subsystem $NQN --ns "$IMG" --allow-host $H1 --allow-host $H2 \
+		--subsystem $NQN --ns "$IMG" --allow-host $H1 --allow-host $H2 --allow-host $H3 \
 		--state-dir "$STATE" --log-level info
 	wait_for_line 60 "$T_WORK/target.log" 'ready' "$BG_PID" || fail "the target did not start"
 }
@@ -89,6 +99,7 @@ _live() { [ "$(nvme_ctrl_state "$C1")" = live ] && [ "$(nvme_ctrl_state "$C2")" 
 registrants() { report "$1" | jq -r '.regctlext[] | "\(.hostid):\(.rkey):\(.rcsts)"' | sort; }
 X1=${ID1//-/}
 X2=${ID2//-/}
+X3=${ID3//-/}
 
 start
 CONN=(--reconnect-delay=1 --ctrl-loss-tmo=120)
@@ -185,6 +196,54 @@ for c in $C1 $C2; do
 	expect $c .regctl 0 "after the clear"
 done
 io_ok $C2 0x01 "host 2's write after the clear"
+
+# ---- 6. rblk's initiator as host 3, through the rblk CLI
+R3=(-t rdma -a $VM_ADDR0 -s 4420 -n $NQN -w $VM_ADDR1 -q $H3 -I $ID3 -N 1)
+# rcode WANT WHAT CMD...: run CMD, expect exit code WANT (its stderr in $T_WORK/r3.err)
+rcode() {
+	local want=$1 what=$2 rc=0
+	shift 2
+	"$@" > "$T_WORK/r3.out" 2> "$T_WORK/r3.err" || rc=$?
+	[ $rc = "$want" ] || { cat "$T_WORK/r3.out" "$T_WORK/r3.err"; fail "$what: exit $rc, wanted $want"; }
+}
+rcode 0 "rblk resv-register" "$RBLK" resv-register "${R3[@]}" --nrkey=0xC3
+rcode 0 "rblk resv-acquire (Exclusive Access)" "$RBLK" resv-acquire "${R3[@]}" --crkey=0xC3 --rtype=2
+expect $C1 .rtype 2 "after rblk's acquire"
+[ "$(registrants $C1)" = "$X3:195:1" ] || fail "registrants after rblk's acquire: $(registrants $C1)"
+io_conflict $C1 0x02 "host 1's read under rblk's Exclusive Access"
+rcode 0 "rblk's read as the holder" "$RBLK" read "${R3[@]}" --lba 0 --length $LBA --quiet
+nvme resv-register /dev/$C1 -n 1 --nrkey=0xA4 --rrega=0 || fail "host 1 registers for the preempt"
+nvme resv-acquire /dev/$C1 -n 1 --crkey=0xA4 --prkey=0xC3 --rtype=1 --racqa=2 ||
+	fail "host 1's preempt and abort of rblk's host"
+rcode 0 "rblk resv-report" "$RBLK" resv-report "${R3[@]}" --eds -o json
+cat "$T_WORK/r3.out"
+jq -e --arg h "$X1" '.rtype == 1 and .regctl == 1 and .registrants[0].rkey == "0xa4" and
+	.registrants[0].holder and .registrants[0].hostid == $h' "$T_WORK/r3.out" >/dev/null ||
+	fail "rblk's report after the preempt"
+rcode 3 "rblk's write after it was preempted" "$RBLK" write "${R3[@]}" --lba 0 -d "$T_WORK/block" --quiet
+grep -qi 'reservation conflict' "$T_WORK/r3.err" || { cat "$T_WORK/r3.err"; fail "no Reservation Conflict in rblk's message"; }
+log "rblk write after the preempt: $(head -1 "$T_WORK/r3.err")"
+rcode 3 "rblk resv-acquire with a preempted key" "$RBLK" resv-acquire "${R3[@]}" --crkey=0xC3 --rtype=1
+nvme resv-release /dev/$C1 -n 1 --crkey=0xA4 --rrela=1 || fail "host 1's clear after rblk's part"
+expect $C1 .regctl 0 "after the last clear"
+
+# ---- 7. compare, compare-write, verify, copy; the Compare and Write race
+head -c $LBA /dev/urandom > "$T_WORK/b1"
+head -c $LBA /dev/urandom > "$T_WORK/b2"
+rcode 0 "rblk write" "$RBLK" write "${R3[@]}" --lba 10 -d "$T_WORK/b1" --quiet
+rcode 0 "compare, equal" "$RBLK" compare "${R3[@]}" --start-block 10 --block-count 0 -d "$T_WORK/b1"
+rcode 6 "compare, different" "$RBLK" compare "${R3[@]}" --start-block 10 --block-count 0 -d "$T_WORK/b2"
+rcode 0 "compare-write, expected data" "$RBLK" compare-write "${R3[@]}" --start-block 10 \
+	--block-count 0 --expect "$T_WORK/b1" -d "$T_WORK/b2"
+rcode 6 "compare-write, stale data" "$RBLK" compare-write "${R3[@]}" --start-block 10 \
+	--block-count 0 --expect "$T_WORK/b1" -d "$T_WORK/b1"
+rcode 0 "copy" "$RBLK" copy "${R3[@]}" --sdlba 20 --slbs 10 --blocks 0
+rcode 0 "compare the copy" "$RBLK" compare "${R3[@]}" --start-block 20 --block-count 0 -d "$T_WORK/b2"
+rcode 0 "verify" "$RBLK" verify "${R3[@]}" --start-block 0 --block-count 1023
+t0=$SECONDS
+"$CW" -n $NQN -q $H3 -I $ID3 -w $VM_ADDR1 -a $VM_ADDR0 -s 4420 -a $VM_ADDR0 -s 4421 \
+	--rounds 1000 --lba 100 --json "$T_OUT/cw_race.json" || fail "the Compare and Write race"
+log "cw_race: $(jq -c . "$T_OUT/cw_race.json") ($((SECONDS - t0)) s)"
 
 nvme disconnect -n $NQN >/dev/null || fail "disconnect"
 bg_stop target || fail "the target did not stop cleanly"
