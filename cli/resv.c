@@ -72,8 +72,8 @@ static void usage(FILE *f, enum resv_verb v)
 	case RESV_REPORT:
 		fprintf(f, "                 [--eds] [--numd=DWORDS] [-o json]\n\n"
 			   "Reservation Report: the generation, the type held, Persist Through Power\n"
-			   "Loss, and every registrant with its key; --eds the extended form with\n"
-			   "128-bit host IDs.\n\n");
+			   "Loss, and every registrant with its key and 128-bit host ID (the extended\n"
+			   "form, always: --eds is accepted as nvme-cli has it).\n\n");
 		break;
 	}
 	fputs(rblk_cli_conn_help, f);
@@ -96,7 +96,7 @@ static void usage(FILE *f, enum resv_verb v)
 	if (v == RESV_RELEASE)
 		fprintf(f, "      --rrela=N                 0 release, 1 clear (default 0)\n");
 	if (v == RESV_REPORT)
-		fprintf(f, "      --eds                     extended data structure (128-bit host IDs)\n"
+		fprintf(f, "      --eds                     extended data structure (the default; kept for nvme-cli)\n"
 			   "      --numd=N                  dwords to read (default: room for 64 registrants)\n");
 	fputs(rblk_cli_common_help, f);
 	fputc('\n', f);
@@ -192,7 +192,7 @@ static int parse_resv(int argc, char **argv, struct resv_args *a, struct cli_con
 				return rblk_cli_usage_err("invalid --cptpl '%s' (0 keep, 2 clear, 3 set)", optarg);
 			break;
 		case 7: a->iekey = true; break;
-		case 8: a->eds = true; break;
+		case 8: break;	/* the extended form is the only one sent */
 		case 9:
 			if (rblk_cli_parse_long(optarg, 1, REPORT_MAX / 4, &a->numd))
 				return rblk_cli_usage_err("invalid --numd '%s' (1-%zu)", optarg, REPORT_MAX / 4);
@@ -341,7 +341,12 @@ static void print_report(const struct resv_args *a, enum cli_fmt fmt, uint32_t n
 static int run(int argc, char **argv, enum resv_verb verb)
 {
 	struct rblk_connect_opts popts[RBLK_MPATH_MAX_PATHS];
-	struct resv_args a = { .verb = verb };
+	/*
+	 * Report always asks for the extended form: rblk-target and the Linux
+	 * target (6.13+) answer only that, as 128-bit host IDs do not fit the
+	 * 64-bit one; --eds is taken for nvme-cli's sake.
+	 */
+	struct resv_args a = { .verb = verb, .eds = true };
 	enum cli_fmt fmt = CLI_FMT_NORMAL;
 	bool have_nkey = false, have_crkey = false;
 	struct rblk_mpath *mp = NULL;
