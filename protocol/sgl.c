@@ -65,8 +65,10 @@ uint16_t rblk_sgl_decode(const struct nvme_sqe *sqe, const struct rblk_sgl_limit
 	out->kind = RBLK_SGL_NONE;
 	out->err_loc = 0xFFFF;
 
-	if (sqe->flags & NVME_CMD_FUSE_MASK)
-		return fail(out, NVME_SC_INVALID_FIELD, LOC_FLAGS);
+	/*
+	 * PSDT only: FUSE is the core's (target/req.c refuses it where it is
+	 * wrong, target/fused.c pairs the halves of a Compare and Write).
+	 */
 	if ((sqe->flags & NVME_CMD_PSDT_MASK) != NVME_CMD_PSDT_SGL_MPTR_CONTIG)
 		return fail(out, NVME_SC_INVALID_FIELD, LOC_FLAGS);
 

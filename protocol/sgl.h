@@ -37,7 +37,8 @@ struct rblk_sgl_limits {
  * Decode SGL1 of sqe. host_to_ctrl is the command's data direction (opcode
  * bit 0, or FCTYPE bit 0 for fabrics commands). Returns NVME_SC_SUCCESS and
  * fills out, or an NVMe status with DNR (out->err_loc set):
- *  - FLAGS.PSDT != 01b or FLAGS.FUSE != 0         Invalid Field (loc 1)
+ *  - FLAGS.PSDT != 01b                            Invalid Field (loc 1)
+ *    (FUSE is not looked at: the caller judges fused commands)
  *  - type 0x40 / 0x4F: keyed; len > max_xfer      Data SGL Length Invalid
  *    len 0 is "no data" (RBLK_SGL_NONE)
  *  - type 0x01: in-capsule; only host->ctrl       else Invalid Field

@@ -135,7 +135,7 @@ static void test_decode_flags(void)
 {
 	struct nvme_sqe sqe;
 	struct rblk_sgl s;
-	static const uint8_t bad_flags[] = { 0x00, 0x80, 0xC0, 0x41, 0x42, 0x43, 0x01 };
+	static const uint8_t bad_flags[] = { 0x00, 0x80, 0xC0, 0x01, 0x02, 0x83 };
 
 	memset(&sqe, 0, sizeof(sqe));
 	rblk_sgl_encode_keyed(&sqe.sgl1, 0x1000, 512, 1, false);
@@ -145,9 +145,17 @@ static void test_decode_flags(void)
 				NVME_SC_INVALID_FIELD | NVME_SC_DNR);
 		CU_ASSERT_EQUAL(s.err_loc, 1);
 	}
-	/* Bits 5:2 are reserved but not checked by nvmet; only FUSE and PSDT matter. */
+	/* Bits 5:2 are reserved but not checked by nvmet; only PSDT matters here. */
 	sqe.flags = 0x40 | 0x04;
 	CU_ASSERT_EQUAL(rblk_sgl_decode(&sqe, &lim, false, &s), NVME_SC_SUCCESS);
+	/*
+	 * The halves of a fused Compare and Write carry data like any command:
+	 * FUSE is judged by the target core, not by the data's descriptor.
+	 */
+	for (uint8_t f = 0x41; f <= 0x43; f++) {
+		sqe.flags = f;
+		CU_ASSERT_EQUAL(rblk_sgl_decode(&sqe, &lim, false, &s), NVME_SC_SUCCESS);
+	}
 }
 
 static void test_decode_incapsule(void)

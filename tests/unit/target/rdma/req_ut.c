@@ -681,6 +681,62 @@ static void test_length_and_sgl_errors(void)
 	teardown();
 }
 
+/*
+ * The halves of a fused Compare and Write carry their data in-capsule like
+ * any write: the SGL decode leaves FUSE to the core, which pairs them. A
+ * pair whose Compare matches writes; one that no longer matches fails with
+ * Compare Failure and Failed Fused Command and writes nothing.
+ */
+static void test_fused_compare_write_incapsule(void)
+{
+	struct fake_q_opts o = { .qid = 1, .depth = 16, .icd_size = 8192, .send_wr = 64,
+				 .max_sge = 4, .ird = 8, .live = true };
+	uint8_t old[512], new[512];
+	struct rblk_rdma_queue *q;
+	struct tt_queue *tq;
+	struct nvme_sqe cmp, wr;
+	unsigned n;
+
+	setup(8192, 8);
+	q = io_queue(admin_bringup(&tq), &o);
+	fill(old, sizeof(old), 1);
+	fill(new, sizeof(new), 2);
+	fq_rw(&wr, NVME_IO_WRITE, 50, nsid, 9, 1);
+	fq_incapsule(&wr, 0, sizeof(old));
+	fq_send(q, &wr, old, sizeof(old));
+	fq_pump(env, q);
+	fq_complete_all(q);
+
+	for (unsigned round = 0; round < 2; round++) {
+		fq_rw(&cmp, NVME_IO_COMPARE, (uint16_t)(51 + 2 * round), nsid, 9, 1);
+		cmp.flags |= NVME_CMD_FUSE_FIRST;
+		fq_incapsule(&cmp, 0, sizeof(old));
+		fq_rw(&wr, NVME_IO_WRITE, (uint16_t)(52 + 2 * round), nsid, 9, 1);
+		wr.flags |= NVME_CMD_FUSE_SECOND;
+		fq_incapsule(&wr, 0, sizeof(new));
+		n = q->qp->nposted;
+		fq_send(q, &cmp, old, sizeof(old));
+		fq_send(q, &wr, new, sizeof(new));
+		fq_pump(env, q);
+		CU_ASSERT_EQUAL_FATAL(q->qp->nposted, n + 2);
+		for (unsigned k = 0; k < 2; k++) {
+			struct rblk_rdma_req *r = fq_wr_req(&q->qp->posted[n + k]);
+			uint16_t cid = rblk_le16(r->rsp->cid), st = TT_SC(sent_status(r));
+			uint16_t want = !round ? 0
+					: cid == 53 ? (NVME_SC_COMPARE_FAILED | NVME_SC_DNR)
+						    : (NVME_SC_FUSED_FAIL | NVME_SC_DNR);
+
+			CU_ASSERT_EQUAL(st, want);
+		}
+		fq_complete_all(q);
+	}
+	CU_ASSERT_EQUAL(q->reqs_busy, 0);
+
+	fq_destroy(q);
+	tt_queue_destroy(tq);
+	teardown();
+}
+
 static void test_teardown_flushes_quietly(void)
 {
 	struct fake_q_opts o = { .qid = 1, .depth = 16, .icd_size = 8192, .send_wr = 64,
@@ -865,6 +921,7 @@ static const struct ut_case cases[] = {
 	UT_CASE(test_send_slot_wait),
 	UT_CASE(test_early_capsule_waits_for_established),
 	UT_CASE(test_length_and_sgl_errors),
+	UT_CASE(test_fused_compare_write_incapsule),
 	UT_CASE(test_teardown_flushes_quietly),
 	UT_CASE(test_failed_post_completes_unposted),
 	UT_CASE(test_bad_receives_fail_the_queue),
