@@ -283,6 +283,38 @@ static void test_ana_status_fails_over(void)
 	rblk_qpair_free(qp);
 }
 
+/*
+ * A Compare and Write whose path dies under it may have written: it fails
+ * with the transport error, never goes to another path. A path-state status
+ * (the command did not run there) still fails over.
+ */
+static void test_compare_write_not_failed_over(void)
+{
+	struct rblk_qpair *qp;
+	struct done d = { 0 };
+	char buf[1024];
+	struct rblk_io io = write_io(buf);
+
+	env_init(4);
+	io.op = RBLK_OP_COMPARE_WRITE;
+	CU_ASSERT_EQUAL_FATAL(rblk_mpath_qp_create(&MP, &qp), 0);
+	CU_ASSERT_EQUAL(rblk_submit(qp, &io, user_cb, &d), 0);
+	FP[0].err = -ENOTCONN;
+	CU_ASSERT_EQUAL(rblk_poll(qp, 0), 1);
+	CU_ASSERT_EQUAL(d.calls, 1);
+	CU_ASSERT_EQUAL(d.err, -ENOTCONN);
+	CU_ASSERT_EQUAL(FP[1].submitted, 0);
+	FP[0].err = 0;
+	FP[0].status = NVME_SC_ANA_INACCESSIBLE;
+	CU_ASSERT_EQUAL(rblk_submit(qp, &io, user_cb, &d), 0);
+	CU_ASSERT_EQUAL(rblk_poll(qp, 0), 0);
+	CU_ASSERT_EQUAL(FP[1].submitted, 1);
+	CU_ASSERT_EQUAL(rblk_poll(qp, 0), 1);
+	CU_ASSERT_EQUAL(d.calls, 2);
+	CU_ASSERT_EQUAL(d.status, 0);
+	rblk_qpair_free(qp);
+}
+
 static void test_media_error_is_final(void)
 {
 	struct rblk_qpair *qp;
@@ -503,6 +535,7 @@ static const struct ut_case cases[] = {
 	UT_CASE(test_transport_error_fails_over),
 	UT_CASE(test_ana_status_fails_over),
 	UT_CASE(test_media_error_is_final),
+	UT_CASE(test_compare_write_not_failed_over),
 	UT_CASE(test_sync_calls),
 	UT_CASE(test_no_path_waits_then_times_out),
 	UT_CASE(test_backpressure_and_refusals),
