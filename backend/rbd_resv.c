@@ -7,10 +7,12 @@
  * one reservation whichever gateway they reach it through.
  *
  * Races: a store asserts the object version this gateway last read or
- * wrote (create-exclusive when it saw no object). Another gateway's write
- * in between fails it (-ERANGE or -EOVERFLOW for a version that moved,
- * -EEXIST for an object created meanwhile, -ENOENT for one removed), which
- * is returned as -EAGAIN: the target loads the state again and judges the
+ * wrote (create-exclusive when it saw no object). A write in between fails
+ * it (-ERANGE or -EOVERFLOW for a version that moved, -EEXIST for an object
+ * created meanwhile, -ENOENT for one removed). But the version also moves
+ * when any gateway registers its watch on the object, so the store then
+ * reads the object: the state it last knew, it writes again on the new
+ * version; another state is -EAGAIN, and the target loads it and judges the
  * command anew. The versions come from each operation's own completion
  * (rados_aio_get_version), not from the ioctx's last version, which any
  * other call on the ioctx (a notify's acknowledgement) may change.
@@ -47,6 +49,8 @@
 /* Seconds the OSDs keep the watch of a gateway they lost (then notifies stop waiting for it). */
 #define WATCH_TIMEOUT_S 15u
 #define WATCH_RETRY_MS 1000u
+/* The largest state kept (the target's are much smaller: RBLK_PROVIDER_RESV_MAX). */
+#define RESV_BLOB_MAX 4096u
 
 struct rblk_rbd_resv {
 	rados_ioctx_t io;
@@ -55,9 +59,12 @@ struct rblk_rbd_resv {
 	uint64_t self_id;               /* our client's id: our own notifies are not news */
 	/* The object as last read or written, under lock (held across its I/O). */
 	pthread_mutex_t lock;
-	bool known;                     /* absent and ver below are valid */
+	bool known;                     /* absent, ver and last below are valid */
 	bool absent;                    /* there was no object */
 	uint64_t ver;
+	size_t last_len;                /* 0: no state */
+	uint8_t last[RESV_BLOB_MAX];    /* the state */
+	uint8_t cur[RESV_BLOB_MAX + 1]; /* what the latest look found (+1: tells "too big") */
 	/* The watch, under wlock (never held across a cluster call). */
 	pthread_mutex_t wlock;
 	pthread_cond_t wcond;           /* wakes the rewatch thread */
@@ -127,6 +134,48 @@ static int operate(struct rblk_rbd_resv *rs, rados_read_op_t rop, rados_write_op
 	return r;
 }
 
+/*
+ * Reads the object into rs->cur (*got bytes) with its version; lock held.
+ * 0, -ENOENT (no object), -EFBIG (more than any state), or -errno.
+ */
+static int look(struct rblk_rbd_resv *rs, size_t *got, uint64_t *ver)
+{
+	rados_read_op_t op = rados_create_read_op();
+	uint64_t size = 0;
+	int r, rstat = 0, rread = 0;
+
+	if (!op)
+		return -ENOMEM;
+	*got = 0;
+	rados_read_op_stat(op, &size, NULL, &rstat);
+	rados_read_op_read(op, 0, sizeof(rs->cur), (char *)rs->cur, got, &rread);
+	r = operate(rs, op, NULL, ver);
+	rados_release_read_op(op);
+	if (!r)
+		r = rstat < 0 ? rstat : rread;
+	if (!r && size > sizeof(rs->cur))
+		r = -EFBIG;
+	return r;
+}
+
+/* Does what look() found (r, got) hold the state last read or written? */
+static bool same_as_last(const struct rblk_rbd_resv *rs, int r, size_t got)
+{
+	if (r == -ENOENT || (!r && !got))
+		return rs->known && !rs->last_len;
+	return !r && rs->known && got == rs->last_len && !memcmp(rs->cur, rs->last, got);
+}
+
+/* Take what look() found (r 0 or -ENOENT) as the state last known. */
+static void keep(struct rblk_rbd_resv *rs, int r, size_t got, uint64_t ver)
+{
+	rs->known = true;
+	rs->absent = r == -ENOENT;
+	rs->ver = ver;
+	rs->last_len = r ? 0 : got;
+	memcpy(rs->last, rs->cur, rs->last_len);
+}
+
 static bool watch_down(struct rblk_rbd_resv *rs)
 {
 	bool down;
@@ -139,43 +188,29 @@ static bool watch_down(struct rblk_rbd_resv *rs)
 
 int rblk_rbd_resv_load(struct rblk_rbd_resv *rs, void *buf, size_t len, size_t *out_len)
 {
-	rados_read_op_t op;
-	uint64_t size = 0, ver = 0;
-	size_t got = 0;
-	int r, rstat = 0, rread = 0;
+	uint64_t ver = 0;
+	size_t got;
+	int r;
 
 	if (watch_down(rs))
 		return -ENOTCONN;
-	op = rados_create_read_op();
-	if (!op)
-		return -ENOMEM;
-	rados_read_op_stat(op, &size, NULL, &rstat);
-	rados_read_op_read(op, 0, len, buf, &got, &rread);
 	pthread_mutex_lock(&rs->lock);
-	r = operate(rs, op, NULL, &ver);
-	rados_release_read_op(op);
-	if (r == -ENOENT) {
-		rs->known = true;
-		rs->absent = true;
-		goto out;
-	}
-	if (!r)
-		r = rstat < 0 ? rstat : rread;
-	if (r < 0)
-		goto out;
-	if (size > len) {
+	r = look(rs, &got, &ver);
+	if (!r && got > len)
+		r = -EFBIG;
+	if (r == -EFBIG) {
 		/* Not a state this target wrote: never guess one. */
-		RBLK_ERR("backend: %s: reservation object %s holds %llu bytes, more than a state",
-			 rs->label, rs->oid, (unsigned long long)size);
+		RBLK_ERR("backend: %s: reservation object %s holds more than a state",
+			 rs->label, rs->oid);
 		r = -EINVAL;
-		goto out;
 	}
-	rs->known = true;
-	rs->absent = false;
-	rs->ver = ver;
-	*out_len = got;
-	r = got ? 0 : -ENOENT; /* the watch's empty object: no reservation */
-out:
+	if (!r || r == -ENOENT)
+		keep(rs, r, got, ver);
+	if (!r) {
+		memcpy(buf, rs->cur, got);
+		*out_len = got;
+		r = got ? 0 : -ENOENT; /* the watch's empty object: no reservation */
+	}
 	pthread_mutex_unlock(&rs->lock);
 	return r;
 }
@@ -186,43 +221,64 @@ static bool lost_race(int r)
 	return r == -ERANGE || r == -EOVERFLOW || r == -EEXIST || r == -ENOENT;
 }
 
-int rblk_rbd_resv_store(struct rblk_rbd_resv *rs, const void *buf, size_t len)
+/* One conditional write of buf; lock held. 0, a lost race's -errno, or -errno. */
+static int write_if_unchanged(struct rblk_rbd_resv *rs, const void *buf, size_t len,
+			      uint64_t *ver)
 {
-	rados_write_op_t op;
-	char *reply = NULL;
-	size_t reply_len = 0;
-	uint64_t ver = 0;
+	rados_write_op_t op = rados_create_write_op();
 	int r;
 
-	op = rados_create_write_op();
 	if (!op)
 		return -ENOMEM;
-	pthread_mutex_lock(&rs->lock);
-	if (!rs->known) {
-		/* Nothing read yet to assert: the target loads, then tries again. */
-		r = -EAGAIN;
-		goto out_unlock;
-	}
 	if (rs->absent)
 		rados_write_op_create(op, LIBRADOS_CREATE_EXCLUSIVE, NULL);
 	else
 		rados_write_op_assert_version(op, rs->ver);
 	rados_write_op_write_full(op, buf, len);
-	r = operate(rs, NULL, op, &ver);
-	if (lost_race(r)) {
-		rs->known = false;
+	r = operate(rs, NULL, op, ver);
+	rados_release_write_op(op);
+	return r;
+}
+
+int rblk_rbd_resv_store(struct rblk_rbd_resv *rs, const void *buf, size_t len)
+{
+	char *reply = NULL;
+	size_t reply_len = 0, got;
+	uint64_t ver = 0;
+	int r = -EAGAIN, r2;
+
+	if (len > sizeof(rs->last))
+		return -EINVAL;
+	pthread_mutex_lock(&rs->lock);
+	/* Nothing read yet to assert (!known): the target loads, then tries again. */
+	for (unsigned tries = 0; rs->known && tries < 4; tries++) {
+		r = write_if_unchanged(rs, buf, len, &ver);
+		if (!lost_race(r))
+			break;
+		/*
+		 * The version moves with every watch registered on the object,
+		 * not only with a state written: a look tells which it was.
+		 * The same state: take its version and write again.
+		 */
+		r2 = look(rs, &got, &ver);
+		if (!same_as_last(rs, r2, got)) {
+			r = -EAGAIN;
+			break;
+		}
+		keep(rs, r2, got, ver);
 		r = -EAGAIN;
-		goto out_unlock;
 	}
-	if (r < 0) {
-		/* It may have landed (a timeout): assert nothing until the next load. */
+	if (r) {
+		/* A failed write may have landed (a timeout): assert nothing until a load. */
 		rs->known = false;
-		goto out_unlock;
+		pthread_mutex_unlock(&rs->lock);
+		return r;
 	}
 	rs->absent = false;
 	rs->ver = ver;
+	rs->last_len = len;
+	memcpy(rs->last, buf, len);
 	pthread_mutex_unlock(&rs->lock);
-	rados_release_write_op(op);
 
 	r = rados_notify2(rs->io, rs->oid, NULL, 0, NOTIFY_TIMEOUT_MS, &reply, &reply_len);
 	if (reply)
@@ -231,11 +287,6 @@ int rblk_rbd_resv_store(struct rblk_rbd_resv *rs, const void *buf, size_t len)
 		RBLK_WARN("backend: %s: reservation stored, but not every gateway acknowledged "
 			  "the notice on %s: %s", rs->label, rs->oid, strerror(-r));
 	return 0;
-
-out_unlock:
-	pthread_mutex_unlock(&rs->lock);
-	rados_release_write_op(op);
-	return r;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -296,32 +347,23 @@ static int watch_register(struct rblk_rbd_resv *rs, uint64_t *handle)
 }
 
 /*
- * Did the object change between the last load and the watch? An empty
- * object where there was none is the same state (the watch made it).
+ * Did the state change between the last load and the watch? (The object's
+ * version did: the watch itself moves it.)
  */
-static int changed_since_load(struct rblk_rbd_resv *rs, bool *changed)
+static bool changed_since_load(struct rblk_rbd_resv *rs)
 {
-	rados_read_op_t op = rados_create_read_op();
-	uint64_t size = 0, ver = 0;
-	int r, rstat = 0;
+	uint64_t ver = 0;
+	size_t got;
+	bool changed;
+	int r;
 
-	if (!op)
-		return -ENOMEM;
-	rados_read_op_stat(op, &size, NULL, &rstat);
 	pthread_mutex_lock(&rs->lock);
-	r = operate(rs, op, NULL, &ver);
-	if (!r)
-		r = rstat;
-	if (!r) {
-		if (rs->known && rs->absent && !size) {
-			rs->absent = false;
-			rs->ver = ver;
-		}
-		*changed = !rs->known || rs->absent || rs->ver != ver;
-	}
+	r = look(rs, &got, &ver);
+	changed = !same_as_last(rs, r, got);
+	if (!changed)
+		keep(rs, r, got, ver);
 	pthread_mutex_unlock(&rs->lock);
-	rados_release_read_op(op);
-	return r;
+	return changed;
 }
 
 /* Re-registers a broken watch until it works or closing, then tells the target. */
@@ -369,7 +411,6 @@ static void *rewatch_thread(void *arg)
 
 int rblk_rbd_resv_watch(struct rblk_rbd_resv *rs, void (*fn)(void *arg), void *arg)
 {
-	bool changed = false;
 	uint64_t handle;
 	int r;
 
@@ -400,8 +441,7 @@ int rblk_rbd_resv_watch(struct rblk_rbd_resv *rs, void (*fn)(void *arg), void *a
 	}
 	rs->thread_started = true;
 	/* A change between the target's first load and the watch found no watcher. */
-	r = changed_since_load(rs, &changed);
-	if (r || changed)
+	if (changed_since_load(rs))
 		fn(arg);
 	return 0;
 }

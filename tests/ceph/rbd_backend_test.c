@@ -9,6 +9,7 @@
  * rblk_bqueue_poll() on this thread, as a poll group does, and one case
  * sleeps on the queue's eventfd to show the wake-up reaches the owner.
  */
+#include <errno.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -456,6 +457,81 @@ static void test_resize_followed(void)
 	free(buf);
 }
 
+static void on_resv_change(void *arg)
+{
+	__atomic_add_fetch((unsigned *)arg, 1, __ATOMIC_RELEASE);
+}
+
+static bool wait_count(unsigned *n, unsigned want)
+{
+	for (int i = 0; i < 200; i++) {
+		if (__atomic_load_n(n, __ATOMIC_ACQUIRE) >= want)
+			return true;
+		usleep(25 * 1000);
+	}
+	return false;
+}
+
+static int load_str(struct rblk_bdev *bdev, char *buf, size_t len)
+{
+	size_t n = 0;
+	int r = rblk_bdev_resv_load(bdev, buf, len - 1, &n);
+
+	buf[r ? 0 : n] = 0;
+	return r;
+}
+
+/*
+ * Two gateways (two connections) on one image share its reservation state:
+ * an empty store reads as none, a store is seen by the other gateway's
+ * watch (not by the writer's own), a store on a state changed since the
+ * last load is -EAGAIN, and a third opener (a restarted gateway) reads the
+ * last state back.
+ */
+static void test_shared_resv(void)
+{
+	struct rblk_bdev *a = open_image(false), *b = open_image(false), *c;
+	unsigned seen_a = 0, seen_b = 0;
+	char buf[256];
+
+	CU_ASSERT_TRUE(a->caps.shared_resv);
+	CU_ASSERT_EQUAL(load_str(a, buf, sizeof(buf)), -ENOENT);
+	CU_ASSERT_EQUAL(rblk_bdev_resv_watch(a, on_resv_change, &seen_a), 0);
+	/* A's watch made an empty object: still no state. */
+	CU_ASSERT_EQUAL(load_str(b, buf, sizeof(buf)), -ENOENT);
+	CU_ASSERT_EQUAL(rblk_bdev_resv_watch(b, on_resv_change, &seen_b), 0);
+	/* Either watch may have been told once that the other was set up. */
+	usleep(200 * 1000);
+	seen_a = seen_b = 0;
+
+	CU_ASSERT_EQUAL(rblk_bdev_resv_store(a, "one", 3), 0);
+	CU_ASSERT_TRUE(wait_count(&seen_b, 1));
+	/* Its own version: A stores again without loading. */
+	CU_ASSERT_EQUAL(rblk_bdev_resv_store(a, "two", 3), 0);
+	CU_ASSERT_TRUE(wait_count(&seen_b, 2));
+	CU_ASSERT_EQUAL(__atomic_load_n(&seen_a, __ATOMIC_ACQUIRE), 0);
+	/* B last saw the empty object: its store loses the race. */
+	CU_ASSERT_EQUAL(rblk_bdev_resv_store(b, "three", 5), -EAGAIN);
+	CU_ASSERT_EQUAL(load_str(b, buf, sizeof(buf)), 0);
+	CU_ASSERT_STRING_EQUAL(buf, "two");
+	CU_ASSERT_EQUAL(rblk_bdev_resv_store(b, "three", 5), 0);
+	CU_ASSERT_TRUE(wait_count(&seen_a, 1));
+	CU_ASSERT_EQUAL(load_str(a, buf, sizeof(buf)), 0);
+	CU_ASSERT_STRING_EQUAL(buf, "three");
+	/* A blob larger than the reader's buffer is refused, never cut. */
+	CU_ASSERT_EQUAL(rblk_bdev_resv_load(a, buf, 4, &(size_t){ 0 }), -EINVAL);
+	rblk_bdev_close(a);
+	rblk_bdev_close(b);
+
+	c = open_image(false);
+	CU_ASSERT_EQUAL(load_str(c, buf, sizeof(buf)), 0);
+	CU_ASSERT_STRING_EQUAL(buf, "three");
+	/* The other cases' images start without a reservation. */
+	CU_ASSERT_EQUAL(rblk_bdev_resv_store(c, "", 0), 0);
+	CU_ASSERT_EQUAL(load_str(c, buf, sizeof(buf)), -ENOENT);
+	rblk_bdev_close(c);
+}
+
 static int setup(void)
 {
 	const char *image = getenv("RBLK_CEPH_IMAGE");
@@ -486,6 +562,7 @@ static const struct ut_case cases[] = {
 	UT_CASE(test_client_options),
 	UT_CASE(test_cache_only_when_asked),
 	UT_CASE(test_resize_followed),
+	UT_CASE(test_shared_resv),
 	UT_CASE(test_unreachable_cluster_fails),
 	UT_END,
 };
