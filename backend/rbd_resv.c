@@ -73,6 +73,7 @@ struct rblk_rbd_resv {
 	bool wanted;                    /* rblk_rbd_resv_watch was called */
 	bool up;                        /* the watch is registered and sound */
 	bool broken;                    /* an error came: register again */
+	bool registered;                /* handle is librados's until unwatched (once) */
 	bool closing;
 	bool thread_started;
 	uint64_t handle;
@@ -372,6 +373,7 @@ static void *rewatch_thread(void *arg)
 	struct rblk_rbd_resv *rs = arg;
 	struct timespec ts;
 	uint64_t old, handle;
+	bool registered;
 	int r;
 
 	pthread_mutex_lock(&rs->wlock);
@@ -381,12 +383,17 @@ static void *rewatch_thread(void *arg)
 			continue;
 		}
 		old = rs->handle;
+		registered = rs->registered;
+		rs->registered = false;
 		pthread_mutex_unlock(&rs->wlock);
-		rados_unwatch2(rs->io, old); /* gone already, most likely */
+		/* Once only: librados frees the watch here, whatever it returns. */
+		if (registered)
+			rados_unwatch2(rs->io, old);
 		r = watch_register(rs, &handle);
 		pthread_mutex_lock(&rs->wlock);
 		if (!r) {
 			rs->handle = handle;
+			rs->registered = true;
 			rs->broken = false;
 			rs->up = true;
 			pthread_mutex_unlock(&rs->wlock);
@@ -426,6 +433,7 @@ int rblk_rbd_resv_watch(struct rblk_rbd_resv *rs, void (*fn)(void *arg), void *a
 	}
 	pthread_mutex_lock(&rs->wlock);
 	rs->handle = handle;
+	rs->registered = true;
 	rs->up = true;
 	rs->wanted = true;
 	pthread_mutex_unlock(&rs->wlock);
@@ -434,6 +442,7 @@ int rblk_rbd_resv_watch(struct rblk_rbd_resv *rs, void (*fn)(void *arg), void *a
 		pthread_mutex_lock(&rs->wlock);
 		rs->up = false;
 		rs->wanted = false;
+		rs->registered = false;
 		pthread_mutex_unlock(&rs->wlock);
 		rados_unwatch2(rs->io, handle);
 		rados_watch_flush(rados_ioctx_get_cluster(rs->io));
@@ -448,7 +457,7 @@ int rblk_rbd_resv_watch(struct rblk_rbd_resv *rs, void (*fn)(void *arg), void *a
 
 void rblk_rbd_resv_destroy(struct rblk_rbd_resv *rs)
 {
-	bool up;
+	bool registered;
 
 	if (!rs)
 		return;
@@ -460,9 +469,9 @@ void rblk_rbd_resv_destroy(struct rblk_rbd_resv *rs)
 		pthread_join(rs->thread, NULL);
 	/* The thread is gone: nothing changes the watch any more. */
 	pthread_mutex_lock(&rs->wlock);
-	up = rs->wanted && (rs->up || rs->broken);
+	registered = rs->registered;
 	pthread_mutex_unlock(&rs->wlock);
-	if (up)
+	if (registered)
 		rados_unwatch2(rs->io, rs->handle);
 	/* No callback of ours runs after this; the ioctx may go. */
 	if (rs->wanted)

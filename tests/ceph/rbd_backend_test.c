@@ -532,6 +532,67 @@ static void test_shared_resv(void)
 	rblk_bdev_close(c);
 }
 
+/* Runs "ceph osd blocklist VERB" on the address of the first watcher of the image's store. */
+static int blocklist_watcher(const char *verb)
+{
+	static char addr[128];
+	char cmd[1024];
+	FILE *f;
+
+	if (!strcmp(verb, "add")) {
+		snprintf(cmd, sizeof(cmd),
+			 "rados -p rbd listwatchers rblk_resv.$(rbd info %s --format json | "
+			 "jq -r .id) | sed -n 's/^watcher=\\([^ ]*\\) .*/\\1/p' | head -1",
+			 path + 4);
+		f = popen(cmd, "r");
+		if (!f || !fgets(addr, sizeof(addr), f) || !addr[0]) {
+			if (f)
+				pclose(f);
+			return -1;
+		}
+		pclose(f);
+		addr[strcspn(addr, "\n")] = 0;
+	}
+	snprintf(cmd, sizeof(cmd), "ceph osd blocklist %s %s >/dev/null 2>&1", verb, addr);
+	return system(cmd);
+}
+
+/*
+ * The watch breaks (the client blocklisted: the OSD drops it): the owner is
+ * told, loads fail until the watch is back (the target fails closed), and
+ * once the client may talk again the watch is registered anew, the owner
+ * told once more, and loads and stores work.
+ */
+static void test_resv_watch_broken(void)
+{
+	struct rblk_bdev *a = open_image(false);
+	unsigned seen = 0;
+	char buf[256];
+	int r = 0;
+
+	CU_ASSERT_EQUAL(load_str(a, buf, sizeof(buf)), -ENOENT);
+	CU_ASSERT_EQUAL_FATAL(rblk_bdev_resv_watch(a, on_resv_change, &seen), 0);
+	usleep(200 * 1000);
+	seen = 0;
+	CU_ASSERT_EQUAL_FATAL(blocklist_watcher("add"), 0);
+	for (int i = 0; i < 1200 && !__atomic_load_n(&seen, __ATOMIC_ACQUIRE); i++)
+		usleep(50 * 1000);
+	CU_ASSERT_TRUE(__atomic_load_n(&seen, __ATOMIC_ACQUIRE) >= 1);
+	/* Blocklisted, the watch cannot come back: no load vouches for the state. */
+	CU_ASSERT_EQUAL(load_str(a, buf, sizeof(buf)), -ENOTCONN);
+	CU_ASSERT_EQUAL(blocklist_watcher("rm"), 0);
+	for (int i = 0; i < 1200; i++) {
+		r = load_str(a, buf, sizeof(buf));
+		if (r == -ENOENT && __atomic_load_n(&seen, __ATOMIC_ACQUIRE) >= 2)
+			break;
+		usleep(50 * 1000);
+	}
+	CU_ASSERT_EQUAL(r, -ENOENT);
+	CU_ASSERT_TRUE(__atomic_load_n(&seen, __ATOMIC_ACQUIRE) >= 2);
+	CU_ASSERT_EQUAL(rblk_bdev_resv_store(a, "", 0), 0);
+	rblk_bdev_close(a);
+}
+
 static int setup(void)
 {
 	const char *image = getenv("RBLK_CEPH_IMAGE");
@@ -563,6 +624,7 @@ static const struct ut_case cases[] = {
 	UT_CASE(test_cache_only_when_asked),
 	UT_CASE(test_resize_followed),
 	UT_CASE(test_shared_resv),
+	UT_CASE(test_resv_watch_broken),
 	UT_CASE(test_unreachable_cluster_fails),
 	UT_END,
 };
