@@ -17,13 +17,17 @@
  * (rados_aio_get_version), not from the ioctx's last version, which any
  * other call on the ioctx (a notify's acknowledgement) may change.
  *
- * Telling the others: after a store, a notify on the object. Each other
- * gateway's watch hands the news to the target (which loads the object on
- * a thread of its own) and then acknowledges, and the notify waits for the
- * acknowledgements: when the host's command completes, every gateway that
- * answered has started its load. A gateway that does not answer within
- * NOTIFY_TIMEOUT_MS (killed, its watch not yet expired) delays the command
- * that long, and is logged; the state is stored all the same.
+ * Telling the others: after a store, a notify on the object, which waits
+ * for every watcher's acknowledgement. Each other gateway's watch hands the
+ * news to the target, which loads the object on a thread of its own, and
+ * acknowledges once a load that started after the notice has succeeded: so
+ * when the host's command completes, the other gateways judge I/O by the
+ * new state. Not later than ACK_DEFER_MS, though: a gateway whose load
+ * waits (its own change in progress, itself waiting for our answer) or
+ * fails (then it fails closed) must not hold the notifier up. A gateway that
+ * does not answer at all within NOTIFY_TIMEOUT_MS (killed, its watch not yet
+ * expired) delays the command that long, and is logged; the state is stored
+ * all the same.
  *
  * The watch needs an object: an empty one is created when none exists,
  * and reads as "no reservation". When the watch breaks (the OSD session
@@ -36,12 +40,14 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "backend/rbd_resv.h"
+#include "common/clock.h"
 #include "common/log.h"
 
 #define RESV_OID_PREFIX "rblk_resv."
@@ -49,8 +55,19 @@
 /* Seconds the OSDs keep the watch of a gateway they lost (then notifies stop waiting for it). */
 #define WATCH_TIMEOUT_S 15u
 #define WATCH_RETRY_MS 1000u
+/* Notices held unacknowledged until a load, at most this many and this long. */
+#define ACK_MAX 16u
+#define ACK_DEFER_MS 500u
 /* The largest state kept (the target's are much smaller: RBLK_PROVIDER_RESV_MAX). */
 #define RESV_BLOB_MAX 4096u
+
+/* A notice from another gateway, not yet acknowledged. */
+struct pending_ack {
+	uint64_t notify_id;
+	uint64_t handle;
+	uint64_t seq;                   /* arrival order (notify_seq) */
+	uint64_t deadline_ms;           /* acknowledged by then, loaded or not */
+};
 
 struct rblk_rbd_resv {
 	rados_ioctx_t io;
@@ -78,6 +95,10 @@ struct rblk_rbd_resv {
 	bool thread_started;
 	uint64_t handle;
 	pthread_t thread;
+	/* Notices awaiting a load (under wlock). */
+	struct pending_ack acks[ACK_MAX];
+	unsigned nr_acks;
+	uint64_t notify_seq;            /* notices received so far */
 };
 
 int rblk_rbd_resv_create(rados_ioctx_t io, const char *image_id, const char *label,
@@ -177,6 +198,41 @@ static void keep(struct rblk_rbd_resv *rs, int r, size_t got, uint64_t ver)
 	memcpy(rs->last, rs->cur, rs->last_len);
 }
 
+/* Takes out the notices that arrived by seq upto or are due at now; wlock held. */
+static unsigned take_acks_locked(struct rblk_rbd_resv *rs, uint64_t upto, uint64_t now,
+				 struct pending_ack *out)
+{
+	unsigned n = 0, k = 0;
+
+	for (unsigned i = 0; i < rs->nr_acks; i++) {
+		if (rs->acks[i].seq <= upto || rs->acks[i].deadline_ms <= now)
+			out[n++] = rs->acks[i];
+		else
+			rs->acks[k++] = rs->acks[i];
+	}
+	rs->nr_acks = k;
+	return n;
+}
+
+/* Queues the acknowledgements (librados sends them; nothing waits here). */
+static void send_acks(struct rblk_rbd_resv *rs, const struct pending_ack *a, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		rados_notify_ack(rs->io, rs->oid, a[i].notify_id, a[i].handle, NULL, 0);
+}
+
+/* A load that started after notice seq succeeded: the notifiers may go on. */
+static void loaded_after(struct rblk_rbd_resv *rs, uint64_t seq)
+{
+	struct pending_ack due[ACK_MAX];
+	unsigned n;
+
+	pthread_mutex_lock(&rs->wlock);
+	n = take_acks_locked(rs, seq, 0, due);
+	pthread_mutex_unlock(&rs->wlock);
+	send_acks(rs, due, n);
+}
+
 static bool watch_down(struct rblk_rbd_resv *rs)
 {
 	bool down;
@@ -189,12 +245,15 @@ static bool watch_down(struct rblk_rbd_resv *rs)
 
 int rblk_rbd_resv_load(struct rblk_rbd_resv *rs, void *buf, size_t len, size_t *out_len)
 {
-	uint64_t ver = 0;
+	uint64_t ver = 0, seq;
 	size_t got;
 	int r;
 
 	if (watch_down(rs))
 		return -ENOTCONN;
+	pthread_mutex_lock(&rs->wlock);
+	seq = rs->notify_seq;
+	pthread_mutex_unlock(&rs->wlock);
 	pthread_mutex_lock(&rs->lock);
 	r = look(rs, &got, &ver);
 	if (!r && got > len)
@@ -213,6 +272,8 @@ int rblk_rbd_resv_load(struct rblk_rbd_resv *rs, void *buf, size_t len, size_t *
 		r = got ? 0 : -ENOENT; /* the watch's empty object: no reservation */
 	}
 	pthread_mutex_unlock(&rs->lock);
+	if (!r || r == -ENOENT)
+		loaded_after(rs, seq);
 	return r;
 }
 
@@ -293,18 +354,39 @@ int rblk_rbd_resv_store(struct rblk_rbd_resv *rs, const void *buf, size_t len)
 /* ------------------------------------------------------------------------ */
 /* The watch.                                                                */
 
-/* On a librados thread: another gateway stored a state (or we did: not news). */
+/*
+ * On a librados thread: another gateway stored a state (or we did: not
+ * news). Acknowledged after the target's next load (loaded_after), or by
+ * the rewatch thread when ACK_DEFER_MS is up.
+ */
 static void watch_notified(void *arg, uint64_t notify_id, uint64_t handle, uint64_t notifier_id,
 			   void *data, size_t data_len)
 {
 	struct rblk_rbd_resv *rs = arg;
+	struct pending_ack a = { notify_id, handle, 0, 0 }, oldest;
+	bool full;
 
 	(void)data;
 	(void)data_len;
-	/* The target's load starts before the notifier's command completes. */
-	if (notifier_id != rs->self_id)
-		rs->fn(rs->arg);
-	rados_notify_ack(rs->io, rs->oid, notify_id, handle, NULL, 0);
+	if (notifier_id == rs->self_id) {
+		send_acks(rs, &a, 1);
+		return;
+	}
+	pthread_mutex_lock(&rs->wlock);
+	full = rs->nr_acks == ACK_MAX;
+	if (full) {
+		oldest = rs->acks[0];
+		memmove(rs->acks, rs->acks + 1, (ACK_MAX - 1) * sizeof(rs->acks[0]));
+		rs->nr_acks--;
+	}
+	a.seq = ++rs->notify_seq;
+	a.deadline_ms = rblk_clock_ms() + ACK_DEFER_MS;
+	rs->acks[rs->nr_acks++] = a;
+	pthread_cond_signal(&rs->wcond); /* its deadline */
+	pthread_mutex_unlock(&rs->wlock);
+	if (full)
+		send_acks(rs, &oldest, 1);
+	rs->fn(rs->arg);
 }
 
 /* On a librados thread, which must not block: the rewatch thread repairs it. */
@@ -367,19 +449,47 @@ static bool changed_since_load(struct rblk_rbd_resv *rs)
 	return changed;
 }
 
-/* Re-registers a broken watch until it works or closing, then tells the target. */
+/* Waits on wcond until wake_ms (rblk_clock_ms; UINT64_MAX: no deadline). wlock held. */
+static void wait_until(struct rblk_rbd_resv *rs, uint64_t wake_ms)
+{
+	struct timespec ts = { .tv_sec = (time_t)(wake_ms / 1000),
+			       .tv_nsec = (long)(wake_ms % 1000) * 1000000 };
+
+	if (wake_ms == UINT64_MAX)
+		pthread_cond_wait(&rs->wcond, &rs->wlock);
+	else
+		pthread_cond_timedwait(&rs->wcond, &rs->wlock, &ts);
+}
+
+/*
+ * Re-registers a broken watch until it works or closing, then tells the
+ * target; and acknowledges the notices no load acknowledged in time.
+ */
 static void *rewatch_thread(void *arg)
 {
 	struct rblk_rbd_resv *rs = arg;
-	struct timespec ts;
-	uint64_t old, handle;
+	struct pending_ack due[ACK_MAX];
+	uint64_t old, handle, now, wake, retry_at = 0;
 	bool registered;
+	unsigned n;
 	int r;
 
 	pthread_mutex_lock(&rs->wlock);
 	while (!rs->closing) {
-		if (!rs->broken) {
-			pthread_cond_wait(&rs->wcond, &rs->wlock);
+		now = rblk_clock_ms();
+		n = take_acks_locked(rs, 0, now, due);
+		if (n) {
+			pthread_mutex_unlock(&rs->wlock);
+			send_acks(rs, due, n);
+			pthread_mutex_lock(&rs->wlock);
+			continue;
+		}
+		if (!rs->broken || now < retry_at) {
+			wake = rs->broken ? retry_at : UINT64_MAX;
+			for (unsigned i = 0; i < rs->nr_acks; i++)
+				if (rs->acks[i].deadline_ms < wake)
+					wake = rs->acks[i].deadline_ms;
+			wait_until(rs, wake);
 			continue;
 		}
 		old = rs->handle;
@@ -403,14 +513,7 @@ static void *rewatch_thread(void *arg)
 			pthread_mutex_lock(&rs->wlock);
 			continue;
 		}
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		ts.tv_sec += WATCH_RETRY_MS / 1000;
-		ts.tv_nsec += (long)(WATCH_RETRY_MS % 1000) * 1000000;
-		if (ts.tv_nsec >= 1000000000) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000;
-		}
-		pthread_cond_timedwait(&rs->wcond, &rs->wlock, &ts);
+		retry_at = rblk_clock_ms() + WATCH_RETRY_MS;
 	}
 	pthread_mutex_unlock(&rs->wlock);
 	return NULL;
@@ -457,7 +560,9 @@ int rblk_rbd_resv_watch(struct rblk_rbd_resv *rs, void (*fn)(void *arg), void *a
 
 void rblk_rbd_resv_destroy(struct rblk_rbd_resv *rs)
 {
+	struct pending_ack due[ACK_MAX];
 	bool registered;
+	unsigned n;
 
 	if (!rs)
 		return;
@@ -470,7 +575,9 @@ void rblk_rbd_resv_destroy(struct rblk_rbd_resv *rs)
 	/* The thread is gone: nothing changes the watch any more. */
 	pthread_mutex_lock(&rs->wlock);
 	registered = rs->registered;
+	n = take_acks_locked(rs, UINT64_MAX, 0, due);
 	pthread_mutex_unlock(&rs->wlock);
+	send_acks(rs, due, n); /* no load will come: the notifiers need not wait */
 	if (registered)
 		rados_unwatch2(rs->io, rs->handle);
 	/* No callback of ours runs after this; the ioctx may go. */

@@ -11,10 +11,12 @@
  */
 #include <errno.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 #include "backend/internal.h"
+#include "common/clock.h"
 #include "../unit/backend/bdev_helpers.h"
 
 #define MiB (1ull << 20)
@@ -480,6 +482,24 @@ static int load_str(struct rblk_bdev *bdev, char *buf, size_t len)
 	buf[r ? 0 : n] = 0;
 	return r;
 }
+/* A gateway's owner that loads once told of a change, as the target does. */
+struct loader {
+	struct rblk_bdev *bdev;
+	unsigned *seen;
+	unsigned want;                  /* the notice count to load after */
+	bool loading;                   /* atomic: the load has begun */
+};
+
+static void *loader_thread(void *arg)
+{
+	struct loader *l = arg;
+	char buf[64];
+
+	wait_count(l->seen, l->want);
+	__atomic_store_n(&l->loading, true, __ATOMIC_RELEASE);
+	load_str(l->bdev, buf, sizeof(buf));
+	return NULL;
+}
 
 /*
  * Two gateways (two connections) on one image share its reservation state:
@@ -493,6 +513,7 @@ static void test_shared_resv(void)
 	struct rblk_bdev *a = open_image(false), *b = open_image(false), *c;
 	unsigned seen_a = 0, seen_b = 0;
 	char buf[256];
+	uint64_t t0;
 
 	CU_ASSERT_TRUE(a->caps.shared_resv);
 	CU_ASSERT_EQUAL(load_str(a, buf, sizeof(buf)), -ENOENT);
@@ -504,7 +525,13 @@ static void test_shared_resv(void)
 	usleep(200 * 1000);
 	seen_a = seen_b = 0;
 
+	/*
+	 * B's owner does not load here: A's notice stays unacknowledged until
+	 * B's deadline (half a second), and A's store waits for it.
+	 */
+	t0 = rblk_clock_ms();
 	CU_ASSERT_EQUAL(rblk_bdev_resv_store(a, "one", 3), 0);
+	CU_ASSERT_TRUE(rblk_clock_ms() - t0 >= 400);
 	CU_ASSERT_TRUE(wait_count(&seen_b, 1));
 	/* Its own version: A stores again without loading. */
 	CU_ASSERT_EQUAL(rblk_bdev_resv_store(a, "two", 3), 0);
@@ -518,6 +545,25 @@ static void test_shared_resv(void)
 	CU_ASSERT_TRUE(wait_count(&seen_a, 1));
 	CU_ASSERT_EQUAL(load_str(a, buf, sizeof(buf)), 0);
 	CU_ASSERT_STRING_EQUAL(buf, "three");
+	/*
+	 * B's owner loads when told: A's store completes once that load has
+	 * (B then judges by the new state), well before the deadline.
+	 */
+	{
+		struct loader l = { b, &seen_b, __atomic_load_n(&seen_b, __ATOMIC_ACQUIRE) + 1, 0 };
+		pthread_t th;
+
+		CU_ASSERT_EQUAL_FATAL(pthread_create(&th, NULL, loader_thread, &l), 0);
+		t0 = rblk_clock_ms();
+		CU_ASSERT_EQUAL(rblk_bdev_resv_store(a, "four", 4), 0);
+		CU_ASSERT_TRUE(__atomic_load_n(&l.loading, __ATOMIC_ACQUIRE));
+		CU_ASSERT_TRUE(rblk_clock_ms() - t0 < 400);
+		pthread_join(th, NULL);
+		CU_ASSERT_EQUAL(load_str(b, buf, sizeof(buf)), 0);
+		CU_ASSERT_STRING_EQUAL(buf, "four");
+		CU_ASSERT_EQUAL(rblk_bdev_resv_store(b, "three", 5), 0);
+		CU_ASSERT_EQUAL(load_str(a, buf, sizeof(buf)), 0);
+	}
 	/* A blob larger than the reader's buffer is refused, never cut. */
 	CU_ASSERT_EQUAL(rblk_bdev_resv_load(a, buf, 4, &(size_t){ 0 }), -EINVAL);
 	rblk_bdev_close(a);
