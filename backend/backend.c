@@ -250,6 +250,29 @@ int rblk_bdev_watch_size(struct rblk_bdev *bdev, rblk_bdev_resize_fn *fn, void *
 	return bdev->ops->watch_size(bdev, fn, arg);
 }
 
+int rblk_bdev_resv_load(struct rblk_bdev *bdev, void *buf, size_t len, size_t *out_len)
+{
+	if (!bdev->caps.shared_resv || !bdev->ops->resv_load)
+		return -EOPNOTSUPP;
+	return bdev->ops->resv_load(bdev, buf, len, out_len);
+}
+
+int rblk_bdev_resv_store(struct rblk_bdev *bdev, const void *buf, size_t len)
+{
+	if (!bdev->caps.shared_resv || !bdev->ops->resv_store)
+		return -EOPNOTSUPP;
+	return bdev->ops->resv_store(bdev, buf, len);
+}
+
+int rblk_bdev_resv_watch(struct rblk_bdev *bdev, void (*fn)(void *arg), void *arg)
+{
+	if (!fn)
+		return -EINVAL;
+	if (!bdev->caps.shared_resv || !bdev->ops->resv_watch)
+		return -EOPNOTSUPP;
+	return bdev->ops->resv_watch(bdev, fn, arg);
+}
+
 void rblk_bdev_close(struct rblk_bdev *bdev)
 {
 	int refs;

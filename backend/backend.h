@@ -49,6 +49,9 @@ struct rblk_bdev_caps {
 	 * unsupported, the engine writes the zeroes instead. */
 	bool discard_zeroes;
 	bool write_cache;      /* volatile cache present: Flush matters (NVMe VWC) */
+	/* The engine keeps a reservation state shared with other gateways
+	 * (rblk_bdev_resv_load/store/watch work). */
+	bool shared_resv;
 };
 
 /*
@@ -154,6 +157,16 @@ typedef void rblk_bdev_resize_fn(void *arg, uint64_t size);
  * cannot tell (files, RAM), -EBUSY when one is set, or -errno.
  */
 int rblk_bdev_watch_size(struct rblk_bdev *bdev, rblk_bdev_resize_fn *fn, void *arg);
+/*
+ * Where caps.shared_resv: the reservation state the engine keeps for the
+ * target, shared by every gateway on the same storage (an RBD image's in a
+ * RADOS object). The contract of include/rblk/provider.h's resv_load,
+ * resv_store and resv_watch; each blocks on the storage, never on a queue's
+ * thread. -EOPNOTSUPP without caps.shared_resv.
+ */
+int rblk_bdev_resv_load(struct rblk_bdev *bdev, void *buf, size_t len, size_t *out_len);
+int rblk_bdev_resv_store(struct rblk_bdev *bdev, const void *buf, size_t len);
+int rblk_bdev_resv_watch(struct rblk_bdev *bdev, void (*fn)(void *arg), void *arg);
 /* Closes it; no queue may have I/O on it. Queues should unregister it first;
  * if one has not, the object (and its id) lives on until that queue lets go. */
 void rblk_bdev_close(struct rblk_bdev *bdev);

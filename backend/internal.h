@@ -43,6 +43,11 @@ struct rblk_backend_ops {
 	int (*bdev_sync)(struct rblk_bdev *bdev);
 	/* Optional. rblk_bdev_watch_size(): 0 or -errno. */
 	int (*watch_size)(struct rblk_bdev *bdev, rblk_bdev_resize_fn *fn, void *arg);
+	/* Optional, all three, called only where bdev->caps.shared_resv:
+	 * rblk_bdev_resv_load(), _store(), _watch(). */
+	int (*resv_load)(struct rblk_bdev *bdev, void *buf, size_t len, size_t *out_len);
+	int (*resv_store)(struct rblk_bdev *bdev, const void *buf, size_t len);
+	int (*resv_watch)(struct rblk_bdev *bdev, void (*fn)(void *arg), void *arg);
 
 	/* Optional. Sets q->priv up for q->depth bios in flight. 0 or -errno. */
 	int (*queue_init)(struct rblk_bqueue *q, const struct rblk_bqueue_opts *opts);

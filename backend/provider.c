@@ -266,6 +266,27 @@ static int bns_watch_size(void *ctx, void (*fn)(void *arg, uint64_t num_blocks),
 	return rblk_bdev_watch_size(b->bdev, bns_resized, b);
 }
 
+static int bns_resv_load(void *ctx, void *buf, size_t len, size_t *out_len)
+{
+	struct bns *b = ctx;
+
+	return rblk_bdev_resv_load(b->bdev, buf, len, out_len);
+}
+
+static int bns_resv_store(void *ctx, const void *buf, size_t len)
+{
+	struct bns *b = ctx;
+
+	return rblk_bdev_resv_store(b->bdev, buf, len);
+}
+
+static int bns_resv_watch(void *ctx, void (*fn)(void *arg), void *arg)
+{
+	struct bns *b = ctx;
+
+	return rblk_bdev_resv_watch(b->bdev, fn, arg);
+}
+
 static const struct rblk_provider_ops bns_ops = {
 	.size = sizeof(bns_ops),
 	.submit = bns_submit,
@@ -274,12 +295,27 @@ static const struct rblk_provider_ops bns_ops = {
 	.watch_size = bns_watch_size,
 };
 
+/*
+ * An engine that keeps a reservation state shared by gateways (rbd): the
+ * target uses the provider's store only where these members are set.
+ */
+static const struct rblk_provider_ops bns_shared_resv_ops = {
+	.size = sizeof(bns_shared_resv_ops),
+	.submit = bns_submit,
+	.close = bns_close,
+	.sync = bns_sync,
+	.watch_size = bns_watch_size,
+	.resv_load = bns_resv_load,
+	.resv_store = bns_resv_store,
+	.resv_watch = bns_resv_watch,
+};
+
 static void provider_fill(struct rblk_storage *s, struct bns *b, struct rblk_provider *out)
 {
 	const struct rblk_bdev *bdev = b->bdev;
 
 	rblk_provider_init(out);
-	out->ops = &bns_ops;
+	out->ops = bdev->caps.shared_resv ? &bns_shared_resv_ops : &bns_ops;
 	out->ctx = b;
 	out->engine = &s->eng;
 	out->block_size = rblk_bdev_block_size(bdev);

@@ -29,6 +29,11 @@
  * news on to the target (target/ns.c). rbd_update_unwatch waits for a
  * callback in flight, so closing never races one.
  *
+ * Reservations: the NVMe reservation state lives in a RADOS object next to
+ * the image (rbd_resv.c), so every gateway exporting the image shares it.
+ * An image without an id (the old format 1) has none: the target then keeps
+ * that namespace's reservations per gateway, as for a file.
+ *
  * Errors: librbd's results are -errno (-EIO, -ENOSPC when the pool is full,
  * -EROFS, -ETIMEDOUT, -EBLOCKLISTED, ...), left unchanged in bio->res for the
  * target's errno-to-status mapping, as with the other engines.
@@ -43,6 +48,7 @@
 
 #include "backend/internal.h"
 #include "backend/rbd_path.h"
+#include "backend/rbd_resv.h"
 #include "common/log.h"
 
 #define RBD_DEFAULT_ID "admin"
@@ -54,6 +60,7 @@ struct rbd_dev {
 	rados_ioctx_t ioctx;
 	rbd_image_t image;
 	struct rblk_bdev *bdev;
+	struct rblk_rbd_resv *resv;     /* the shared reservation state, or NULL */
 	/* The size watch, set once by rbd_watch_size. */
 	pthread_mutex_t size_lock;      /* one size check at a time */
 	bool watching;
@@ -128,6 +135,21 @@ out_shutdown:
 	return r;
 }
 
+/* The image's reservation store, named by its id; none for an image without one. */
+static int open_resv(struct rbd_dev *d, const char *label)
+{
+	char id[96];
+	int r;
+
+	r = rbd_get_id(d->image, id, sizeof(id));
+	if (r < 0) {
+		RBLK_WARN("backend: %s: no image id (%s): reservations stay this gateway's own",
+			  label, strerror(-r));
+		return 0;
+	}
+	return rblk_rbd_resv_create(d->ioctx, id, label, &d->resv);
+}
+
 static int rbd_bdev_open(struct rblk_bdev *bdev, const struct rblk_bdev_opts *opts)
 {
 	uint32_t bs = opts->block_size ? opts->block_size : 512;
@@ -190,12 +212,15 @@ static int rbd_bdev_open(struct rblk_bdev *bdev, const struct rblk_bdev_opts *op
 	r = rbd_get_size(d->image, &size);
 	if (r < 0)
 		goto out_close;
+	r = open_resv(d, bdev->path);
+	if (r)
+		goto out_close;
 	/* A tail shorter than a block cannot be addressed: leave it out. */
 	size &= ~(uint64_t)(bs - 1);
 	if (!size) {
 		RBLK_ERR("backend: %s: image smaller than one %u-byte block", bdev->path, bs);
 		r = -EINVAL;
-		goto out_close;
+		goto out_resv;
 	}
 	d->bdev = bdev;
 	bdev->priv = d;
@@ -210,9 +235,12 @@ static int rbd_bdev_open(struct rblk_bdev *bdev, const struct rblk_bdev_opts *op
 		 * as they were: no promise of zeroes. */
 		.discard_zeroes = false,
 		.write_cache = opts->rbd_cache,
+		.shared_resv = d->resv != NULL,
 	};
 	return 0;
 
+out_resv:
+	rblk_rbd_resv_destroy(d->resv);
 out_close:
 	rbd_close(d->image);
 out_ioctx:
@@ -234,6 +262,8 @@ static void rbd_bdev_close(struct rblk_bdev *bdev)
 	/* Waits for a size callback in flight: none runs after this. */
 	if (d->watching)
 		rbd_update_unwatch(d->image, d->watch_handle);
+	/* Its watch's callbacks use the ioctx: they are over when this returns. */
+	rblk_rbd_resv_destroy(d->resv);
 	/* rbd_close flushes librbd's cache and waits for its I/O. */
 	rbd_close(d->image);
 	rados_ioctx_destroy(d->ioctx);
@@ -289,6 +319,27 @@ static int rbd_watch_size(struct rblk_bdev *bdev, rblk_bdev_resize_fn *fn, void 
 	/* A resize between open and now found no watcher: look once more. */
 	rbd_header_changed(d);
 	return 0;
+}
+
+static int rbd_resv_load(struct rblk_bdev *bdev, void *buf, size_t len, size_t *out_len)
+{
+	struct rbd_dev *d = bdev->priv;
+
+	return rblk_rbd_resv_load(d->resv, buf, len, out_len);
+}
+
+static int rbd_resv_store(struct rblk_bdev *bdev, const void *buf, size_t len)
+{
+	struct rbd_dev *d = bdev->priv;
+
+	return rblk_rbd_resv_store(d->resv, buf, len);
+}
+
+static int rbd_resv_watch(struct rblk_bdev *bdev, void (*fn)(void *arg), void *arg)
+{
+	struct rbd_dev *d = bdev->priv;
+
+	return rblk_rbd_resv_watch(d->resv, fn, arg);
 }
 
 /* The first error wins; later ones say less about what went wrong. */
@@ -395,5 +446,8 @@ const struct rblk_backend_ops rblk_rbd_ops = {
 	.bdev_close = rbd_bdev_close,
 	.bdev_sync = rbd_bdev_sync,
 	.watch_size = rbd_watch_size,
+	.resv_load = rbd_resv_load,
+	.resv_store = rbd_resv_store,
+	.resv_watch = rbd_resv_watch,
 	.submit = rbd_submit,
 };

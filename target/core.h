@@ -314,7 +314,8 @@ struct rblk_tgt_ns {
 	/*
 	 * Reservations (resv_cmd.c). resv_type is the one word the I/O path
 	 * reads (acquire): NONE, the common case, lets every command through
-	 * without a lock; the state behind it is resv->lock's.
+	 * without a lock; the state behind it is resv->lock's. An NVMe type,
+	 * or RBLK_RESV_TYPE_STALE while the provider's state is out of reach.
 	 */
 	_Atomic unsigned resv_type;
 	struct rblk_tgt_resv *resv;
@@ -589,14 +590,17 @@ bool rblk_tgt_ctrl_log_error(struct rblk_tgt_ctrl *ctrl, const struct rblk_req *
 /* resv_cmd.c: the namespace's reservation (created with it) and its commands. */
 /* Before the namespace is published (nguid known): its state, loaded where it persists. */
 int rblk_tgt_resv_create(struct rblk_tgt_ns *ns);
+/* Before the provider's close(): no reload of its state starts or runs after it. */
+void rblk_tgt_resv_quiesce(struct rblk_tgt_ns *ns);
 void rblk_tgt_resv_destroy(struct rblk_tgt_ns *ns);
 /* Can the namespace persist through power loss (Identify RESCAP bit 0)? */
 bool rblk_tgt_resv_can_ptpl(const struct rblk_tgt_ns *ns);
 uint16_t rblk_resv_check_io_slow(struct rblk_req *req);
 /*
  * I/O parse, after the namespace lookup: 0 when the command may run under
- * the namespace's reservation, else Reservation Conflict. One acquire load
- * while no reservation is held.
+ * the namespace's reservation, else Reservation Conflict (Namespace Not
+ * Ready while the state is out of reach). One acquire load while no
+ * reservation is held.
  */
 static inline uint16_t rblk_resv_check_io(struct rblk_req *req)
 {

@@ -297,6 +297,8 @@ void rblk_tgt_ns_destroy(struct rblk_tgt_ns *ns)
 {
 	if (!ns)
 		return;
+	/* Before close(): no reload may call the provider once it is closing. */
+	rblk_tgt_resv_quiesce(ns);
 	if (ns->prov.ops->close)
 		ns->prov.ops->close(ns->prov.ctx);
 	/* After close(): no provider watch calls back any more. */

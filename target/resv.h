@@ -64,20 +64,36 @@ struct rblk_resv_log_entry {
 };
 
 /*
+ * ns->resv_type while the provider's state could not be (re)loaded and the
+ * last state known had registrants or a holder: not an NVMe type, so the
+ * I/O path's one load still sends every command to the slow check, which
+ * refuses what the reservation would judge (resv_cmd.c).
+ */
+#define RBLK_RESV_TYPE_STALE 0x100u
+
+/*
  * A namespace's reservation, as the core keeps it (resv_cmd.c). op_lock
  * serialises changes, including their write-out; lock guards st for the
  * short copies in and out, so that the I/O path never waits on a write.
+ *
+ * stale: a load of the provider's store failed after another gateway
+ * changed it (or a write-out's outcome is unknown): st is only the last
+ * state known, so reservation commands and the I/O it would judge fail
+ * until a load succeeds. One reload thread at a time retries it.
  */
 struct rblk_tgt_resv {
 	pthread_mutex_t op_lock;
 	pthread_mutex_t lock;
 	struct rblk_resv_state st;
+	bool stale;                     /* under lock */
+	bool reload_running;            /* under lock: the reload thread exists */
+	bool reload_again;              /* under lock: a change was announced since it loaded */
+	bool closing;                   /* under lock: no reload may start (provider closing) */
 	_Atomic unsigned mask;          /* feature 82h: NVME_RESV_MASK_* */
 	bool ptpl_capable;              /* a state-dir file or the provider's store */
 	bool provider_store;            /* the provider keeps the state (resv_load/store) */
 	char *file;                     /* the PTPL file, or NULL */
 	struct rblk_tgt_ns *ns;
-	_Atomic unsigned reloads;       /* provider watch reloads running (destroy waits) */
 };
 
 /* resv.c: the rules (keys host-endian). Each returns 0 or an NVMe status; s changes only on 0. */

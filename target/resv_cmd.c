@@ -36,6 +36,19 @@
 #include "target/core.h"
 
 #define CONFLICT (NVME_SC_RESERVATION_CONFLICT | NVME_SC_DNR)
+/*
+ * The state the provider keeps is out of reach (stale): Namespace Not
+ * Ready, DNR clear, for reservation commands and for the I/O it would
+ * judge. The specification's words for it: not ready for a reason other
+ * than ANA, and a retry later may succeed (it will, once a reload does).
+ * Internal Error would say the controller failed the command itself, and
+ * Reservation Conflict would tell a holder it lost a reservation it may
+ * still hold (Linux ends that I/O at once with EBADE; cluster managers
+ * take it as being fenced). The Linux host retries Namespace Not Ready a
+ * few times on the same path, then fails the I/O with EIO; nvme-cli and
+ * the block layer's persistent-reservation calls report it as an error.
+ */
+#define NOT_READY NVME_SC_NS_NOT_READY
 
 /* ------------------------------------------------------------------------ */
 /* Life.                                                                     */
@@ -48,38 +61,98 @@ bool rblk_tgt_resv_can_ptpl(const struct rblk_tgt_ns *ns)
 static void publish_locked(struct rblk_tgt_resv *r, const struct rblk_resv_state *st)
 {
 	r->st = *st;
+	r->stale = false;
 	/* Release: a reader that sees the type sees the state behind it (under lock). */
 	atomic_store_explicit(&r->ns->resv_type, st->rtype, memory_order_release);
 }
 
-/* A change another gateway made: load it (op_lock: after any change of ours). */
-static void *reload_thread(void *arg)
+/*
+ * The stored state is out of reach: keep the last one known for Report's
+ * sake but trust it no more. I/O it would judge goes to the slow check
+ * (which refuses it) as long as that state had registrants or a holder;
+ * one that had neither judged nothing, and the I/O path stays as it was.
+ */
+static void mark_stale_locked(struct rblk_tgt_resv *r)
 {
-	struct rblk_tgt_resv *r = arg;
+	r->stale = true;
+	atomic_store_explicit(&r->ns->resv_type,
+			      r->st.nr || r->st.rtype ? RBLK_RESV_TYPE_STALE : 0,
+			      memory_order_release);
+}
+
+/* Load the stored state and publish it, or mark it stale. op_lock held. */
+static int reload_locked(struct rblk_tgt_resv *r)
+{
 	struct rblk_resv_state *st = malloc(sizeof(*st));
+	bool was_stale;
 	int ret = -ENOMEM;
 
-	pthread_mutex_lock(&r->op_lock);
 	if (st)
 		ret = rblk_resv_store_load(r, st);
 	if (ret == -ENOENT) {
 		memset(st, 0, sizeof(*st));
 		ret = 0;
 	}
-	if (!ret) {
-		pthread_mutex_lock(&r->lock);
+	pthread_mutex_lock(&r->lock);
+	was_stale = r->stale;
+	if (!ret)
 		publish_locked(r, st);
-		pthread_mutex_unlock(&r->lock);
-	}
-	pthread_mutex_unlock(&r->op_lock);
-	if (ret)
-		RBLK_ERR("namespace %u: cannot load the reservation changed elsewhere: %s",
-			 r->ns->nsid, strerror(-ret));
+	else
+		mark_stale_locked(r);
+	pthread_mutex_unlock(&r->lock);
 	free(st);
-	atomic_fetch_sub(&r->reloads, 1);
-	return NULL;
+	if (ret && !was_stale)
+		RBLK_ERR("subsystem %s: namespace %u: cannot load the reservation state (%s): "
+			 "reservation commands and the I/O it judges fail until it loads",
+			 r->ns->ss->nqn, r->ns->nsid, strerror(-ret));
+	else if (!ret && was_stale)
+		RBLK_NOTICE("subsystem %s: namespace %u: reservation state loaded again",
+			    r->ns->ss->nqn, r->ns->nsid);
+	return ret;
 }
 
+/* How often a stale state is loaded again, and the steps a close waits in. */
+#define RELOAD_RETRY_MS 1000u
+#define RELOAD_STEP_MS 10u
+
+/*
+ * Loads the state while another gateway announced a change since the last
+ * load, or while it is stale (every RELOAD_RETRY_MS, so a gateway that
+ * lost the cluster serves again by itself once it is back). op_lock: after
+ * any change of ours. Ends when closing.
+ */
+static void *reload_thread(void *arg)
+{
+	struct rblk_tgt_resv *r = arg;
+	bool closing;
+
+	for (;;) {
+		pthread_mutex_lock(&r->lock);
+		if (r->closing || (!r->reload_again && !r->stale)) {
+			r->reload_running = false;
+			pthread_mutex_unlock(&r->lock);
+			return NULL;
+		}
+		r->reload_again = false;
+		pthread_mutex_unlock(&r->lock);
+		pthread_mutex_lock(&r->op_lock);
+		if (!reload_locked(r)) {
+			pthread_mutex_unlock(&r->op_lock);
+			continue;
+		}
+		pthread_mutex_unlock(&r->op_lock);
+		for (unsigned ms = 0; ms < RELOAD_RETRY_MS; ms += RELOAD_STEP_MS) {
+			pthread_mutex_lock(&r->lock);
+			closing = r->closing || r->reload_again;
+			pthread_mutex_unlock(&r->lock);
+			if (closing)
+				break;
+			usleep(RELOAD_STEP_MS * 1000);
+		}
+	}
+}
+
+/* The provider's watch (any thread), or a change that left the state stale. */
 static void resv_changed(void *arg)
 {
 	struct rblk_tgt_resv *r = arg;
@@ -87,18 +160,44 @@ static void resv_changed(void *arg)
 	pthread_t th;
 	int ret;
 
-	atomic_fetch_add(&r->reloads, 1);
+	pthread_mutex_lock(&r->lock);
+	if (r->closing || r->reload_running) {
+		r->reload_again = true;
+		pthread_mutex_unlock(&r->lock);
+		return;
+	}
+	r->reload_again = true;
+	r->reload_running = true;
+	pthread_mutex_unlock(&r->lock);
 	ret = pthread_attr_init(&attr);
 	if (!ret) {
 		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 		ret = pthread_create(&th, &attr, reload_thread, r);
 		pthread_attr_destroy(&attr);
 	}
-	if (ret) {
-		RBLK_ERR("namespace %u: no thread to load a reservation changed elsewhere: %s",
-			 r->ns->nsid, strerror(ret));
-		atomic_fetch_sub(&r->reloads, 1);
-	}
+	if (!ret)
+		return;
+	RBLK_ERR("namespace %u: no thread to load a reservation changed elsewhere: %s",
+		 r->ns->nsid, strerror(ret));
+	/* The change is missed: fail closed; the next change command loads it. */
+	pthread_mutex_lock(&r->lock);
+	r->reload_running = false;
+	mark_stale_locked(r);
+	pthread_mutex_unlock(&r->lock);
+}
+
+/*
+ * A stale state gets one more try before a command is judged on it.
+ * op_lock held. 0, or -errno: the command fails with Namespace Not Ready.
+ */
+static int refresh_locked(struct rblk_tgt_resv *r)
+{
+	bool stale;
+
+	pthread_mutex_lock(&r->lock);
+	stale = r->stale;
+	pthread_mutex_unlock(&r->lock);
+	return stale ? reload_locked(r) : 0;
 }
 
 int rblk_tgt_resv_create(struct rblk_tgt_ns *ns)
@@ -159,15 +258,33 @@ out_free:
 	return ret;
 }
 
+void rblk_tgt_resv_quiesce(struct rblk_tgt_ns *ns)
+{
+	struct rblk_tgt_resv *r = ns->resv;
+	bool running;
+
+	if (!r)
+		return;
+	pthread_mutex_lock(&r->lock);
+	r->closing = true;
+	pthread_mutex_unlock(&r->lock);
+	do {
+		pthread_mutex_lock(&r->lock);
+		running = r->reload_running;
+		pthread_mutex_unlock(&r->lock);
+		if (running)
+			usleep(RELOAD_STEP_MS * 1000);
+	} while (running);
+}
+
 void rblk_tgt_resv_destroy(struct rblk_tgt_ns *ns)
 {
 	struct rblk_tgt_resv *r = ns->resv;
 
 	if (!r)
 		return;
+	rblk_tgt_resv_quiesce(ns);
 	ns->resv = NULL;
-	while (atomic_load(&r->reloads))
-		usleep(1000);
 	free(r->file);
 	pthread_mutex_destroy(&r->lock);
 	pthread_mutex_destroy(&r->op_lock);
@@ -181,17 +298,18 @@ uint16_t rblk_resv_check_io_slow(struct rblk_req *req)
 {
 	struct rblk_tgt_resv *r = req->ns->resv;
 	enum rblk_resv_access acc = rblk_resv_access_of(req->cmd->opc);
-	bool ok;
+	bool ok, stale;
 
 	if (acc == RBLK_RESV_ACC_NONE)
 		return 0;
 	pthread_mutex_lock(&r->lock);
-	ok = rblk_resv_allows(&r->st, req->sq->ctrl->hostid, acc);
+	stale = r->stale;
+	ok = !stale && rblk_resv_allows(&r->st, req->sq->ctrl->hostid, acc);
 	pthread_mutex_unlock(&r->lock);
 	if (ok)
 		return 0;
 	req->error_loc = offsetof(struct nvme_sqe, opc);
-	return CONFLICT;
+	return stale ? NOT_READY : CONFLICT;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -276,6 +394,10 @@ static uint16_t change_locked(struct rblk_req *req)
 
 	if (!old || !st || !ev)
 		goto out;
+	if (refresh_locked(r)) {
+		status = NOT_READY;
+		goto out;
+	}
 	for (unsigned tries = 0; tries < 4; tries++) {
 		pthread_mutex_lock(&r->lock);
 		*old = r->st;
@@ -291,16 +413,27 @@ static uint16_t change_locked(struct rblk_req *req)
 		if (ret != -EAGAIN)
 			break;
 		/* Another gateway changed it: take its state and judge again. */
-		if (!rblk_resv_store_load(r, old)) {
-			pthread_mutex_lock(&r->lock);
-			publish_locked(r, old);
-			pthread_mutex_unlock(&r->lock);
+		if (reload_locked(r)) {
+			resv_changed(r); /* retried until it loads */
+			status = NOT_READY;
+			goto out;
 		}
 	}
 	if (ret) {
 		RBLK_ERR("subsystem %s: namespace %u: reservation change not kept (%s): %s",
 			 ns->ss->nqn, ns->nsid, r->file ? r->file : "provider", strerror(-ret));
 		status = NVME_SC_INTERNAL;
+		/*
+		 * A provider's write that failed may still have landed (a
+		 * timeout): what it stores is no longer known. Load it again;
+		 * until then, fail closed.
+		 */
+		if (r->provider_store && ret != -EAGAIN) {
+			pthread_mutex_lock(&r->lock);
+			mark_stale_locked(r);
+			pthread_mutex_unlock(&r->lock);
+			resv_changed(r);
+		}
 		goto out;
 	}
 	pthread_mutex_lock(&r->lock);
@@ -399,15 +532,18 @@ static void execute_report(struct rblk_req *req)
 	struct rblk_resv_state *st = malloc(sizeof(*st));
 	void *buf = malloc(req->data_len);
 	uint16_t status = NVME_SC_INTERNAL;
+	bool stale;
 
 	if (st && buf) {
 		pthread_mutex_lock(&r->lock);
 		*st = r->st;
+		stale = r->stale;
 		pthread_mutex_unlock(&r->lock);
-		status = rblk_resv_report(st, eds, buf, req->data_len);
-		if (status)
+		/* No waiting for a load here, on the poll group: the reload retries. */
+		status = stale ? NOT_READY : rblk_resv_report(st, eds, buf, req->data_len);
+		if (status && !stale)
 			req->error_loc = offsetof(struct nvme_sqe, cdw11);
-		else
+		else if (!status)
 			status = rblk_req_copy_to(req, 0, buf, req->data_len);
 	}
 	free(buf);
@@ -488,12 +624,17 @@ static void *ptpl_thread(void *arg)
 	struct rblk_resv_state *st = malloc(sizeof(*st));
 	int ret = -ENOMEM;
 
+	bool unreachable = false;
+
 	pthread_mutex_lock(&r->op_lock);
 	if (st) {
+		ret = refresh_locked(r);
+		unreachable = ret != 0;
+	}
+	if (st && !ret) {
 		pthread_mutex_lock(&r->lock);
 		*st = r->st;
 		pthread_mutex_unlock(&r->lock);
-		ret = 0;
 		if (st->ptpl != ptpl) {
 			st->ptpl = ptpl;
 			ret = rblk_resv_store_save(r, st);
@@ -508,7 +649,7 @@ static void *ptpl_thread(void *arg)
 	free(st);
 	if (ret)
 		RBLK_ERR("namespace %u: PTPL not changed: %s", req->ns->nsid, strerror(-ret));
-	req->pio_res = ret ? NVME_SC_INTERNAL : 0;
+	req->pio_res = unreachable ? NOT_READY : ret ? NVME_SC_INTERNAL : 0;
 	rblk_tgt_ns_put(req->ns);
 	req->ns = NULL;
 	while (req->sq->ops->run_on(req->sq, change_done, req))

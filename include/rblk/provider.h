@@ -208,13 +208,19 @@ struct rblk_provider_ops {
 	 * into *out_len: 0; -ENOENT when nothing is stored yet (no
 	 * reservation); any other -errno makes the namespace's creation fail,
 	 * since guessing an empty state would let a fenced host write again.
+	 * Later (a load after fn, below) it leaves the state stale: the
+	 * reservation commands and the I/O it would judge fail (Namespace Not
+	 * Ready) until a load works; the target retries every second. A
+	 * provider that cannot vouch for the state (its watch broken, so
+	 * changes may have been missed) should fail the load too.
 	 *
 	 * resv_store: replace the stored blob; the host's command completes
 	 * once it returns 0, so the blob must be durable (and visible to the
 	 * other gateways) by then. -EAGAIN: the stored blob changed since this
 	 * provider last loaded it (another gateway's change won a race): the
 	 * target loads it again and judges the command anew. Any other -errno
-	 * fails the command with Internal Error, the state unchanged.
+	 * fails the command with Internal Error; the write may have landed, so
+	 * the state is stale until the target loads it again.
 	 *
 	 * resv_watch: call fn(arg) from any thread (short, non-blocking) each
 	 * time another holder of the storage changes the blob, until close():

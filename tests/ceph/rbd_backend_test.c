@@ -9,11 +9,14 @@
  * rblk_bqueue_poll() on this thread, as a poll group does, and one case
  * sleeps on the queue's eventfd to show the wake-up reaches the owner.
  */
+#include <errno.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 #include "backend/internal.h"
+#include "common/clock.h"
 #include "../unit/backend/bdev_helpers.h"
 
 #define MiB (1ull << 20)
@@ -456,6 +459,186 @@ static void test_resize_followed(void)
 	free(buf);
 }
 
+static void on_resv_change(void *arg)
+{
+	__atomic_add_fetch((unsigned *)arg, 1, __ATOMIC_RELEASE);
+}
+
+static bool wait_count(unsigned *n, unsigned want)
+{
+	for (int i = 0; i < 200; i++) {
+		if (__atomic_load_n(n, __ATOMIC_ACQUIRE) >= want)
+			return true;
+		usleep(25 * 1000);
+	}
+	return false;
+}
+
+static int load_str(struct rblk_bdev *bdev, char *buf, size_t len)
+{
+	size_t n = 0;
+	int r = rblk_bdev_resv_load(bdev, buf, len - 1, &n);
+
+	buf[r ? 0 : n] = 0;
+	return r;
+}
+/* A gateway's owner that loads once told of a change, as the target does. */
+struct loader {
+	struct rblk_bdev *bdev;
+	unsigned *seen;
+	unsigned want;                  /* the notice count to load after */
+	bool loading;                   /* atomic: the load has begun */
+};
+
+static void *loader_thread(void *arg)
+{
+	struct loader *l = arg;
+	char buf[64];
+
+	wait_count(l->seen, l->want);
+	__atomic_store_n(&l->loading, true, __ATOMIC_RELEASE);
+	load_str(l->bdev, buf, sizeof(buf));
+	return NULL;
+}
+
+/*
+ * Two gateways (two connections) on one image share its reservation state:
+ * an empty store reads as none, a store is seen by the other gateway's
+ * watch (not by the writer's own), a store on a state changed since the
+ * last load is -EAGAIN, and a third opener (a restarted gateway) reads the
+ * last state back.
+ */
+static void test_shared_resv(void)
+{
+	struct rblk_bdev *a = open_image(false), *b = open_image(false), *c;
+	unsigned seen_a = 0, seen_b = 0;
+	char buf[256];
+	uint64_t t0;
+
+	CU_ASSERT_TRUE(a->caps.shared_resv);
+	CU_ASSERT_EQUAL(load_str(a, buf, sizeof(buf)), -ENOENT);
+	CU_ASSERT_EQUAL(rblk_bdev_resv_watch(a, on_resv_change, &seen_a), 0);
+	/* A's watch made an empty object: still no state. */
+	CU_ASSERT_EQUAL(load_str(b, buf, sizeof(buf)), -ENOENT);
+	CU_ASSERT_EQUAL(rblk_bdev_resv_watch(b, on_resv_change, &seen_b), 0);
+	/* Either watch may have been told once that the other was set up. */
+	usleep(200 * 1000);
+	seen_a = seen_b = 0;
+
+	/*
+	 * B's owner does not load here: A's notice stays unacknowledged until
+	 * B's deadline (half a second), and A's store waits for it.
+	 */
+	t0 = rblk_clock_ms();
+	CU_ASSERT_EQUAL(rblk_bdev_resv_store(a, "one", 3), 0);
+	CU_ASSERT_TRUE(rblk_clock_ms() - t0 >= 400);
+	CU_ASSERT_TRUE(wait_count(&seen_b, 1));
+	/* Its own version: A stores again without loading. */
+	CU_ASSERT_EQUAL(rblk_bdev_resv_store(a, "two", 3), 0);
+	CU_ASSERT_TRUE(wait_count(&seen_b, 2));
+	CU_ASSERT_EQUAL(__atomic_load_n(&seen_a, __ATOMIC_ACQUIRE), 0);
+	/* B last saw the empty object: its store loses the race. */
+	CU_ASSERT_EQUAL(rblk_bdev_resv_store(b, "three", 5), -EAGAIN);
+	CU_ASSERT_EQUAL(load_str(b, buf, sizeof(buf)), 0);
+	CU_ASSERT_STRING_EQUAL(buf, "two");
+	CU_ASSERT_EQUAL(rblk_bdev_resv_store(b, "three", 5), 0);
+	CU_ASSERT_TRUE(wait_count(&seen_a, 1));
+	CU_ASSERT_EQUAL(load_str(a, buf, sizeof(buf)), 0);
+	CU_ASSERT_STRING_EQUAL(buf, "three");
+	/*
+	 * B's owner loads when told: A's store completes once that load has
+	 * (B then judges by the new state), well before the deadline.
+	 */
+	{
+		struct loader l = { b, &seen_b, __atomic_load_n(&seen_b, __ATOMIC_ACQUIRE) + 1, 0 };
+		pthread_t th;
+
+		CU_ASSERT_EQUAL_FATAL(pthread_create(&th, NULL, loader_thread, &l), 0);
+		t0 = rblk_clock_ms();
+		CU_ASSERT_EQUAL(rblk_bdev_resv_store(a, "four", 4), 0);
+		CU_ASSERT_TRUE(__atomic_load_n(&l.loading, __ATOMIC_ACQUIRE));
+		CU_ASSERT_TRUE(rblk_clock_ms() - t0 < 400);
+		pthread_join(th, NULL);
+		CU_ASSERT_EQUAL(load_str(b, buf, sizeof(buf)), 0);
+		CU_ASSERT_STRING_EQUAL(buf, "four");
+		CU_ASSERT_EQUAL(rblk_bdev_resv_store(b, "three", 5), 0);
+		CU_ASSERT_EQUAL(load_str(a, buf, sizeof(buf)), 0);
+	}
+	/* A blob larger than the reader's buffer is refused, never cut. */
+	CU_ASSERT_EQUAL(rblk_bdev_resv_load(a, buf, 4, &(size_t){ 0 }), -EINVAL);
+	rblk_bdev_close(a);
+	rblk_bdev_close(b);
+
+	c = open_image(false);
+	CU_ASSERT_EQUAL(load_str(c, buf, sizeof(buf)), 0);
+	CU_ASSERT_STRING_EQUAL(buf, "three");
+	/* The other cases' images start without a reservation. */
+	CU_ASSERT_EQUAL(rblk_bdev_resv_store(c, "", 0), 0);
+	CU_ASSERT_EQUAL(load_str(c, buf, sizeof(buf)), -ENOENT);
+	rblk_bdev_close(c);
+}
+
+/* Runs "ceph osd blocklist VERB" on the address of the first watcher of the image's store. */
+static int blocklist_watcher(const char *verb)
+{
+	static char addr[128];
+	char cmd[1024];
+	FILE *f;
+
+	if (!strcmp(verb, "add")) {
+		snprintf(cmd, sizeof(cmd),
+			 "rados -p rbd listwatchers rblk_resv.$(rbd info %s --format json | "
+			 "jq -r .id) | sed -n 's/^watcher=\\([^ ]*\\) .*/\\1/p' | head -1",
+			 path + 4);
+		f = popen(cmd, "r");
+		if (!f || !fgets(addr, sizeof(addr), f) || !addr[0]) {
+			if (f)
+				pclose(f);
+			return -1;
+		}
+		pclose(f);
+		addr[strcspn(addr, "\n")] = 0;
+	}
+	snprintf(cmd, sizeof(cmd), "ceph osd blocklist %s %s >/dev/null 2>&1", verb, addr);
+	return system(cmd);
+}
+
+/*
+ * The watch breaks (the client blocklisted: the OSD drops it): the owner is
+ * told, loads fail until the watch is back (the target fails closed), and
+ * once the client may talk again the watch is registered anew, the owner
+ * told once more, and loads and stores work.
+ */
+static void test_resv_watch_broken(void)
+{
+	struct rblk_bdev *a = open_image(false);
+	unsigned seen = 0;
+	char buf[256];
+	int r = 0;
+
+	CU_ASSERT_EQUAL(load_str(a, buf, sizeof(buf)), -ENOENT);
+	CU_ASSERT_EQUAL_FATAL(rblk_bdev_resv_watch(a, on_resv_change, &seen), 0);
+	usleep(200 * 1000);
+	seen = 0;
+	CU_ASSERT_EQUAL_FATAL(blocklist_watcher("add"), 0);
+	for (int i = 0; i < 1200 && !__atomic_load_n(&seen, __ATOMIC_ACQUIRE); i++)
+		usleep(50 * 1000);
+	CU_ASSERT_TRUE(__atomic_load_n(&seen, __ATOMIC_ACQUIRE) >= 1);
+	/* Blocklisted, the watch cannot come back: no load vouches for the state. */
+	CU_ASSERT_EQUAL(load_str(a, buf, sizeof(buf)), -ENOTCONN);
+	CU_ASSERT_EQUAL(blocklist_watcher("rm"), 0);
+	for (int i = 0; i < 1200; i++) {
+		r = load_str(a, buf, sizeof(buf));
+		if (r == -ENOENT && __atomic_load_n(&seen, __ATOMIC_ACQUIRE) >= 2)
+			break;
+		usleep(50 * 1000);
+	}
+	CU_ASSERT_EQUAL(r, -ENOENT);
+	CU_ASSERT_TRUE(__atomic_load_n(&seen, __ATOMIC_ACQUIRE) >= 2);
+	CU_ASSERT_EQUAL(rblk_bdev_resv_store(a, "", 0), 0);
+	rblk_bdev_close(a);
+}
+
 static int setup(void)
 {
 	const char *image = getenv("RBLK_CEPH_IMAGE");
@@ -486,6 +669,8 @@ static const struct ut_case cases[] = {
 	UT_CASE(test_client_options),
 	UT_CASE(test_cache_only_when_asked),
 	UT_CASE(test_resize_followed),
+	UT_CASE(test_shared_resv),
+	UT_CASE(test_resv_watch_broken),
 	UT_CASE(test_unreachable_cluster_fails),
 	UT_END,
 };

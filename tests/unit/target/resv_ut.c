@@ -6,9 +6,11 @@
  * Preempt and Abort, Release, Clear and Report (extended) contents; the
  * notification log and its event, the mask feature; PTPL to a state
  * directory and back after a restart; and the provider's own store through
- * a fake provider (load, store, a change another gateway made, a lost race).
+ * a fake provider (load, store, a change another gateway made, a lost race,
+ * a store out of reach: failing closed and coming back by itself).
  */
 #include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -596,6 +598,7 @@ struct fake {
 	uint8_t blob[RBLK_PROVIDER_RESV_MAX];
 	size_t len;
 	unsigned loads, stores, eagain;
+	int load_err, store_err;        /* what the next loads / stores return (atomic) */
 	void (*changed)(void *arg);
 	void *arg;
 };
@@ -612,7 +615,9 @@ static int fake_load(void *ctx, void *buf, size_t len, size_t *out)
 {
 	struct fake *f = ctx;
 
-	f->loads++;
+	__atomic_fetch_add(&f->loads, 1, __ATOMIC_RELAXED);
+	if (__atomic_load_n(&f->load_err, __ATOMIC_RELAXED))
+		return __atomic_load_n(&f->load_err, __ATOMIC_RELAXED);
 	if (!f->len)
 		return -ENOENT;
 	if (f->len > len)
@@ -631,6 +636,8 @@ static int fake_store(void *ctx, const void *buf, size_t len)
 		f->eagain--;
 		return -EAGAIN;
 	}
+	if (f->store_err)
+		return f->store_err;
 	memcpy(f->blob, buf, len);
 	f->len = len;
 	return 0;
@@ -713,6 +720,109 @@ static void test_provider_store(void)
 	teardown();
 }
 
+/* Wait up to 5 s for the namespace's resv_type to become want. */
+static bool resv_type_becomes(unsigned want)
+{
+	uint64_t deadline = rblk_clock_ms() + 5000;
+
+	while (atomic_load(&ss->ns[0]->resv_type) != want && rblk_clock_ms() < deadline)
+		usleep(1000);
+	return atomic_load(&ss->ns[0]->resv_type) == want;
+}
+
+static void provider_setup(void)
+{
+	struct rblk_provider p;
+
+	memset(&fake, 0, sizeof(fake));
+	rblk_provider_init(&p);
+	p.ops = &fake_ops;
+	p.ctx = &fake;
+	p.block_size = 512;
+	p.num_blocks = 2048;
+	setup(NULL, &p);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(fake.changed);
+}
+
+/*
+ * A gateway whose load fails after another gateway announced a change
+ * fails closed: reservation commands and the I/O the last state known
+ * would judge get Namespace Not Ready, loads are retried by themselves,
+ * and it serves again once one succeeds.
+ */
+static void test_provider_unreachable(void)
+{
+	uint8_t buf[4096];
+	unsigned loads;
+
+	provider_setup();
+	CU_ASSERT_EQUAL(reg(&H[0], NVME_RESV_REGISTER, 0, 0xA, 0), 0);
+	CU_ASSERT_EQUAL(acq(&H[0], NVME_RESV_ACQUIRE, NVME_RESV_WE, 0xA, 0), 0);
+	/* The watch fires, the load fails: the last state (H0 holds WE) is no longer trusted. */
+	__atomic_store_n(&fake.load_err, -ETIMEDOUT, __ATOMIC_RELAXED);
+	fake.changed(fake.arg);
+	CU_ASSERT_TRUE(resv_type_becomes(RBLK_RESV_TYPE_STALE));
+	/* Even the holder's writes and reads that WE lets everyone do. */
+	CU_ASSERT_EQUAL(io(&H[0], NVME_IO_WRITE), NVME_SC_NS_NOT_READY);
+	CU_ASSERT_EQUAL(io(&H[2], NVME_IO_WRITE), NVME_SC_NS_NOT_READY);
+	CU_ASSERT_EQUAL(io(&H[2], NVME_IO_READ), NVME_SC_NS_NOT_READY);
+	CU_ASSERT_EQUAL(report(&H[1], true, buf, sizeof(buf)), NVME_SC_NS_NOT_READY);
+	/* A command tries the load once more, fails, and is refused unchanged. */
+	fake.stores = 0;
+	CU_ASSERT_EQUAL(reg(&H[1], NVME_RESV_REGISTER, 0, 0xB, 0), NVME_SC_NS_NOT_READY);
+	CU_ASSERT_EQUAL(rel(&H[0], NVME_RESV_RELEASE, NVME_RESV_WE, 0xA), NVME_SC_NS_NOT_READY);
+	CU_ASSERT_EQUAL(fake.stores, 0);
+	/* Retried without a command: at least two more loads in about 2.5 s. */
+	loads = __atomic_load_n(&fake.loads, __ATOMIC_RELAXED);
+	usleep(2500 * 1000);
+	CU_ASSERT_TRUE(__atomic_load_n(&fake.loads, __ATOMIC_RELAXED) >= loads + 2);
+	CU_ASSERT_EQUAL(atomic_load(&ss->ns[0]->resv_type), RBLK_RESV_TYPE_STALE);
+	/* Back: the next retry loads it, and the reservation judges again. */
+	__atomic_store_n(&fake.load_err, 0, __ATOMIC_RELAXED);
+	CU_ASSERT_TRUE(resv_type_becomes(NVME_RESV_WE));
+	CU_ASSERT_EQUAL(io(&H[0], NVME_IO_WRITE), 0);
+	CU_ASSERT_EQUAL(io(&H[2], NVME_IO_WRITE), CONFLICT);
+	CU_ASSERT_EQUAL(io(&H[2], NVME_IO_READ), 0);
+	CU_ASSERT_EQUAL(report(&H[1], true, buf, sizeof(buf)), 0);
+
+	/* A store whose outcome is unknown (-EIO) leaves the state stale too. */
+	fake.store_err = -EIO;
+	__atomic_store_n(&fake.load_err, -EIO, __ATOMIC_RELAXED);
+	CU_ASSERT_EQUAL(reg(&H[1], NVME_RESV_REGISTER, 0, 0xB, 0), NVME_SC_INTERNAL);
+	fake.store_err = 0;
+	CU_ASSERT_EQUAL(atomic_load(&ss->ns[0]->resv_type), RBLK_RESV_TYPE_STALE);
+	CU_ASSERT_EQUAL(io(&H[0], NVME_IO_WRITE), NVME_SC_NS_NOT_READY);
+	/* ... until the reload it started finds the store as it is. */
+	__atomic_store_n(&fake.load_err, 0, __ATOMIC_RELAXED);
+	CU_ASSERT_TRUE(resv_type_becomes(NVME_RESV_WE));
+	CU_ASSERT_EQUAL(io(&H[2], NVME_IO_WRITE), CONFLICT);
+	CU_ASSERT_EQUAL(reg(&H[1], NVME_RESV_REGISTER, 0, 0xB, 0), 0);
+	teardown();
+}
+
+/*
+ * A last state with neither registrants nor a holder judged no I/O: it
+ * still flows while stale; reservation commands do not, until a command
+ * finds the store reachable again (without waiting for the retry).
+ */
+static void test_provider_unreachable_empty(void)
+{
+	__atomic_store_n(&fake.load_err, 0, __ATOMIC_RELAXED);
+	provider_setup();
+	__atomic_store_n(&fake.load_err, -ENOTCONN, __ATOMIC_RELAXED);
+	fake.changed(fake.arg);
+	/* Stale, but the I/O path reads 0 and never looks. */
+	usleep(100 * 1000);
+	CU_ASSERT_EQUAL(atomic_load(&ss->ns[0]->resv_type), 0);
+	CU_ASSERT_EQUAL(io(&H[2], NVME_IO_WRITE), 0);
+	CU_ASSERT_EQUAL(reg(&H[0], NVME_RESV_REGISTER, 0, 0xA, 0), NVME_SC_NS_NOT_READY);
+	__atomic_store_n(&fake.load_err, 0, __ATOMIC_RELAXED);
+	CU_ASSERT_EQUAL(reg(&H[0], NVME_RESV_REGISTER, 0, 0xA, 0), 0);
+	CU_ASSERT_EQUAL(acq(&H[0], NVME_RESV_ACQUIRE, NVME_RESV_EA, 0xA, 0), 0);
+	CU_ASSERT_EQUAL(io(&H[2], NVME_IO_READ), CONFLICT);
+	teardown();
+}
+
 static const struct ut_case cases[] = {
 	UT_CASE(test_conflict_matrix),
 	UT_CASE(test_register_report),
@@ -722,6 +832,8 @@ static const struct ut_case cases[] = {
 	UT_CASE(test_identify_features),
 	UT_CASE(test_ptpl_file),
 	UT_CASE(test_provider_store),
+	UT_CASE(test_provider_unreachable),
+	UT_CASE(test_provider_unreachable_empty),
 	UT_END,
 };
 

@@ -10,12 +10,16 @@
 #   2. A's group becomes inaccessible (SIGHUP reload): the host's I/O moves to B;
 #   3. the image is resized with "rbd resize": both gateways raise a namespace-changed
 #      event and the host sees the new size;
-#   4. after the targets stop, what the host wrote is read back from Ceph with
-#      "rbd export" and compared.
+#   4. what the host wrote is read back from Ceph with "rbd export" (after the
+#      targets stop) and compared;
+#   5. (before they stop) one NVMe reservation through both: two host identities, one
+#      through A, one through B; a registration made through A is reported through B,
+#      a preempt and abort through B makes the old holder's writes through A end with
+#      Reservation Conflict (the delay is printed), and A restarted reads it back.
 # The gateways (tests/vm/lib_rbd.sh, shared with 60-rbd-gateway-rblk) run as
 # client.rblk with librbd's cache off, on a layering-only image. Timings are logged,
 # never asserted.
-# vm-timeout: 480
+# vm-timeout: 540
 set -u
 . "${RBLK_VM_LIB:-$(dirname "$0")/../lib.sh}"
 . "$(dirname "${RBLK_VM_LIB:-$(dirname "$0")/../lib.sh}")/lib_mpath.sh" || exit 1
@@ -161,6 +165,87 @@ dd if="$T_WORK/pattern" of="$DEV" bs=1M seek=$((NEW_MB - 8)) oflag=direct conv=f
 	fail "writing the pattern at the end failed"
 want=$(sha256sum < "$T_WORK/pattern")
 timeout 60 nvme disconnect -n $NQN || fail "disconnect failed"
+
+# ---- 5. one reservation across both gateways (its state in a RADOS object)
+# Two hosts, each through one gateway: host 1 through A, host 2 through B; each
+# host's commands go through its own controller's char device, as in 65-target-resv.
+H1=nqn.2014-08.org.nvmexpress:uuid:00000000-0000-4000-8000-0000000000f1
+H2=nqn.2014-08.org.nvmexpress:uuid:00000000-0000-4000-8000-0000000000f2
+ID1=00000000-0000-4000-8000-0000000000f1
+ID2=00000000-0000-4000-8000-0000000000f2
+X1=${ID1//-/}; X2=${ID2//-/}
+# hctrl HOSTNQN: that host's controller (nvmeX) of $NQN
+hctrl() {
+	local c
+	for c in /sys/class/nvme/nvme*; do
+		[ "$(cat "$c/subsysnqn" 2>/dev/null)" = $NQN ] &&
+			[ "$(cat "$c/hostnqn" 2>/dev/null)" = "$1" ] && echo "${c##*/}"
+	done
+}
+report() { nvme resv-report "/dev/$1" -n 1 --eds -o json; }
+# resv_is C RTYPE REGS: C's report has type RTYPE and registrants REGS (hostid:rkey:rcsts)
+resv_is() {
+	local j
+	j=$(report "$1") || return 1
+	[ "$(jq -r .rtype <<< "$j")" = "$2" ] &&
+		[ "$(jq -r '[(.regctlext // [])[] | "\(.hostid):\(.rkey):\(.rcsts)"] | sort | join(" ")' <<< "$j")" = "$3" ]
+}
+# wr C: one 512-byte write at 32 MiB (clear of the pattern) through controller C
+wr() {
+	nvme io-passthru "/dev/$1" --opcode=0x01 --namespace-id=1 --data-len=512 \
+		--cdw10=65536 --cdw11=0 --cdw12=0 -w -i "$T_WORK/block" > "$T_WORK/io.txt" 2>&1
+}
+now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
+head -c 512 /dev/urandom > "$T_WORK/block"
+CONN=(--reconnect-delay=1 --ctrl-loss-tmo=60)
+nvme connect -t rdma -a $VM_ADDR0 -s 4420 -n $NQN -w $VM_ADDR1 -q $H1 -I $ID1 "${CONN[@]}" >/dev/null ||
+	fail "connect as host 1 to A"
+nvme connect -t rdma -a $VM_ADDR0 -s 4421 -n $NQN -w $VM_ADDR1 -q $H2 -I $ID2 "${CONN[@]}" >/dev/null ||
+	fail "connect as host 2 to B"
+C1=$(hctrl $H1); C2=$(hctrl $H2)
+[ -n "$C1" ] && [ -n "$C2" ] && [ "$C1" != "$C2" ] || fail "controllers: host 1 '$C1', host 2 '$C2'"
+log "host 1 through A: $C1, host 2 through B: $C2"
+resv_is $C1 0 "" || { report $C1; fail "a reservation before any registration"; }
+t0=$(now_ms)
+for i in $(seq 20); do
+	nvme resv-register /dev/$C1 -n 1 --nrkey=0xC1 --rrega=0 >/dev/null &&
+		nvme resv-register /dev/$C1 -n 1 --crkey=0xC1 --rrega=1 >/dev/null ||
+		fail "register/unregister pair $i through A"
+done
+log "20 register/unregister pairs through A: $(( $(now_ms) - t0 )) ms (each one a RADOS write and notify)"
+nvme resv-register /dev/$C1 -n 1 --nrkey=0xA1 --rrega=0 || fail "host 1 registers through A"
+nvme resv-acquire /dev/$C1 -n 1 --crkey=0xA1 --rtype=1 --racqa=0 || fail "host 1 acquires through A"
+t0=$(now_ms)
+wait_for 10 resv_is $C2 1 "$X1:161:1" || { report $C2; fail "B does not report host 1's registration and reservation"; }
+log "B reports host 1's reservation made through A (seen $(( $(now_ms) - t0 )) ms after the acquire completed)"
+wr $C1 || { cat "$T_WORK/io.txt"; fail "host 1's write through A (holder)"; }
+nvme resv-register /dev/$C2 -n 1 --nrkey=0xB2 --rrega=0 || fail "host 2 registers through B"
+nvme resv-acquire /dev/$C2 -n 1 --crkey=0xB2 --prkey=0xA1 --rtype=1 --racqa=2 ||
+	fail "host 2's preempt and abort through B"
+t0=$(now_ms); n=0
+until ! wr $C1 && grep -qi 'reservation.conflict' "$T_WORK/io.txt"; do
+	n=$((n + 1))
+	[ $(( $(now_ms) - t0 )) -lt 10000 ] || { cat "$T_WORK/io.txt"; fail "host 1's writes through A still pass 10 s after the preempt through B"; }
+done
+log "host 1's write through A: Reservation Conflict $(( $(now_ms) - t0 )) ms after the preempt through B completed ($n writes passed before)"
+wr $C2 || { cat "$T_WORK/io.txt"; fail "host 2's write through B (holder)"; }
+resv_is $C1 1 "$X2:178:1" || { report $C1; fail "A does not report host 2's reservation"; }
+# A restarts (cleanly): it reads the state back from the cluster
+bg_stop A || fail "A did not stop cleanly"
+mv "$T_WORK/A.log" "$T_WORK/A-resv.log"
+t0=$SECONDS
+ana_start A
+_c1_live() { [ "$(nvme_ctrl_state "$C1")" = live ]; }
+wait_for 60 _c1_live || fail "host 1 did not reconnect to the restarted A"
+log "host 1 reconnected to the restarted A in $((SECONDS - t0)) s"
+grep -h 'reservation restored' "$T_WORK/A.log"
+resv_is $C1 1 "$X2:178:1" || { report $C1; fail "the restarted A does not report host 2's reservation"; }
+wr $C1 && fail "host 1's write through the restarted A passed"
+grep -qi 'reservation.conflict' "$T_WORK/io.txt" || { cat "$T_WORK/io.txt"; fail "host 1's write through the restarted A: not Reservation Conflict"; }
+nvme resv-release /dev/$C2 -n 1 --crkey=0xB2 --rrela=1 || fail "host 2 clears through B"
+wait_for 10 resv_is $C1 0 "" || { report $C1; fail "A still reports a reservation after the clear through B"; }
+log "reservations across the gateways: done"
+timeout 60 nvme disconnect -n $NQN >/dev/null || fail "disconnecting the two hosts failed"
 bg_stop A; ra=$?
 bg_stop B; rb=$?
 [ $ra = 0 ] && [ $rb = 0 ] || fail "the gateways exited with $ra and $rb on SIGTERM"
