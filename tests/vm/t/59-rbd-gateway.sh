@@ -15,7 +15,9 @@
 #   5. (before they stop) one NVMe reservation through both: two host identities, one
 #      through A, one through B; a registration made through A is reported through B,
 #      a preempt and abort through B makes the old holder's writes through A end with
-#      Reservation Conflict (the delay is printed), and A restarted reads it back.
+#      Reservation Conflict (the delay is printed), and A restarted reads it back;
+#      then bench/cw_race: two clients, one through each gateway, race fused Compare
+#      and Write on one block for 1000 rounds: never two winners in a round.
 # The gateways (tests/vm/lib_rbd.sh, shared with 60-rbd-gateway-rblk) run as
 # client.rblk with librbd's cache off, on a layering-only image. Timings are logged,
 # never asserted.
@@ -245,6 +247,14 @@ grep -qi 'reservation.conflict' "$T_WORK/io.txt" || { cat "$T_WORK/io.txt"; fail
 nvme resv-release /dev/$C2 -n 1 --crkey=0xB2 --rrela=1 || fail "host 2 clears through B"
 wait_for 10 resv_is $C1 0 "" || { report $C1; fail "A still reports a reservation after the clear through B"; }
 log "reservations across the gateways: done"
+# Compare and Write raced through both gateways: librbd's compare-and-write, which the
+# cluster makes atomic across them, never lets two clients win one round.
+CW=$(rblk_bin bench/cw_race) || exit 1
+t0=$SECONDS
+"$CW" -n $NQN -q $H1 -I $ID1 -w $VM_ADDR1 -a $VM_ADDR0 -s 4420 -a $VM_ADDR0 -s 4421 \
+	--rounds 1000 --lba 65600 --json "$T_OUT/cw_race.json" ||
+	fail "Compare and Write raced through the two gateways"
+log "cw_race through A and B: $(jq -c . "$T_OUT/cw_race.json") ($((SECONDS - t0)) s)"
 timeout 60 nvme disconnect -n $NQN >/dev/null || fail "disconnecting the two hosts failed"
 bg_stop A; ra=$?
 bg_stop B; rb=$?
