@@ -420,6 +420,22 @@ static int check_buffers(const struct rblk_bqueue *q, const struct rblk_bio *bio
 	return 0;
 }
 
+/* Both halves describe exactly the range, each like a write's buffers. */
+static int check_compare_write(const struct rblk_bqueue *q, const struct rblk_bio *bio)
+{
+	struct rblk_bio cmp = *bio;
+	int r = check_range(bio->bdev, bio->offset, bio->len);
+
+	if (!r)
+		r = check_buffers(q, bio);
+	if (r)
+		return r;
+	cmp.iov = bio->cmp_iov;
+	cmp.iovcnt = bio->cmp_iovcnt;
+	cmp.buf_index = -1;
+	return check_buffers(q, &cmp);
+}
+
 static int validate(const struct rblk_bqueue *q, const struct rblk_bio *bio)
 {
 	const struct rblk_bdev *bdev = bio->bdev;
@@ -442,6 +458,12 @@ static int validate(const struct rblk_bqueue *q, const struct rblk_bio *bio)
 		if (bdev->read_only)
 			return -EROFS;
 		return check_range(bdev, bio->offset, bio->len);
+	case RBLK_BIO_COMPARE_WRITE:
+		if (!bdev->caps.compare_write)
+			return -EOPNOTSUPP;
+		if (bdev->read_only)
+			return -EROFS;
+		return check_compare_write(q, bio);
 	}
 	return -EINVAL;
 }

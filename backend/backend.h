@@ -52,6 +52,11 @@ struct rblk_bdev_caps {
 	/* The engine keeps a reservation state shared with other gateways
 	 * (rblk_bdev_resv_load/store/watch work). */
 	bool shared_resv;
+	/* RBLK_BIO_COMPARE_WRITE works, atomic against every writer of the
+	 * storage, other gateways' included (RBD: the cluster does it)... */
+	bool compare_write;
+	/* ... over at most this many bytes, never across a multiple (0: any). */
+	uint32_t compare_write_unit;
 };
 
 /*
@@ -184,6 +189,11 @@ enum rblk_bio_op {
 	RBLK_BIO_FLUSH,        /* fdatasync semantics; offset/len ignored */
 	RBLK_BIO_WRITE_ZEROES,
 	RBLK_BIO_DISCARD,      /* advisory, like NVMe deallocate */
+	/*
+	 * Only where caps.compare_write: atomically, if the range holds
+	 * cmp_iov's bytes, write iov's, else nothing and res -EILSEQ.
+	 */
+	RBLK_BIO_COMPARE_WRITE,
 };
 
 const char *rblk_bio_op_str(enum rblk_bio_op op);
@@ -213,6 +223,8 @@ struct rblk_bio {
 	uint64_t len;                  /* bytes, multiple of the block size */
 	const struct iovec *iov;       /* READ/WRITE: must stay valid until cb */
 	int iovcnt;
+	const struct iovec *cmp_iov;   /* COMPARE_WRITE: the bytes expected (iov: to write) */
+	int cmp_iovcnt;
 	int buf_index;                 /* registered buffer holding iov[0], or -1 */
 	void (*cb)(struct rblk_bio *bio);
 
@@ -228,6 +240,8 @@ struct rblk_bio {
 		enum rblk_bio_stage stage;
 		uint16_t parts;            /* RW parts still in flight (0: not split) */
 		int parts_res;             /* the first part's error, else 0 */
+		void *linear;              /* rbd COMPARE_WRITE: both halves made contiguous */
+		uint64_t mismatch_off;     /* rbd COMPARE_WRITE: where librbd saw a difference */
 	} priv;
 };
 

@@ -23,6 +23,7 @@ static const char *const op_names[] = {
 	[RBLK_BIO_FLUSH] = "flush",
 	[RBLK_BIO_WRITE_ZEROES] = "write-zeroes",
 	[RBLK_BIO_DISCARD] = "discard",
+	[RBLK_BIO_COMPARE_WRITE] = "compare-and-write",
 };
 
 const char *rblk_bio_op_str(enum rblk_bio_op op)
@@ -83,6 +84,9 @@ bool rblk_bio_start(struct rblk_bio *bio)
 		bio->priv.stage = bio->bdev->is_blockdev ? RBLK_STAGE_BLK_DISCARD :
 							   RBLK_STAGE_PUNCH;
 		break;
+	case RBLK_BIO_COMPARE_WRITE:
+		/* Files and devices leave it to the target's range lock (no caps.compare_write). */
+		return finish(bio, -EOPNOTSUPP);
 	}
 	return true;
 }

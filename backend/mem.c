@@ -113,6 +113,8 @@ static int mem_submit(struct rblk_bqueue *q, struct rblk_bio *bio)
 	case RBLK_BIO_DISCARD:
 		zero_range(disk, bio->offset, bio->len, true);
 		break;
+	case RBLK_BIO_COMPARE_WRITE:
+		return -EOPNOTSUPP;	/* no caps.compare_write: validate() refused it */
 	}
 	bio->res = 0;
 	rblk_bqueue_complete_later(q, bio);

@@ -193,6 +193,7 @@ static const enum rblk_bio_op bio_ops[] = {
 	[RBLK_PROVIDER_FLUSH] = RBLK_BIO_FLUSH,
 	[RBLK_PROVIDER_WRITE_ZEROES] = RBLK_BIO_WRITE_ZEROES,
 	[RBLK_PROVIDER_DISCARD] = RBLK_BIO_DISCARD,
+	[RBLK_PROVIDER_COMPARE_WRITE] = RBLK_BIO_COMPARE_WRITE,
 };
 
 static int bns_submit(void *ctx, struct rblk_provider_io *io)
@@ -219,6 +220,11 @@ static int bns_submit(void *ctx, struct rblk_provider_io *io)
 		bio->iovcnt = io->iovcnt;
 		/* One unit of the pool: io_uring's fixed buffer of the same memory. */
 		bio->buf_index = io->buf_index;
+	} else if (io->op == RBLK_PROVIDER_COMPARE_WRITE) {
+		bio->iov = io->iov;
+		bio->iovcnt = io->iovcnt;
+		bio->cmp_iov = io->cmp_iov;
+		bio->cmp_iovcnt = io->cmp_iovcnt;
 	}
 
 	/* Keep the order: nothing overtakes ios already parked. */
@@ -327,6 +333,9 @@ static void provider_fill(struct rblk_storage *s, struct bns *b, struct rblk_pro
 	/* Discard reaches the engine, which knows when it is a no-op. */
 	out->can_discard = true;
 	out->discard_zeroes = bdev->caps.can_discard && bdev->caps.discard_zeroes;
+	/* RBD: librbd's compare-and-write, atomic across every gateway of the image. */
+	out->can_compare_write = bdev->caps.compare_write;
+	out->compare_write_unit = bdev->caps.compare_write_unit;
 	/* Block devices only, as the kernel target: files and RAM give no hints. */
 	if (bdev->is_blockdev && bdev->limits.physical_block_size) {
 		const struct rblk_bdev_limits *l = &bdev->limits;

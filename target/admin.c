@@ -153,6 +153,16 @@ static void identify_ns_hints(struct nvme_id_ns *id, const struct rblk_tgt_ns *n
 	const struct rblk_provider *p = &ns->prov;
 	uint16_t pb;
 
+	if (p->can_compare_write && p->compare_write_unit >= 1u << ns->lbads) {
+		/*
+		 * The provider's atomic unit (RBD: one 512-byte sector, so one
+		 * block of 512) bounds a Compare and Write; a single block is
+		 * written whole on such storage too. Blocks larger than the
+		 * unit can take no Compare and Write at all (fused.c).
+		 */
+		id->nsfeat |= NVME_NS_FEAT_ATOMICS;
+		id->nacwu = blocks0(p->compare_write_unit, ns->lbads);
+	}
 	if (!p->physical_block_size)
 		return;
 	pb = blocks0(p->physical_block_size, ns->lbads);

@@ -246,6 +246,24 @@ static bool halves_match(const struct rblk_req *first, const struct rblk_req *se
 	       rblk_rw_slba(a) == rblk_rw_slba(b) && rblk_rw_nlb(a) == rblk_rw_nlb(b);
 }
 
+/*
+ * The range fits the provider's compare-and-write unit (NACWU), or the
+ * provider has none. Beyond it the provider cannot make the pair atomic,
+ * and falling back to the core's lock would be atomic for this gateway only.
+ */
+static bool fits_cw_unit(const struct rblk_req *first)
+{
+	const struct rblk_provider *p = &first->ns->prov;
+	const struct nvme_rw_cmd *c = (const struct nvme_rw_cmd *)first->cmd;
+	uint64_t unit = p->compare_write_unit, off, end;
+
+	if (!p->can_compare_write || !unit)
+		return true;
+	off = rblk_rw_slba(c) << first->ns->lbads;
+	end = off + ((uint64_t)rblk_rw_nlb(c) << first->ns->lbads);
+	return end - off <= unit && off / unit == (end - 1) / unit;
+}
+
 uint16_t rblk_fused_parse(struct rblk_req *req, uint16_t status)
 {
 	struct rblk_sq *sq = req->sq;
@@ -268,6 +286,11 @@ uint16_t rblk_fused_parse(struct rblk_req *req, uint16_t status)
 		}
 		if (!halves_match(first, req)) {
 			req->error_loc = offsetof(struct nvme_sqe, flags);
+			lose_partner(first, NVME_SC_INVALID_FIELD | NVME_SC_DNR);
+			return NVME_SC_INVALID_FIELD | NVME_SC_DNR;
+		}
+		if (!fits_cw_unit(first)) {
+			req->error_loc = offsetof(struct nvme_rw_cmd, nlb);
 			lose_partner(first, NVME_SC_INVALID_FIELD | NVME_SC_DNR);
 			return NVME_SC_INVALID_FIELD | NVME_SC_DNR;
 		}

@@ -286,6 +286,14 @@ struct rblk_provider {
 	 * A provider built before this member has it false (size).
 	 */
 	bool can_compare_write;
+	/*
+	 * With can_compare_write: the most bytes one COMPARE_WRITE covers, a
+	 * power of two no range may cross a multiple of (librbd: one 512-byte
+	 * sector); 0 = any range. A host's Compare and Write beyond it fails
+	 * with Invalid Field (the core's own lock would not be atomic across
+	 * gateways), and Identify Namespace reports it as NACWU.
+	 */
+	uint32_t compare_write_unit;
 };
 
 /* Zeroes p and sets its size. */

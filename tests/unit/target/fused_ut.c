@@ -460,6 +460,21 @@ static void test_provider_compare_write(void)
 	CU_ASSERT_EQUAL(s1, NVME_SC_FUSED_FAIL | NVME_SC_DNR);
 	CU_ASSERT_EQUAL(s2, NVME_SC_WRITE_FAULT);
 	p.fail = 0;
+	/*
+	 * A provider with an atomic unit (librbd: one sector): a pair inside
+	 * it goes to the provider, one that crosses a multiple of it is
+	 * refused whole, never done under the core's gateway-local lock.
+	 */
+	ss->ns[0]->prov.compare_write_unit = 4096;
+	cw(iq, 16, c, a, &s1, &s2);
+	CU_ASSERT_EQUAL(s1, NVME_SC_COMPARE_FAILED | NVME_SC_DNR);	/* the Write failed above: b is there */
+	cw(iq, 16, b, a, &s1, &s2);
+	CU_ASSERT_EQUAL(s1, 0);
+	CU_ASSERT_EQUAL(p.cw_ios, 5);
+	cw(iq, 20, a, c, &s1, &s2);
+	CU_ASSERT_EQUAL(s1, NVME_SC_INVALID_FIELD | NVME_SC_DNR);
+	CU_ASSERT_EQUAL(s2, NVME_SC_INVALID_FIELD | NVME_SC_DNR);
+	CU_ASSERT_EQUAL(p.cw_ios, 5);
 	CU_ASSERT_EQUAL(ss->ns[0]->lk_gate, RBLK_GATE_OPEN);
 	teardown();
 }

@@ -12,7 +12,9 @@
 #      2's pass, host 1 gets a Registration Preempted notice (log page 80h)
 #   4. the target is stopped cleanly and restarted, then SIGKILLed and restarted: the
 #      registrants and the holder are still there after each reconnect
-#   5. release, then clear: no reservation, no registrant
+#   5. release, then clear: no reservation, no registrant; then every type in turn:
+#      host 2's reads and writes as a non-registrant and as a registrant against the
+#      specification's conflict table
 #   6. rblk's initiator as a third host (the rblk CLI's resv-* verbs): it takes Exclusive
 #      Access (host 1's reads conflict), host 1 preempts it with abort, its writes then
 #      end with Reservation Conflict (exit 3) and its report shows host 1 holding
@@ -196,6 +198,40 @@ for c in $C1 $C2; do
 	expect $c .regctl 0 "after the clear"
 done
 io_ok $C2 0x01 "host 2's write after the clear"
+
+# ---- 5b. the conflict matrix of all six types: host 1 holds, host 2 reads and writes
+# as a non-registrant, then as a registrant (spec: Reservations, the command table)
+# want TYPE: "nonreg-read nonreg-write reg-read reg-write" (ok or conflict)
+want() {
+	case $1 in
+	1) echo "ok conflict ok conflict" ;;
+	2) echo "conflict conflict conflict conflict" ;;
+	3 | 5) echo "ok conflict ok ok" ;;
+	4 | 6) echo "conflict conflict ok ok" ;;
+	esac
+}
+# judge C OPCODE: ok or conflict (anything else fails the test)
+judge() {
+	if io "$1" "$2"; then echo ok; return; fi
+	grep -qi 'reservation.conflict' "$T_WORK/io.txt" && { echo conflict; return; }
+	cat "$T_WORK/io.txt" >&2
+	echo "error"
+}
+nvme resv-register /dev/$C1 -n 1 --nrkey=0xA5 --rrega=0 >/dev/null || fail "host 1 registers for the matrix"
+for t in 1 2 3 4 5 6; do
+	nvme resv-acquire /dev/$C1 -n 1 --crkey=0xA5 --rtype=$t --racqa=0 >/dev/null ||
+		fail "host 1 acquires type $t"
+	got="$(judge $C2 0x02) $(judge $C2 0x01)"
+	nvme resv-register /dev/$C2 -n 1 --nrkey=0xB5 --rrega=0 >/dev/null || fail "host 2 registers (type $t)"
+	got="$got $(judge $C2 0x02) $(judge $C2 0x01)"
+	[ "$got" = "$(want $t)" ] || fail "type $t: host 2 got '$got', the specification says '$(want $t)'"
+	log "type $t ($(field $C1 .rtype)): host 2 not registered / registered: $got"
+	nvme resv-register /dev/$C2 -n 1 --crkey=0xB5 --rrega=1 >/dev/null || fail "host 2 unregisters (type $t)"
+	nvme resv-release /dev/$C1 -n 1 --crkey=0xA5 --rtype=$t --rrela=0 >/dev/null ||
+		fail "host 1 releases type $t"
+	expect $C1 .rtype 0 "after releasing type $t"
+done
+nvme resv-register /dev/$C1 -n 1 --crkey=0xA5 --rrega=1 >/dev/null || fail "host 1 unregisters after the matrix"
 
 # ---- 6. rblk's initiator as host 3, through the rblk CLI
 R3=(-t rdma -a $VM_ADDR0 -s 4420 -n $NQN -w $VM_ADDR1 -q $H3 -I $ID3 -N 1)
