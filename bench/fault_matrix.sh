@@ -280,7 +280,7 @@ mpath_one() {
 }
 
 run_one() {
-	local side=$1 sc=$2 a b rc=0 fio_rc=0 alive err mp=0 fend split
+	local side=$1 sc=$2 a b rc=0 fio_rc=0 alive err mp=0 fend split up0
 	if [ $sc = connect-down-20s ]; then connect_down $side; return; fi
 	FAULT_VETHS="veth0 veth1"
 	if [[ $sc == mpath-* ]]; then
@@ -295,6 +295,7 @@ run_one() {
 	case $side in *-rblk) FAULT_TLOG=$RTLOG; fault_target_kill() { rblk_kill; }; fault_target_start() { rblk_start; } ;;
 	*) FAULT_TLOG=/tmp/fm/none.log; fault_target_kill() { kern_kill; }; fault_target_start() { kern_start; } ;;
 	esac
+	read -r up0 _ < /proc/uptime
 	fault_rate_start $DEV
 	[ $mp = 0 ] || log "$side $sc: iopolicy $MP_POLICY, paths: $(tr '\n' ';' < $FAULT_RATES.paths)"
 	fault_fio_start $sc.$side $DEV --continue_on_error=io
@@ -313,10 +314,20 @@ run_one() {
 		# attach's are not: it prints what each path carried when it detaches
 		if [[ $side == host-* ]]; then
 			split=$(fault_path_split $a $b $fend) || split='{}'
+			# what the host's controllers went through: its kernel log since the start
+			dmesg | awk -v t=$up0 '{ s = $0; sub(/^\[ */, "", s) } s + 0 >= t && /nvme[0-9]+:/' \
+				> $RAW/$side.$sc.kernel-log.txt
+			split=$(python3 -c 'import json, sys
+r = json.loads(sys.argv[1]); t = open(sys.argv[2]).read()
+r["host_error_recoveries"] = t.count("starting error recovery")
+r["host_reconnects"] = t.count("Successfully reconnected")
+print(json.dumps(r))' "$split" $RAW/$side.$sc.kernel-log.txt)
 		else
 			side_down $side
+			# the last list, printed at detach (the first one: at attach)
 			split=$(grep -E '^path [0-9]+:' /tmp/fm/attach.log | python3 -c 'import json, sys
-r = json.loads(sys.argv[1]); r["attach_paths"] = [l.strip() for l in sys.stdin]
+r = json.loads(sys.argv[1]); l = [x.strip() for x in sys.stdin]
+r["attach_paths"] = l[max(i for i, x in enumerate(l) if x.startswith("path 0:")):] if l else []
 print(json.dumps(r))' "$split")
 		fi
 		split=$(python3 -c 'import json, sys
@@ -403,31 +414,34 @@ def cell(r):
     return s
 print("per run: fio I/O errors, longest I/O (ms), time to recover after the fault (90% of before)")
 w = 34
-print("%-17s" % "scenario" + "".join("%-*s" % (w, s) for s in sides))
+print("%-21s" % "scenario" + "".join("%-*s" % (w, s) for s in sides))
 for sc in scen:
-    print("%-17s" % sc + "".join("%-*s" % (w, cell(res["runs"].get(sc, {}).get(s))) for s in sides))
+    print("%-21s" % sc + "".join("%-*s" % (w, cell(res["runs"].get(sc, {}).get(s))) for s in sides))
 print("throughput under the fault, KiB/s (before):")
 for sc in scen:
     row = []
     for s in sides:
         r = res["runs"].get(sc, {}).get(s)
         row.append("-" if not r or "under_fault_Bps" not in r else "%d (%d)" % (r["under_fault_Bps"] / 1024, r["base_Bps"] / 1024))
-    print("%-17s" % sc + "".join("%-*s" % (w, x) for x in row))
+    print("%-21s" % sc + "".join("%-*s" % (w, x) for x in row))
 mp = [sc for sc in scen if sc.startswith("mpath-")]
 if mp:
-    print("multipath: each path's share of the bytes written and mean write time, before / under / after the fault:")
+    print("multipath: each path's share of the bytes written, mean write time and share of the time its")
+    print("controller was live, before / under / after the fault:")
     for sc in mp:
         for s in sides:
             r = res["runs"].get(sc, {}).get(s)
             if not r or "paths" not in r:
                 continue
-            print("%-17s %s (%s)" % (sc, s, r.get("iopolicy")))
+            print("%-17s %s (%s)%s" % (sc, s, r.get("iopolicy"), "" if "host_error_recoveries" not in r else
+                  ", host error recoveries %d, reconnects %d" % (r["host_error_recoveries"], r["host_reconnects"])))
             for p in r["paths"]:
                 cells = []
                 for w in ("before", "under", "after"):
                     x = p[w]
-                    cells.append("%s %s ms" % ("-" if x["share"] is None else "%.0f%%" % (100 * x["share"]),
-                                               "-" if x["mean_write_ms"] is None else x["mean_write_ms"]))
+                    cells.append("%s %s ms live %s" % ("-" if x["share"] is None else "%.0f%%" % (100 * x["share"]),
+                                               "-" if x["mean_write_ms"] is None else x["mean_write_ms"],
+                                               "-" if x.get("live") is None else "%.0f%%" % (100 * x["live"])))
                 print("  %-30s %s" % (p["address"][:30] or p["device"], " / ".join(cells)))
             for l in r.get("attach_paths", []):
                 print("  " + l)

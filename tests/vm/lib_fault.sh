@@ -176,23 +176,26 @@ print(j["error"], j.get("total_err", 0))' "$T_WORK/fio-$name.json" 2>/dev/null) 
 # /sys/block/*/stat), "EPOCH SECTORS" once a second, in FAULT_RATES. The block layer's
 # count, so it works the same for nvme, ublk and nbd devices; for a native NVMe
 # multipath head (nvmeXnY) the sum of its paths (nvmeXcZnY), as the head's own counters
-# may stay 0. Each line goes on with every path's writes completed, sectors written
-# and milliseconds spent writing (fields 5, 7, 8), one triple per path, in the order of
-# "$FAULT_RATES.paths": one line per path, its device and its controller's address.
+# may stay 0. Each line goes on with every path's writes completed, sectors written,
+# milliseconds spent writing (fields 5, 7, 8) and whether its controller is live (1,
+# else 0), four numbers per path, in the order of "$FAULT_RATES.paths": one line per
+# path, its device and its controller's address.
 fault_rate_start() {
-	local d=${1#/dev/} f c files=()
+	local d=${1#/dev/} f c files=() states=()
 	for f in /sys/block/"${d%n*}"c*n"${d##*n}"/stat; do [ -r "$f" ] && files+=("$f"); done
 	[ ${#files[@]} -gt 0 ] || files=("/sys/block/$d/stat")
 	: > "$FAULT_RATES"
 	for f in "${files[@]}"; do
 		f=${f%/stat}; f=${f##*/}; c=${f#nvme*c}; c=nvme${c%n*}
+		states+=("/sys/class/nvme/$c/state")
 		echo "$f $(cat /sys/class/nvme/$c/address 2>/dev/null | tr ',' ' ')"
 	done > "$FAULT_RATES.paths"
 	(
 		while :; do
-			sum=0 per=
+			sum=0 per= i=0
 			for f in "${files[@]}"; do
-				read -r _ _ _ _ wi _ ws wt _ < "$f" && sum=$((sum + ws)) per="$per $wi $ws $wt"
+				st=; read -r st < "${states[$i]}"; i=$((i + 1))
+				read -r _ _ _ _ wi _ ws wt _ < "$f" && sum=$((sum + ws)) per="$per $wi $ws $wt $([ "$st" = live ] && echo 1 || echo 0)"
 			done
 			echo "$EPOCHREALTIME $sum$per"
 			sleep 1
@@ -215,8 +218,9 @@ fault_rate() {
 # fault_path_split ON OFF END: after fault_rate_stop, one JSON object: for each path
 # of the device sampled (one for a device without paths), its address and, in the
 # FAULT_BASE_S seconds before ON ("before"), from ON to OFF ("under") and from OFF to
-# END ("after"): the share of the bytes written, its write rate (bytes/s), and the
-# mean time of its writes (ms, the block layer's: queueing on the path included).
+# END ("after"): the share of the bytes written, its write rate (bytes/s), the mean
+# time of its writes (ms, the block layer's: queueing on the path included), and the
+# share of the samples in which its controller was live.
 fault_path_split() {
 	python3 - "$FAULT_RATES" "$1" "$2" "$3" "$FAULT_BASE_S" <<'PYEOF'
 import json, sys
@@ -234,16 +238,18 @@ wins = {"before": (on - base_s, on), "under": (on, off), "after": (off, end)}
 tot = {}
 for w, (a, b) in wins.items():
     sa, sb = at(a), at(b)
-    tot[w] = sum(sb[1][i * 3 + 1] - sa[1][i * 3 + 1] for i in range(len(paths)))
+    tot[w] = sum(sb[1][i * 4 + 1] - sa[1][i * 4 + 1] for i in range(len(paths)))
 for i, p in enumerate(paths):
     r = {"device": p[0], "address": " ".join(p[1:])}
     for w, (a, b) in wins.items():
         sa, sb = at(a), at(b)
-        dio, dsec, dms = (sb[1][i * 3 + k] - sa[1][i * 3 + k] for k in range(3))
+        dio, dsec, dms = (sb[1][i * 4 + k] - sa[1][i * 4 + k] for k in range(3))
         dt = sb[0] - sa[0]
+        live = [s[1][i * 4 + 3] for s in samples if a <= s[0] <= b]
         r[w] = {"share": round(dsec / tot[w], 3) if tot[w] else None,
                 "Bps": int(dsec * 512 / dt) if dt > 0 else 0,
-                "mean_write_ms": round(dms / dio, 1) if dio else None}
+                "mean_write_ms": round(dms / dio, 1) if dio else None,
+                "live": round(sum(live) / len(live), 2) if live else None}
     out["paths"].append(r)
 print(json.dumps(out))
 PYEOF
