@@ -327,7 +327,7 @@ print(json.dumps(r))' "$split" $RAW/$side.$sc.kernel-log.txt)
 			# the last list, printed at detach (the first one: at attach)
 			split=$(grep -E '^path [0-9]+:' /tmp/fm/attach.log | python3 -c 'import json, sys
 r = json.loads(sys.argv[1]); l = [x.strip() for x in sys.stdin]
-r["attach_paths"] = l[max(i for i, x in enumerate(l) if x.startswith("path 0:")):] if l else []
+r["attach_paths"] = l[max((i for i, x in enumerate(l) if x.startswith("path 0:")), default=0):]
 print(json.dumps(r))' "$split")
 		fi
 		split=$(python3 -c 'import json, sys
