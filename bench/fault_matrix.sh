@@ -50,7 +50,8 @@
 # The multipath scenarios add, per path: its share of the bytes written, its write
 # rate and the mean time of its writes, before, under and after the fault (the block
 # layer's per-path counters, /sys/block/nvmeXcYnZ/stat); rblk attach: the I/Os each of
-# its paths carried, as it prints them at detach.
+# its paths carried, as it prints them at detach (its whole log:
+# DIR/raw/SIDE.SCENARIO.attach-log.txt; the host's kernel log: .kernel-log.txt).
 # Output: DIR/raw/SIDE.SCENARIO.json (one object per run), DIR/summary.json, and a table
 # printed side by side. DIR defaults to BUILD_DIR/bench-out/fault-matrix. The whole
 # matrix takes about an hour under TCG; --scenarios and --sides pick a part.
@@ -324,6 +325,7 @@ r["host_reconnects"] = t.count("Successfully reconnected")
 print(json.dumps(r))' "$split" $RAW/$side.$sc.kernel-log.txt)
 		else
 			side_down $side
+			cp /tmp/fm/attach.log $RAW/$side.$sc.attach-log.txt
 			# the last list, printed at detach (the first one: at attach)
 			split=$(grep -E '^path [0-9]+:' /tmp/fm/attach.log | python3 -c 'import json, sys
 r = json.loads(sys.argv[1]); l = [x.strip() for x in sys.stdin]
