@@ -29,6 +29,16 @@
 #   restart-loop                  the target killed (SIGKILL; the kernel target: its
 #                                 port unlinked) and back 2 s later, 3 times 10 s apart,
 #                                 under 1% loss
+#   mpath-degraded-5              two paths, one per veth pair: 10.99.0.1 (veth0/veth1,
+#                                 rxe0/rxe1) and 10.99.1.1 (a second pair, veth2/veth3,
+#                                 rxe2/rxe3, brought up in the VM for it), 5% loss on the
+#                                 second pair only, 20 s. The Linux host: one native
+#                                 multipath device, iopolicy round-robin (both paths
+#                                 carry I/O); rblk attach: -a 10.99.1.1 first (it sends
+#                                 all I/O to its first usable path), then -a 10.99.0.1
+#   mpath-degraded-5-qd           the same with the host's queue-depth iopolicy (Linux
+#                                 6.11+: each I/O to the path with the fewest in flight);
+#                                 host sides only
 # Per run: fio's I/O errors (--continue_on_error=io) and verify failures, the longest
 # I/O completion (fio's per-second maxima) from the fault to 10 s after recovery,
 # throughput before and under the fault, time to recover (3 s back at 90% of the
@@ -37,8 +47,11 @@
 # each run rping checks the fabric: reordering (reorder-10, delay-5ms's jitter) has left
 # Soft-RoCE itself broken under TCG; such a run is marked RXE-BROKEN, rxe recreated
 # and both targets set up again. The reordering scenarios come last by default.
-# Not in the matrix yet: one of two multipath paths degraded (needs a second veth pair
-# with its own rxe devices in the VM; netem on the one pair hits both paths).
+# The multipath scenarios add, per path: its share of the bytes written, its write
+# rate and the mean time of its writes, before, under and after the fault (the block
+# layer's per-path counters, /sys/block/nvmeXcYnZ/stat); rblk attach: the I/Os each of
+# its paths carried, as it prints them at detach (its whole log:
+# DIR/raw/SIDE.SCENARIO.attach-log.txt; the host's kernel log: .kernel-log.txt).
 # Output: DIR/raw/SIDE.SCENARIO.json (one object per run), DIR/summary.json, and a table
 # printed side by side. DIR defaults to BUILD_DIR/bench-out/fault-matrix. The whole
 # matrix takes about an hour under TCG; --scenarios and --sides pick a part.
@@ -47,7 +60,7 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 SRC=$(cd "$HERE/.." && pwd)
 . "$HERE/lib.sh"
 ALL_SIDES=host-rblk,host-kernel,init-rblk,init-kernel
-ALL_SCEN=loss-0.1,loss-1,loss-5,dup-1,corrupt-0.1,down-2s-x3,down-20s,restart-loop,connect-down-20s,down-200s,delay-5ms,reorder-10
+ALL_SCEN=loss-0.1,loss-1,loss-5,dup-1,corrupt-0.1,down-2s-x3,down-20s,restart-loop,connect-down-20s,down-200s,mpath-degraded-5,mpath-degraded-5-qd,delay-5ms,reorder-10
 SIDES=$ALL_SIDES SCEN=$ALL_SCEN OUT= KERNEL=6.12 PARSE_ONLY=0
 die() { echo "fault_matrix: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
@@ -91,11 +104,22 @@ if modprobe ublk_drv 2>/dev/null; then AKIND=--ublk; else modprobe nbd nbds_max=
 truncate -s 256M /tmp/fm/rblk.img /tmp/fm/kernel.img
 RTLOG=/tmp/fm/target.log
 : > $RTLOG; : > /tmp/fm/none.log
+# The multipath scenarios' second path: its own veth pair and rxe devices, up before
+# the targets so that both listen on it too (rblk-target on 10.99.1.1:4420, the kernel
+# target's port 3 on 10.99.1.1:4421).
+PAIR2=0
+if [[ ,$RBLK_FM_SCEN, == *,mpath-* ]]; then
+	fault_pair2_up || die "the second veth pair did not come up"
+	wait_for 30 fault_pair2_ok || die "rping across the second pair (10.99.1.2 -> 10.99.1.1) fails"
+	log "second pair up: veth2 $VM_ADDR2 (rxe2) <-> veth3 $VM_ADDR3 (rxe3), rping crosses it"
+	PAIR2=1
+fi
 
 rblk_start() {
 	local n
 	n=$(grep -c 'notice: ready' $RTLOG)
-	$TGT --listen $VM_ADDR0:4420 --subsystem $RNQN --ns /tmp/fm/rblk.img --allow-any-host \
+	$TGT --listen $VM_ADDR0:4420 $([ $PAIR2 = 1 ] && echo --listen $VM_ADDR2:4420) \
+		--subsystem $RNQN --ns /tmp/fm/rblk.img --allow-any-host \
 		--log-level info >> $RTLOG 2>&1 &
 	TPID=$!
 	wait_for 60 sh -c "[ \$(grep -c 'notice: ready' $RTLOG) -gt $n ]"
@@ -105,39 +129,68 @@ rblk_kill() { kill -KILL $TPID; wait $TPID 2>/dev/null; }
 # of it torn down, the host sees its queues go as with a dead target); back: linked.
 kern_kill() { rm -f $NVMET_CFS/ports/2/subsystems/$KNQN; }
 kern_start() { ln -s $NVMET_CFS/subsystems/$KNQN $NVMET_CFS/ports/2/subsystems/$KNQN; }
+# kern_setup: the kernel target's ports (2; 3 on the second pair) and subsystem
+kern_setup() {
+	nvmet_setup_rdma_port 2 $VM_ADDR0 4421
+	nvmet_add_subsystem $KNQN /tmp/fm/kernel.img
+	kern_start
+	if [ $PAIR2 = 1 ]; then
+		nvmet_setup_rdma_port 3 $VM_ADDR2 4421
+		nvmet_expose $KNQN 3
+	fi
+}
 rblk_start || die "rblk-target did not start"
-nvmet_setup_rdma_port 2 $VM_ADDR0 4421
-nvmet_add_subsystem $KNQN /tmp/fm/kernel.img
-kern_start
+kern_setup
 
-# side_up SIDE: connect the side's client; DEV is its block device. side_down: undo.
+# side_up SIDE [2]: connect the side's client, with "2" over both pairs (one path
+# each); DEV is its block device, SIDE_PATHS how many paths. side_down: undo.
+_two_paths() { local d=${DEV#/dev/} p n=0; for p in /sys/block/${d%n*}c*n${d##*n}; do [ -e "$p" ] && n=$((n + 1)); done; [ $n = 2 ]; }
 side_up() {
-	local nqn svc
+	local nqn svc np=${2:-1}
 	case $1 in *-rblk) nqn=$RNQN svc=4420 ;; *) nqn=$KNQN svc=4421 ;; esac
 	case $1 in
 	host-*)
 		nvme connect -t rdma -a $VM_ADDR0 -s $svc -n $nqn -w $VM_ADDR1 --reconnect-delay=2 \
 			--ctrl-loss-tmo=120 >&2 || return 1
 		wait_for 30 _nvme_has_ns $nqn || return 1
-		DEV=$(nvme_dev_for_nqn $nqn | head -1) ;;
+		DEV=$(nvme_dev_for_nqn $nqn | head -1)
+		if [ $np = 2 ]; then
+			nvme connect -t rdma -a $VM_ADDR2 -s $svc -n $nqn -w $VM_ADDR3 --reconnect-delay=2 \
+				--ctrl-loss-tmo=120 >&2 || return 1
+			wait_for 30 _two_paths || { log "$DEV has no second path"; return 1; }
+		fi ;;
 	init-*)
 		: > /tmp/fm/attach.log
-		$RBLK attach -t rdma -a $VM_ADDR0 -s $svc -n $nqn -w $VM_ADDR1 -N 1 $AKIND -c 2 -l 120 \
+		# two paths: no -w, the routes pick each path's source address and rxe device;
+		# the degraded path first, as rblk's initiator sends every I/O to its first
+		# usable path
+		$RBLK attach -t rdma $([ $np = 2 ] && echo -a $VM_ADDR2 -s $svc) -a $VM_ADDR0 -s $svc \
+			-n $nqn $([ $np = 2 ] || echo -w $VM_ADDR1) -N 1 $AKIND -c 2 -l 120 \
 			-o json >> /tmp/fm/attach.log 2>&1 &
 		APID=$!
 		wait_for_line 120 /tmp/fm/attach.log '"device"' $APID || return 1
 		DEV=$(grep -oE '/dev/(ublkb|nbd)[0-9]+' /tmp/fm/attach.log | head -1)
 		wait_for 10 test -b "$DEV" || return 1 ;;
 	esac
-	SIDE_NQN=$nqn
-	log "$1: $DEV"
+	SIDE_NQN=$nqn SIDE_PATHS=$np
+	log "$1: $DEV ($np path(s))"
+}
+# set_iopolicy POLICY: the Linux host's I/O policy for the connected subsystem
+set_iopolicy() {
+	local s
+	for s in /sys/class/nvme-subsystem/*; do
+		[ "$(cat $s/subsysnqn)" = $SIDE_NQN ] || continue
+		echo $1 > $s/iopolicy 2>/dev/null && [ "$(cat $s/iopolicy)" = $1 ] && return 0
+		log "the host has no iopolicy $1 (it offers: $(cat $s/iopolicy) and others)"; return 1
+	done
+	return 1
 }
 side_down() {
 	case $1 in
 	host-*) nvme disconnect -n $SIDE_NQN >&2 ;;
 	init-*) kill $APID 2>/dev/null; wait_for 60 pid_gone $APID || kill -KILL $APID; wait $APID 2>/dev/null ;;
 	esac
-	DEV=
+	DEV= SIDE_PATHS=1
 }
 side_alive() { [ -n "${DEV:-}" ] && [ -b "$DEV" ] && { [[ $1 == host-* ]] || kill -0 $APID 2>/dev/null; }; }
 
@@ -166,6 +219,7 @@ scen_args() {
 	down-20s) echo "20 down" ;;
 	down-200s) echo "200 down" ;;
 	restart-loop) echo "26 call restart_loop" ;;
+	mpath-degraded-5*) echo "20 netem loss 5%" ;;
 	esac
 }
 
@@ -198,23 +252,89 @@ connect_down() {
 	log "$side connect-down-20s: $(cat $out)"
 }
 
+# mpath_one SIDE SCENARIO: set up a multipath scenario's client (two paths, the host's
+# iopolicy) and the fault's place (the second pair only); 1 with the reason in $RAW
+# when the scenario does not apply or cannot run.
+mpath_one() {
+	local side=$1 sc=$2 pol=round-robin why=
+	[ $sc = mpath-degraded-5-qd ] && pol=queue-depth
+	if [[ $side == init-* ]] && [ $pol != round-robin ]; then
+		why="not applicable (a Linux host iopolicy)"
+	elif [ $PAIR2 = 0 ]; then
+		why="the second veth pair is down"
+	else
+		side_alive $side && side_down $side
+		if ! side_up $side 2; then
+			why="cannot connect two paths"
+		elif [[ $side == host-* ]] && ! set_iopolicy $pol; then
+			why="the host has no iopolicy $pol"; side_down $side
+		fi
+	fi
+	if [ -n "$why" ]; then
+		log "$side $sc: $why"
+		echo "{\"side\": \"$side\", \"scenario\": \"$sc\", \"error\": \"$why\"}" > $RAW/$side.$sc.json
+		return 1
+	fi
+	MP_POLICY=$pol
+	[[ $side == host-* ]] || MP_POLICY="first usable path"
+	FAULT_VETHS="veth2 veth3"
+}
+
 run_one() {
-	local side=$1 sc=$2 a rc=0 fio_rc=0 alive err
+	local side=$1 sc=$2 a b rc=0 fio_rc=0 alive err mp=0 fend split up0
 	if [ $sc = connect-down-20s ]; then connect_down $side; return; fi
+	FAULT_VETHS="veth0 veth1"
+	if [[ $sc == mpath-* ]]; then
+		mpath_one $side $sc || return
+		mp=1
+	elif [ "${SIDE_PATHS:-1}" = 2 ]; then
+		side_alive $side && side_down $side	# the single-path scenarios use one path
+	fi
 	side_alive $side || side_up $side || { log "$side: cannot connect"; echo "{\"side\": \"$side\", \"scenario\": \"$sc\", \"error\": \"cannot connect\"}" > $RAW/$side.$sc.json; return; }
+	FAULT_RATES=/tmp/fm/rates.$side.$sc
 	FAULT_SCEN=/tmp/fm/scen.$side.$sc; : > $FAULT_SCEN
 	case $side in *-rblk) FAULT_TLOG=$RTLOG; fault_target_kill() { rblk_kill; }; fault_target_start() { rblk_start; } ;;
 	*) FAULT_TLOG=/tmp/fm/none.log; fault_target_kill() { kern_kill; }; fault_target_start() { kern_start; } ;;
 	esac
+	read -r up0 _ < /proc/uptime
 	fault_rate_start $DEV
+	[ $mp = 0 ] || log "$side $sc: iopolicy $MP_POLICY, paths: $(tr '\n' ';' < $FAULT_RATES.paths)"
 	fault_fio_start $sc.$side $DEV --continue_on_error=io
 	wait_for 60 dev_written ${DEV#/dev/} 256 || log "$side $sc: fio does not write"
 	set -- $(scen_args $sc)
 	a=$1; shift
 	fault_scenario $sc $a 0.9 180 "$@" || rc=$?
+	fend=$EPOCHREALTIME
 	alive=true; side_alive $side || alive=false
 	fault_fio_end $sc.$side || fio_rc=1
 	fault_rate_stop
+	split='{}'
+	if [ $mp = 1 ]; then
+		read -r _ a b _ < $FAULT_SCEN
+		# the Linux host's paths are block devices with their own counters; rblk
+		# attach's are not: it prints what each path carried when it detaches
+		if [[ $side == host-* ]]; then
+			split=$(fault_path_split $a $b $fend) || split='{}'
+			# what the host's controllers went through: its kernel log since the start
+			dmesg | awk -v t=$up0 '{ s = $0; sub(/^\[ */, "", s) } s + 0 >= t && /nvme[0-9]+:/' \
+				> $RAW/$side.$sc.kernel-log.txt
+			split=$(python3 -c 'import json, sys
+r = json.loads(sys.argv[1]); t = open(sys.argv[2]).read()
+r["host_error_recoveries"] = t.count("starting error recovery")
+r["host_reconnects"] = t.count("Successfully reconnected")
+print(json.dumps(r))' "$split" $RAW/$side.$sc.kernel-log.txt)
+		else
+			side_down $side
+			cp /tmp/fm/attach.log $RAW/$side.$sc.attach-log.txt
+			# the last list, printed at detach (the first one: at attach)
+			split=$(grep -E '^path [0-9]+:' /tmp/fm/attach.log | python3 -c 'import json, sys
+r = json.loads(sys.argv[1]); l = [x.strip() for x in sys.stdin]
+r["attach_paths"] = l[max((i for i, x in enumerate(l) if x.startswith("path 0:")), default=0):]
+print(json.dumps(r))' "$split")
+		fi
+		split=$(python3 -c 'import json, sys
+r = json.loads(sys.argv[1]); r["iopolicy"] = sys.argv[2]; print(json.dumps(r))' "$split" "$MP_POLICY")
+	fi
 	err=$(python3 -c 'import json, sys
 t = open(sys.argv[1]).read(); j = json.loads(t[t.index("{"):])["jobs"][0]
 print(json.dumps({"fio_error": j["error"], "io_errors": j.get("total_err", 0),
@@ -222,21 +342,30 @@ print(json.dumps({"fio_error": j["error"], "io_errors": j.get("total_err", 0),
 	# Soft-RoCE under TCG is sometimes left broken by reordering (rping fails too):
 	# recorded, then repaired, with both targets and the client set up afresh, since
 	# their listeners went with the old rxe devices.
-	fabric=true; rdma_cm_ok || fabric=false
+	fabric=true fabric2=true
+	rdma_cm_ok || fabric=false
+	[ $PAIR2 = 0 ] || fault_pair2_ok || fabric2=false
+	[ $fabric2 = true ] || log "$side $sc: rping across the second pair fails: Soft-RoCE itself is broken there"
 	fault_summaries $sc.$side | python3 -c 'import json, sys
-r = json.loads(sys.stdin.readline()); r.update(json.loads(sys.argv[1]))
+r = json.loads(sys.stdin.readline()); r.update(json.loads(sys.argv[1])); r.update(json.loads(sys.argv[5]))
 r.update({"side": sys.argv[2], "device_alive_after": sys.argv[3] == "true",
           "fabric_ok_after": sys.argv[4] == "true", "stall_checked": sys.argv[2].endswith("-rblk")})
-print(json.dumps(r))' "$err" $side $alive $fabric > $RAW/$side.$sc.json || echo "{\"side\": \"$side\", \"scenario\": \"$sc\", \"error\": \"no summary\"}" > $RAW/$side.$sc.json
+print(json.dumps(r))' "$err" $side $alive $([ $fabric$fabric2 = truetrue ] && echo true || echo false) "$split" \
+		> $RAW/$side.$sc.json || echo "{\"side\": \"$side\", \"scenario\": \"$sc\", \"error\": \"no summary\"}" > $RAW/$side.$sc.json
 	log "$side $sc: $(cat $RAW/$side.$sc.json)"
-	# a client that lost its controller (down-200s) is connected afresh for the next one
-	[ $alive = true ] && [ $fabric = true ] || side_down $side
-	if [ $fabric = false ]; then
+	# a client that lost its controller (down-200s) is connected afresh for the next
+	# one; so is one with two paths
+	[ $alive = true ] && [ $fabric = true ] && [ $fabric2 = true ] && [ $mp = 0 ] || side_down $side
+	if [ $fabric = false ] || [ $fabric2 = false ]; then
 		log "the fabric is broken after $side $sc: repairing it, setting both targets up again"
-		vm_repair_rdma
+		[ $fabric = true ] || vm_repair_rdma
+		if [ $fabric2 = false ]; then
+			fault_pair2_down
+			fault_pair2_up && wait_for 30 fault_pair2_ok ||
+				{ log "the second pair does not work again: no more multipath scenarios"; fault_pair2_down; PAIR2=0; }
+		fi
 		rblk_kill; rblk_start || log "rblk-target did not start again"
-		nvmet_cleanup; nvmet_setup_rdma_port 2 $VM_ADDR0 4421
-		nvmet_add_subsystem $KNQN /tmp/fm/kernel.img; kern_start
+		nvmet_cleanup; kern_setup
 	fi
 }
 
@@ -287,15 +416,36 @@ def cell(r):
     return s
 print("per run: fio I/O errors, longest I/O (ms), time to recover after the fault (90% of before)")
 w = 34
-print("%-17s" % "scenario" + "".join("%-*s" % (w, s) for s in sides))
+print("%-21s" % "scenario" + "".join("%-*s" % (w, s) for s in sides))
 for sc in scen:
-    print("%-17s" % sc + "".join("%-*s" % (w, cell(res["runs"].get(sc, {}).get(s))) for s in sides))
+    print("%-21s" % sc + "".join("%-*s" % (w, cell(res["runs"].get(sc, {}).get(s))) for s in sides))
 print("throughput under the fault, KiB/s (before):")
 for sc in scen:
     row = []
     for s in sides:
         r = res["runs"].get(sc, {}).get(s)
         row.append("-" if not r or "under_fault_Bps" not in r else "%d (%d)" % (r["under_fault_Bps"] / 1024, r["base_Bps"] / 1024))
-    print("%-17s" % sc + "".join("%-*s" % (w, x) for x in row))
+    print("%-21s" % sc + "".join("%-*s" % (w, x) for x in row))
+mp = [sc for sc in scen if sc.startswith("mpath-")]
+if mp:
+    print("multipath: each path's share of the bytes written, mean write time and share of the time its")
+    print("controller was live, before / under / after the fault:")
+    for sc in mp:
+        for s in sides:
+            r = res["runs"].get(sc, {}).get(s)
+            if not r or "paths" not in r:
+                continue
+            print("%-17s %s (%s)%s" % (sc, s, r.get("iopolicy"), "" if "host_error_recoveries" not in r else
+                  ", host error recoveries %d, reconnects %d" % (r["host_error_recoveries"], r["host_reconnects"])))
+            for p in r["paths"]:
+                cells = []
+                for w in ("before", "under", "after"):
+                    x = p[w]
+                    cells.append("%s %s ms live %s" % ("-" if x["share"] is None else "%.0f%%" % (100 * x["share"]),
+                                               "-" if x["mean_write_ms"] is None else x["mean_write_ms"],
+                                               "-" if x.get("live") is None else "%.0f%%" % (100 * x["live"])))
+                print("  %-30s %s" % (p["address"][:30] or p["device"], " / ".join(cells)))
+            for l in r.get("attach_paths", []):
+                print("  " + l)
 print("(summary: %s)" % os.path.join(out, "summary.json"))
 PYEOF

@@ -1,11 +1,16 @@
 # lib_fault.sh: a misbehaving fabric under running, verified I/O, as test 66 and
 # bench/fault_matrix.sh drive it; sourced after lib.sh.
 #
-#   fault_netem ARGS...     tc netem ARGS on both veths (the ones rxe0/rxe1 ride on)
+#   fault_netem ARGS...     tc netem ARGS on both veths of FAULT_VETHS (default the
+#                           pair rxe0/rxe1 ride on; "veth2 veth3": the second pair only)
 #   fault_clear             the fabric healed: no qdisc, neighbour entries unpinned
+#   fault_pair2_up          a second veth pair with its own rxe devices (below)
+#   fault_pair2_down        remove it; fault_pair2_ok: one rping exchange across it
 #   fault_fio_start NAME DEV [fio args...]   4-64 KiB verified random writes on DEV
 #   fault_fio_end NAME      stop it; 0 when fio ended without an error (JSON kept)
-#   fault_rate_start DEV    sample DEV's written sectors once a second (FAULT_RATES)
+#   fault_rate_start DEV    sample DEV's written sectors once a second (FAULT_RATES),
+#                           and each path's of a multipath head
+#   fault_path_split NAME FROM TO END   per-path writes before, under, after a fault
 #   fault_rate FROM TO      bytes/s written between two $EPOCHREALTIME times
 #   fault_mark LABEL        note the time and the target log's length (FAULT_MARKS)
 #   fault_recovered BASE F  the last 3 s wrote at least F x BASE bytes/s (for wait_for)
@@ -24,24 +29,114 @@ FAULT_RATES=${FAULT_RATES:-$T_WORK/fault-rates.txt}
 FAULT_MARKS=${FAULT_MARKS:-$T_WORK/fault-marks.txt}
 FAULT_TLOG=${FAULT_TLOG:-$T_WORK/target.log}
 
-fault_pin_neigh() {
-	ip neigh replace $VM_ADDR0 lladdr "$(cat /sys/class/net/veth0/address)" dev veth1 nud permanent &&
-	ip neigh replace $VM_ADDR1 lladdr "$(cat /sys/class/net/veth1/address)" dev veth0 nud permanent
+# The second pair: veth2 10.99.1.1 (rxe2) <-> veth3 10.99.1.2 (rxe3).
+VM_ADDR2=10.99.1.1
+VM_ADDR3=10.99.1.2
+# The two ends a fault hits: the pair the tests use, or (a multipath path degraded
+# while the other stays clean) the second pair.
+FAULT_VETHS=${FAULT_VETHS:-veth0 veth1}
+
+# fault_veth_addr VETH: the address on VETH (one of the two pairs)
+fault_veth_addr() {
+	case $1 in
+	veth0) echo $VM_ADDR0 ;; veth1) echo $VM_ADDR1 ;;
+	veth2) echo $VM_ADDR2 ;; veth3) echo $VM_ADDR3 ;;
+	*) return 1 ;;
+	esac
 }
 
-# fault_netem ARGS...: replace (or set) both veths' root qdisc with netem ARGS.
+# fault_pin_neigh A B: each end of the pair A-B keeps its entry for the other
+fault_pin_neigh() {
+	ip neigh replace "$(fault_veth_addr $1)" lladdr "$(cat /sys/class/net/$1/address)" dev $2 nud permanent &&
+	ip neigh replace "$(fault_veth_addr $2)" lladdr "$(cat /sys/class/net/$2/address)" dev $1 nud permanent
+}
+
+# fault_netem ARGS...: replace (or set) the root qdisc of both FAULT_VETHS with netem ARGS.
 fault_netem() {
+	local v
 	modprobe sch_netem 2>/dev/null
-	fault_pin_neigh || { log "cannot pin the neighbour entries"; return 1; }
-	tc qdisc replace dev veth0 root netem "$@" && tc qdisc replace dev veth1 root netem "$@"
+	fault_pin_neigh $FAULT_VETHS || { log "cannot pin the neighbour entries"; return 1; }
+	for v in $FAULT_VETHS; do tc qdisc replace dev $v root netem "$@" || return 1; done
 }
 
 fault_clear() {
-	tc qdisc del dev veth0 root 2>/dev/null
-	tc qdisc del dev veth1 root 2>/dev/null
-	ip neigh del $VM_ADDR0 dev veth1 2>/dev/null
-	ip neigh del $VM_ADDR1 dev veth0 2>/dev/null
+	local a b
+	read -r a b <<< "$FAULT_VETHS"
+	tc qdisc del dev $a root 2>/dev/null
+	tc qdisc del dev $b root 2>/dev/null
+	ip neigh del "$(fault_veth_addr $a)" dev $b 2>/dev/null
+	ip neigh del "$(fault_veth_addr $b)" dev $a 2>/dev/null
 	return 0
+}
+
+# fault_pair2_up: a second pair inside the running VM, set up as softroce-vm sets up
+# the first: veth2 10.99.1.1 <-> veth3 10.99.1.2 with veth0's MTU, rxe2 on veth2 and
+# rxe3 on veth3, and policy routing of its own (tables 103 and 104) so that whatever
+# is sent to 10.99.1.1 leaves from 10.99.1.2 through veth3 (rxe3) and arrives on veth2
+# (rxe2), and the other way round. Two paths of a multipath device, one per pair, then
+# cross different netdevs: RoCE v2 puts every queue pair on UDP port 4791, so a qdisc
+# on the one pair could not hit one path and spare the other. Receive packet steering
+# and the reverse-path settings follow veth0/veth1's. 0 when both ports are ACTIVE.
+fault_pair2_up() {
+	local mtu rps i s2 s3
+	[ -d /sys/class/net/veth2 ] && { log "fault_pair2_up: veth2 exists already"; return 1; }
+	read -r mtu < /sys/class/net/veth0/mtu || return 1
+	ip -batch - <<B || { log "fault_pair2_up: veth2/veth3 failed"; return 1; }
+link add veth2 mtu $mtu type veth peer name veth3 mtu $mtu
+addr add $VM_ADDR2/24 dev veth2
+addr add $VM_ADDR3/24 dev veth3
+link set veth2 up
+link set veth3 up
+rule add pref 7 iif lo from $VM_ADDR2 to $VM_ADDR2 lookup local
+rule add pref 8 iif lo from $VM_ADDR3 to $VM_ADDR3 lookup local
+rule add pref 12 iif lo to $VM_ADDR2 lookup 103
+rule add pref 13 iif lo to $VM_ADDR3 lookup 104
+route add $VM_ADDR2 dev veth3 src $VM_ADDR3 table 103
+route add $VM_ADDR3 dev veth2 src $VM_ADDR2 table 104
+B
+	read -r rps < /sys/class/net/veth0/queues/rx-0/rps_cpus
+	for i in veth2 veth3; do
+		echo "$rps" > /sys/class/net/$i/queues/rx-0/rps_cpus &&
+		echo 0 > /proc/sys/net/ipv4/conf/$i/rp_filter &&
+		echo 1 > /proc/sys/net/ipv4/conf/$i/accept_local || { log "fault_pair2_up: $i settings failed"; return 1; }
+	done
+	rdma link add rxe2 type rxe netdev veth2 && rdma link add rxe3 type rxe netdev veth3 ||
+		{ log "fault_pair2_up: rdma link add rxe2/rxe3 failed"; return 1; }
+	for i in $(seq 100); do
+		read -r s2 < /sys/class/infiniband/rxe2/ports/1/state
+		read -r s3 < /sys/class/infiniband/rxe3/ports/1/state
+		[ "$s2" = "4: ACTIVE" ] && [ "$s3" = "4: ACTIVE" ] && return 0
+		sleep 0.1	# the ports' own start-up
+	done
+	log "fault_pair2_up: rxe2/rxe3 not ACTIVE after 10 s ($s2, $s3)"
+	return 1
+}
+
+# fault_pair2_down: rxe2, rxe3, the pair and its rules (its routes go with veth2/3).
+fault_pair2_down() {
+	local p
+	tc qdisc del dev veth2 root 2>/dev/null
+	tc qdisc del dev veth3 root 2>/dev/null
+	rdma link delete rxe2 2>/dev/null
+	rdma link delete rxe3 2>/dev/null
+	ip link del veth2 2>/dev/null
+	for p in 7 8 12 13; do ip rule del pref $p 2>/dev/null; done
+	return 0
+}
+
+# fault_pair2_ok: one rping exchange from 10.99.1.2 to 10.99.1.1 that crossed the
+# second pair: rxe2 received packets (not a loop inside one device, not the first
+# pair). For wait_for and the checks after a fault.
+fault_pair2_ok() {
+	local spid rc r0 r1
+	read -r r0 < /sys/class/infiniband/rxe2/ports/1/hw_counters/rcvd_pkts || return 1
+	timeout 15 rping -s -a $VM_ADDR2 -p 7198 -C 1 >/dev/null 2>&1 &
+	spid=$!
+	wait_for 10 rdma_listening 7198
+	timeout 10 rping -c -a $VM_ADDR2 -I $VM_ADDR3 -p 7198 -C 1 >/dev/null 2>&1; rc=$?
+	kill "$spid" 2>/dev/null; wait "$spid" 2>/dev/null
+	read -r r1 < /sys/class/infiniband/rxe2/ports/1/hw_counters/rcvd_pkts || return 1
+	[ $rc = 0 ] && [ "$r1" -gt "$r0" ]
 }
 
 # fault_fio_start NAME DEV [fio args...]: 4-64 KiB random writes at QD8 over the first
@@ -81,19 +176,28 @@ print(j["error"], j.get("total_err", 0))' "$T_WORK/fio-$name.json" 2>/dev/null) 
 # /sys/block/*/stat), "EPOCH SECTORS" once a second, in FAULT_RATES. The block layer's
 # count, so it works the same for nvme, ublk and nbd devices; for a native NVMe
 # multipath head (nvmeXnY) the sum of its paths (nvmeXcZnY), as the head's own counters
-# may stay 0.
+# may stay 0. Each line goes on with every path's writes completed, sectors written,
+# milliseconds spent writing (fields 5, 7, 8) and whether its controller is live (1,
+# else 0), four numbers per path, in the order of "$FAULT_RATES.paths": one line per
+# path, its device and its controller's address.
 fault_rate_start() {
-	local d=${1#/dev/} f files=()
+	local d=${1#/dev/} f c files=() states=()
 	for f in /sys/block/"${d%n*}"c*n"${d##*n}"/stat; do [ -r "$f" ] && files+=("$f"); done
 	[ ${#files[@]} -gt 0 ] || files=("/sys/block/$d/stat")
 	: > "$FAULT_RATES"
+	for f in "${files[@]}"; do
+		f=${f%/stat}; f=${f##*/}; c=${f#nvme*c}; c=nvme${c%n*}
+		states+=("/sys/class/nvme/$c/state")
+		echo "$f $(cat /sys/class/nvme/$c/address 2>/dev/null | tr ',' ' ')"
+	done > "$FAULT_RATES.paths"
 	(
 		while :; do
-			sum=0
+			sum=0 per= i=0
 			for f in "${files[@]}"; do
-				read -r _ _ _ _ _ _ ws _ < "$f" && sum=$((sum + ws))
+				st=; read -r st < "${states[$i]}"; i=$((i + 1))
+				read -r _ _ _ _ wi _ ws wt _ < "$f" && sum=$((sum + ws)) per="$per $wi $ws $wt $([ "$st" = live ] && echo 1 || echo 0)"
 			done
-			echo "$EPOCHREALTIME $sum"
+			echo "$EPOCHREALTIME $sum$per"
 			sleep 1
 		done
 	) >> "$FAULT_RATES" 2>/dev/null &
@@ -109,6 +213,46 @@ fault_rate() {
 		$1 >= a && !s { t0 = $1; s0 = $2; s = 1 }
 		{ t1 = $1; s1 = $2 }
 		END { printf "%d\n", (s && t1 > t0) ? (s1 - s0) * 512 / (t1 - t0) : 0 }' "$FAULT_RATES"
+}
+
+# fault_path_split ON OFF END: after fault_rate_stop, one JSON object: for each path
+# of the device sampled (one for a device without paths), its address and, in the
+# FAULT_BASE_S seconds before ON ("before"), from ON to OFF ("under") and from OFF to
+# END ("after"): the share of the bytes written, its write rate (bytes/s), the mean
+# time of its writes (ms, the block layer's: queueing on the path included), and the
+# share of the samples in which its controller was live.
+fault_path_split() {
+	python3 - "$FAULT_RATES" "$1" "$2" "$3" "$FAULT_BASE_S" <<'PYEOF'
+import json, sys
+rates, on, off, end, base_s = sys.argv[1], *map(float, sys.argv[2:6])
+samples = []
+for line in open(rates):
+    f = line.split()
+    if len(f) >= 2:
+        samples.append((float(f[0]), [int(x) for x in f[2:]]))
+paths = [l.split() for l in open(rates + ".paths")]
+def at(t):	# the sample nearest t
+    return min(samples, key=lambda s: abs(s[0] - t))
+out = {"paths": []}
+wins = {"before": (on - base_s, on), "under": (on, off), "after": (off, end)}
+tot = {}
+for w, (a, b) in wins.items():
+    sa, sb = at(a), at(b)
+    tot[w] = sum(sb[1][i * 4 + 1] - sa[1][i * 4 + 1] for i in range(len(paths)))
+for i, p in enumerate(paths):
+    r = {"device": p[0], "address": " ".join(p[1:])}
+    for w, (a, b) in wins.items():
+        sa, sb = at(a), at(b)
+        dio, dsec, dms = (sb[1][i * 4 + k] - sa[1][i * 4 + k] for k in range(3))
+        dt = sb[0] - sa[0]
+        live = [s[1][i * 4 + 3] for s in samples if a <= s[0] <= b]
+        r[w] = {"share": round(dsec / tot[w], 3) if tot[w] else None,
+                "Bps": int(dsec * 512 / dt) if dt > 0 else 0,
+                "mean_write_ms": round(dms / dio, 1) if dio else None,
+                "live": round(sum(live) / len(live), 2) if live else None}
+    out["paths"].append(r)
+print(json.dumps(out))
+PYEOF
 }
 
 # fault_recovered BASE FACTOR: the last 3 s wrote at FACTOR x BASE bytes/s or more, and
