@@ -147,14 +147,23 @@ uint32_t rblk_num_queues_granted(uint32_t dw0)
 	return (nsqa < ncqa ? nsqa : ncqa) + 1;
 }
 
-void rblk_cmd_rw(struct nvme_sqe *sqe, bool write, uint32_t nsid, uint64_t slba, uint32_t nlb,
-		 bool fua)
+/* The commands that name a range the same way (CDW10-11 SLBA, CDW12 NLB - 1). */
+static struct nvme_rw_cmd *range_cmd(struct nvme_sqe *sqe, uint8_t opc, uint32_t nsid,
+				     uint64_t slba, uint32_t nlb)
 {
 	struct nvme_rw_cmd *c = (struct nvme_rw_cmd *)sqe;
 
-	sqe_init(sqe, write ? NVME_IO_WRITE : NVME_IO_READ, nsid);
+	sqe_init(sqe, opc, nsid);
 	c->slba = rblk_cpu_to_le64(slba);
 	c->nlb = rblk_cpu_to_le16((uint16_t)(nlb - 1));
+	return c;
+}
+
+void rblk_cmd_rw(struct nvme_sqe *sqe, bool write, uint32_t nsid, uint64_t slba, uint32_t nlb,
+		 bool fua)
+{
+	struct nvme_rw_cmd *c = range_cmd(sqe, write ? NVME_IO_WRITE : NVME_IO_READ, nsid, slba, nlb);
+
 	c->control = rblk_cpu_to_le16(fua ? NVME_RW_FUA : 0);
 }
 
@@ -165,20 +174,12 @@ void rblk_cmd_flush(struct nvme_sqe *sqe, uint32_t nsid)
 
 void rblk_cmd_write_zeroes(struct nvme_sqe *sqe, uint32_t nsid, uint64_t slba, uint32_t nlb)
 {
-	struct nvme_rw_cmd *c = (struct nvme_rw_cmd *)sqe;
-
-	sqe_init(sqe, NVME_IO_WRITE_ZEROES, nsid);
-	c->slba = rblk_cpu_to_le64(slba);
-	c->nlb = rblk_cpu_to_le16((uint16_t)(nlb - 1));
+	range_cmd(sqe, NVME_IO_WRITE_ZEROES, nsid, slba, nlb);
 }
 
 void rblk_cmd_compare(struct nvme_sqe *sqe, uint32_t nsid, uint64_t slba, uint32_t nlb)
 {
-	struct nvme_rw_cmd *c = (struct nvme_rw_cmd *)sqe;
-
-	sqe_init(sqe, NVME_IO_COMPARE, nsid);
-	c->slba = rblk_cpu_to_le64(slba);
-	c->nlb = rblk_cpu_to_le16((uint16_t)(nlb - 1));
+	range_cmd(sqe, NVME_IO_COMPARE, nsid, slba, nlb);
 }
 
 void rblk_cmd_fuse(struct nvme_sqe *sqe, bool second)
@@ -189,11 +190,7 @@ void rblk_cmd_fuse(struct nvme_sqe *sqe, bool second)
 
 void rblk_cmd_verify(struct nvme_sqe *sqe, uint32_t nsid, uint64_t slba, uint32_t nlb)
 {
-	struct nvme_rw_cmd *c = (struct nvme_rw_cmd *)sqe;
-
-	sqe_init(sqe, NVME_IO_VERIFY, nsid);
-	c->slba = rblk_cpu_to_le64(slba);
-	c->nlb = rblk_cpu_to_le16((uint16_t)(nlb - 1));
+	range_cmd(sqe, NVME_IO_VERIFY, nsid, slba, nlb);
 }
 
 void rblk_cmd_copy(struct nvme_sqe *sqe, uint32_t nsid, uint64_t sdlba, uint32_t nr)
