@@ -86,6 +86,8 @@ const char rblk_cli_conn_help[] =
 	"  -k, --keep-alive-tmo=SEC      keep-alive timeout (default 5)\n"
 	"  -c, --reconnect-delay=SEC     delay between reconnect attempts (default 10)\n"
 	"  -l, --ctrl-loss-tmo=SEC       give up reconnecting after SEC, -1 = never (default 600)\n"
+	"      --io-timeout=SEC          an I/O unanswered SEC resets the connection (it is sent\n"
+	"                                again, or down another path), -1 = never (default 30)\n"
 	"  -r, --trid='KEY=VAL ...'      SPDK transport ID: trtype=RDMA adrfam=IPv4 traddr=ADDR\n"
 	"                                trsvcid=PORT subnqn=NQN [hostnqn=NQN] [hostid=UUID]\n"
 	"                                [hostaddr=ADDR] [ns=N]\n"
@@ -101,6 +103,7 @@ void rblk_cli_conn_init(struct cli_conn *c)
 	c->kato = -1;
 	c->reconnect_delay = -1;
 	c->ctrl_loss_tmo = -2;
+	c->io_timeout = -2;
 }
 
 void rblk_cli_conn_fini(struct cli_conn *c)
@@ -217,6 +220,13 @@ int rblk_cli_conn_opt(struct cli_conn *c, int opt, const char *arg)
 			return bad_value(opt, arg, "seconds, or -1 for never");
 		c->ctrl_loss_tmo = v;
 		return 1;
+	case CLI_OPT_IO_TIMEOUT:
+		/* nvme_core.io_timeout's unit; at most what the library's milliseconds hold */
+		if (rblk_cli_parse_long(arg, -1, 4294967, &v) || v == 0)
+			return rblk_cli_usage_err("invalid value '%s' for --io-timeout: seconds (1..4294967), or -1 for never",
+						  arg);
+		c->io_timeout = v;
+		return 1;
 	case 'S':
 		return check_secret(opt, arg, &c->dhchap_secret);
 	case 'C':
@@ -318,6 +328,10 @@ int rblk_cli_conn_finish(struct cli_conn *c, const char *default_nqn, struct rbl
 		opts->reconnect_delay = (int32_t)c->reconnect_delay;
 	if (c->ctrl_loss_tmo >= -1)
 		opts->ctrl_loss_tmo = (int32_t)c->ctrl_loss_tmo;
+	if (c->io_timeout == -1)
+		opts->io_timeout_ms = UINT32_MAX;
+	else if (c->io_timeout > 0)
+		opts->io_timeout_ms = (uint32_t)c->io_timeout * 1000;
 	return CLI_EXIT_OK;
 }
 

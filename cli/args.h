@@ -54,6 +54,7 @@ struct cli_conn {
 	long kato;			/* -k, -1 = library default */
 	long reconnect_delay;		/* -c, -1 = library default */
 	long ctrl_loss_tmo;		/* -l, -2 = library default (-1 means forever) */
+	long io_timeout;		/* --io-timeout, seconds; -2 = library default, -1 = never */
 	const char *dhchap_secret;	/* -S, checked to be DHHC-1 */
 	const char *dhchap_ctrl_secret;	/* -C, checked to be DHHC-1 */
 	uint32_t nsid;			/* from -r ns=N or the verb's -N */
@@ -61,6 +62,9 @@ struct cli_conn {
 	struct rblk_trid *trid[CLI_TRID_MAX];	/* each -r, parsed (fields point into them) */
 	unsigned n_trid;
 };
+
+/* getopt codes of the long-only connection flags (past every char a verb uses). */
+#define CLI_OPT_IO_TIMEOUT 0x100
 
 /* Short and long options every connecting verb accepts (prepend to the verb's own). */
 #define CLI_CONN_SHORTOPTS "t:a:s:n:q:I:w:Q:i:k:c:l:r:S:C:"
@@ -77,6 +81,7 @@ struct cli_conn {
 	{ "keep-alive-tmo", required_argument, NULL, 'k' },                     \
 	{ "reconnect-delay", required_argument, NULL, 'c' },                    \
 	{ "ctrl-loss-tmo", required_argument, NULL, 'l' },                      \
+	{ "io-timeout", required_argument, NULL, CLI_OPT_IO_TIMEOUT },          \
 	{ "trid", required_argument, NULL, 'r' },                               \
 	{ "dhchap-secret", required_argument, NULL, 'S' },                      \
 	{ "dhchap-ctrl-secret", required_argument, NULL, 'C' }

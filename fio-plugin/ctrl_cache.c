@@ -45,7 +45,7 @@ static bool same_params(const struct rblk_fio_conn_params *a, const struct rblk_
 	/* Jobs with other secrets would authenticate otherwise: they get their own controller. */
 	return a->queue_size == b->queue_size && a->keep_alive_tmo == b->keep_alive_tmo &&
 	       a->nr_io_queues == b->nr_io_queues && a->reconnect_delay == b->reconnect_delay &&
-	       a->ctrl_loss_tmo == b->ctrl_loss_tmo &&
+	       a->ctrl_loss_tmo == b->ctrl_loss_tmo && a->io_timeout == b->io_timeout &&
 	       !strcmp(a->dhchap_secret, b->dhchap_secret) &&
 	       !strcmp(a->dhchap_ctrl_secret, b->dhchap_ctrl_secret);
 }
@@ -142,6 +142,10 @@ static int connect_new(const struct rblk_trid *t, const struct rblk_fio_conn_par
 		o.reconnect_delay = p->reconnect_delay;
 	if (p->ctrl_loss_tmo >= -1)
 		o.ctrl_loss_tmo = p->ctrl_loss_tmo;
+	if (p->io_timeout == -1)
+		o.io_timeout_ms = UINT32_MAX;
+	else if (p->io_timeout > 0)
+		o.io_timeout_ms = (uint32_t)p->io_timeout * 1000;
 	o.dhchap_secret = rc->params.dhchap_secret[0] ? rc->params.dhchap_secret : NULL;
 	o.dhchap_ctrl_secret = rc->params.dhchap_ctrl_secret[0] ? rc->params.dhchap_ctrl_secret : NULL;
 

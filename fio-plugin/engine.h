@@ -41,6 +41,7 @@ struct rblk_fio_opts {
 	unsigned int connect_timeout;   /* ms */
 	unsigned int reconnect_delay;
 	int ctrl_loss_tmo;
+	int io_timeout;                 /* seconds; 0 = library default, -1 = never */
 	unsigned int private_ctrl;
 	unsigned int fua;
 	unsigned int busy_poll;

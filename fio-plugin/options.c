@@ -71,6 +71,14 @@ struct fio_option rblk_fio_options[] = {
 		.help = "Seconds to keep reconnecting before failing I/O (-1: forever, 0: no reconnect)",
 		.category = FIO_OPT_C_ENGINE, .group = FIO_OPT_G_INVALID,
 	},
+	{
+		.name = "io_timeout", .lname = "rblk I/O timeout",
+		.type = FIO_OPT_INT, .off1 = offsetof(struct rblk_fio_opts, io_timeout),
+		.def = "0", .minval = -1, .maxval = 4294967,
+		.help = "Seconds an I/O may go unanswered before the connection is reset and the "
+			"I/O sent again (0: 30, -1: never)",
+		.category = FIO_OPT_C_ENGINE, .group = FIO_OPT_G_INVALID,
+	},
 	OPT_BOOL("private_ctrl", private_ctrl, "rblk controller per job", "0",
 		 "Connect a controller per job instead of sharing one per process and target"),
 	OPT_BOOL("fua", fua, "rblk FUA writes", "0", "Set Force Unit Access on writes"),
@@ -173,6 +181,7 @@ void rblk_fio_opts_defaults(const struct rblk_fio_opts *o, struct rblk_trid *d,
 	p->connect_timeout_ms = o->connect_timeout;
 	p->reconnect_delay = (int32_t)o->reconnect_delay;
 	p->ctrl_loss_tmo = o->ctrl_loss_tmo;
+	p->io_timeout = o->io_timeout;
 	p->private_ctrl = o->private_ctrl;
 	/* rblk_fio_opts_check() passed: a valid secret always fits. */
 	copy_str(p->dhchap_secret, sizeof(p->dhchap_secret), o->dhchap_secret);

@@ -48,6 +48,7 @@ void rblk_connect_opts_init(struct rblk_connect_opts *opts)
 	opts->reconnect_delay = 10;
 	opts->ctrl_loss_tmo = 600;
 	opts->connect_timeout_ms = 3000;
+	opts->io_timeout_ms = RBLK_IO_TIMEOUT_MS_DEFAULT;
 }
 
 /* The caller's options over the defaults; a shorter (older) struct keeps the defaults for the rest. */
@@ -75,6 +76,8 @@ static int opts_normalise(const struct rblk_connect_opts *in, struct rblk_connec
 		return -EINVAL;
 	if (!o->connect_timeout_ms)
 		o->connect_timeout_ms = 3000;
+	if (!o->io_timeout_ms)
+		o->io_timeout_ms = RBLK_IO_TIMEOUT_MS_DEFAULT;
 	if (!o->nr_io_queues) {
 		cpus = sysconf(_SC_NPROCESSORS_ONLN);
 		o->nr_io_queues = cpus > 0 ? (uint32_t)cpus : 1;

@@ -38,6 +38,7 @@
 #define RBLK_BRINGUP_TIMEOUT_MS 10000	/* each command while connecting */
 #define RBLK_SHUTDOWN_TIMEOUT_MS 5000	/* CSTS.SHST, as the Linux host */
 #define RBLK_DRAIN_TIMEOUT_MS 2000	/* WR flush after a disconnect */
+#define RBLK_IO_TIMEOUT_MS_DEFAULT 30000 /* the Linux host's nvme_core.io_timeout */
 #define RBLK_IO_QUEUES_MAX 64u
 
 struct rblk_mpath;

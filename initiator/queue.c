@@ -708,7 +708,20 @@ void rblk_hq_teardown(struct rblk_hq *hq, bool requeue)
 		if (ret)
 			RBLK_DEBUG("qid %u: rdma_disconnect: %s", hq->qid, strerror(-ret));
 	}
-	/* The QP is in the error state now: everything posted comes back flushed. */
+	/*
+	 * The requests below go back to their owners, who reuse the buffers
+	 * the target was told to write into: the QP must take no more RDMA
+	 * first. rdma_disconnect() moved it to the error state if the CM
+	 * still knew the connection; one it gave up on is left to us.
+	 */
+	if (qp) {
+		int ret = rblk_qp_set_error(qp);
+
+		if (ret)
+			RBLK_WARN("qid %u: moving the QP to the error state: %s", hq->qid,
+				  strerror(-ret));
+	}
+	/* Everything posted comes back flushed. */
 	deadline = rblk_clock_ms() + RBLK_DRAIN_TIMEOUT_MS;
 	pthread_mutex_lock(&hq->lock);
 	while (qp && (hq->send_posted || hq->recv_posted)) {
@@ -727,8 +740,6 @@ void rblk_hq_teardown(struct rblk_hq *hq, bool requeue)
 	hq->id = NULL;
 	hq->epoch++;
 	hq->send_posted = hq->recv_posted = 0;
-	rblk_qp_destroy(qp);
-	rblk_cm_id_destroy(id);
 
 	for (unsigned i = 0; i < hq->slots.n; i++) {
 		struct rblk_slot *s = &hq->slots.s[i];
@@ -764,6 +775,61 @@ void rblk_hq_teardown(struct rblk_hq *hq, bool requeue)
 		rblk_hq_fail_queued(hq, -ENOTCONN);
 	hq->state = RBLK_HQ_DOWN;
 	pthread_mutex_unlock(&hq->lock);
+	/*
+	 * Last, and with the lock released: on a device that broke under the
+	 * connection, destroying the id can wait in the kernel for a CM message
+	 * that never completes. The requests are back with their owners by
+	 * now (a multipath head has sent them down another path), and the
+	 * owners' threads, which take this lock to poll, must not wait too.
+	 */
+	rblk_qp_destroy(qp);
+	rblk_cm_id_destroy(id);
+}
+
+/*
+ * No clock is read when a command is posted: each look notes, per posted
+ * slot, which posting it saw (slot->posts) and when it first saw it, so a
+ * command is known old once the same posting has been seen for @tmo_ms.
+ * The looks come about once a second, so a timeout fires within a second of
+ * its due time. Before declaring one, the CQ is reaped: the answer may be
+ * waiting there for an owner that sleeps.
+ */
+int rblk_hq_check_timeout(struct rblk_hq *hq, uint64_t now, uint64_t tmo_ms)
+{
+	struct rblk_slot *old = NULL;
+	uint32_t posts = 0;
+	int ret = 0;
+
+	pthread_mutex_lock(&hq->lock);
+	if (hq->state != RBLK_HQ_LIVE)
+		goto out;
+	for (unsigned i = 0; i < hq->slots.n; i++) {
+		struct rblk_slot *s = &hq->slots.s[i];
+
+		if (s->state != RBLK_SLOT_POSTED)
+			continue;
+		if (s->watch_posts != s->posts) {
+			s->watch_posts = s->posts;
+			s->watch_ms = now;
+		} else if (!old && now - s->watch_ms >= tmo_ms) {
+			old = s;
+			posts = s->posts;
+		}
+	}
+	if (!old)
+		goto out;
+	while (rblk_hq_process(hq, POLL_BATCH) > 0)
+		ret = 1;
+	if (old->state == RBLK_SLOT_POSTED && old->posts == posts && hq->state == RBLK_HQ_LIVE) {
+		RBLK_ERR("qid %u: cid %#x (opcode %#x) unanswered for %llu ms: I/O timeout",
+			 hq->qid, rblk_le16(old->sqe->cid), old->sqe->opc,
+			 (unsigned long long)(now - old->watch_ms));
+		rblk_hq_fail(hq, "I/O timeout");
+		ret = -ETIMEDOUT;
+	}
+out:
+	pthread_mutex_unlock(&hq->lock);
+	return ret;
 }
 
 void rblk_hq_set_live(struct rblk_hq *hq)

@@ -138,12 +138,22 @@ int rblk_hq_cm_connect(struct rblk_hq *hq);
 int rblk_hq_cm_poll(struct rblk_hq *hq);
 
 /*
- * Disconnects, waits (bounded) for the QP's WRs to flush, destroys the QP
- * and the cm id. Posted slots that already have their response complete;
- * the others go back to QUEUED (user slots, when @requeue) or complete with
- * -ENOTCONN. The queue ends DOWN. Called without the lock.
+ * Disconnects, moves the QP to the error state, waits (bounded) for its WRs
+ * to flush. Posted slots that already have their response complete; the
+ * others go back to QUEUED (user slots, when @requeue) or complete with
+ * -ENOTCONN. The queue is DOWN before the QP and the cm id are destroyed,
+ * outside the lock (that can block in the kernel on a broken device).
+ * Called without the lock.
  */
 void rblk_hq_teardown(struct rblk_hq *hq, bool requeue);
+/*
+ * The I/O timeout's look at a live queue (the controller thread, about once
+ * a second): -ETIMEDOUT when one command has been unanswered @tmo_ms (the
+ * queue is then failed: the connection will be reset), 1 when reaping the
+ * CQ first completed requests (their owner must be woken), else 0. Takes
+ * the lock.
+ */
+int rblk_hq_check_timeout(struct rblk_hq *hq, uint64_t now, uint64_t tmo_ms);
 /* CONNECTING -> LIVE: post every QUEUED slot. Called without the lock. */
 void rblk_hq_set_live(struct rblk_hq *hq);
 /* Completes every QUEUED slot with @err. Called with the lock held. */

@@ -120,6 +120,7 @@ uint16_t rblk_slot_arm(struct rblk_slot *slot)
 	uint16_t cid;
 
 	slot->gen = (uint8_t)((slot->gen + 1) & RBLK_CID_GEN_MASK);
+	slot->posts++;
 	slot->state = RBLK_SLOT_POSTED;
 	slot->send_done = false;
 	slot->rsp_done = false;

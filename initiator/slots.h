@@ -60,6 +60,9 @@ struct rblk_slot {
 	uint64_t ic_addr;		/* where they are (registered memory) */
 	uint32_t ic_lkey;
 	uint32_t io_off;		/* byte offset of this command inside its rblk_io */
+	uint32_t posts;			/* times posted: tells one posting from the next */
+	uint32_t watch_posts;		/* the I/O timeout's last look: posts then, */
+	uint64_t watch_ms;		/* ... and when it first saw that posting */
 	struct rblk_slot *next;		/* free list / queued list */
 };
 

@@ -6,9 +6,11 @@
  * while an Asynchronous Event Request is out, the admin CQ's channel
  * (aen.c), with a timeout set by the next keep-alive and reconnect
  * deadlines, and feeds what it sees into the reconnect state machine
- * (reconnect.c), performing the action each step returns. It never touches
- * a LIVE I/O queue's CQ: users see their own errors and wake it
- * (rblk_hq_fail).
+ * (reconnect.c), performing the action each step returns. It leaves a LIVE
+ * I/O queue's CQ to the queue's owner (users see their own errors and wake
+ * it: rblk_hq_fail) except when a command looks timed out: then it reaps the
+ * CQ once before deciding, since the answer may be there for an owner that
+ * sleeps.
  */
 #include <errno.h>
 #include <poll.h>
@@ -99,16 +101,26 @@ static void perform(struct rblk_ctrl *c, enum rblk_rc_action act, uint64_t now)
 	(void)now;
 }
 
-/* The live connection's health: CM events, failed queues, keep-alive. */
+/* The live connection's health: CM events, failed queues, I/O timeouts, keep-alive. */
 static bool check_live(struct rblk_ctrl *c, uint64_t now)
 {
 	bool lost = atomic_exchange(&c->conn_lost, false);
 
 	if (rblk_hq_cm_poll(&c->admin))
 		lost = true;
-	for (unsigned i = 0; c->ioq && i < c->nr_io_queues; i++)
-		if (rblk_hq_cm_poll(&c->ioq[i]->hq))
+	for (unsigned i = 0; c->ioq && i < c->nr_io_queues; i++) {
+		struct rblk_qpair *qp = c->ioq[i];
+		int ret = 0;
+
+		if (rblk_hq_cm_poll(&qp->hq))
 			lost = true;
+		else if (c->opts.io_timeout_ms != UINT32_MAX)
+			ret = rblk_hq_check_timeout(&qp->hq, now, c->opts.io_timeout_ms);
+		if (ret == -ETIMEDOUT)
+			lost = true;
+		else if (ret > 0)
+			rblk_qpair_notify(qp);
+	}
 	pthread_mutex_lock(&c->admin.lock);
 	if (rblk_ka_tick_locked(c, now) == -ETIMEDOUT) {
 		RBLK_ERR("%s at %s:%s: Keep Alive unanswered for %u ms", c->subnqn, c->traddr,

@@ -169,6 +169,15 @@ void rblk_qp_destroy(struct rblk_qp *qp)
 	qp_free(qp);
 }
 
+int rblk_qp_set_error(struct rblk_qp *qp)
+{
+	struct ibv_qp_attr attr = { .qp_state = IBV_QPS_ERR };
+
+	if (!qp || !qp->qp)
+		return -EINVAL;
+	return err_ret(ibv_modify_qp(qp->qp, &attr, IBV_QP_STATE));
+}
+
 const struct rblk_qp_caps *rblk_qp_get_caps(const struct rblk_qp *qp)
 {
 	return &qp->caps;

@@ -352,6 +352,13 @@ int rblk_qp_create(struct rblk_cm_id *id, struct rblk_pd *pd, struct rblk_cq *se
 		   struct rblk_qp **out);
 /* Destroys the verbs QP (rdma_destroy_qp) and the staging. NULL is fine. */
 void rblk_qp_destroy(struct rblk_qp *qp);
+/*
+ * Moves the QP to the error state by itself (a local verb: no message to the
+ * peer, no CM). From then on it accepts no RDMA from the peer into local
+ * memory and flushes what was posted. For when the CM may no longer know the
+ * connection (rdma_disconnect() fails on a connection it gave up on).
+ */
+int rblk_qp_set_error(struct rblk_qp *qp);
 const struct rblk_qp_caps *rblk_qp_get_caps(const struct rblk_qp *qp);
 uint32_t rblk_qp_num(const struct rblk_qp *qp);
 

@@ -97,6 +97,14 @@ struct rblk_connect_opts {
 	 * the multipath head sets it on every path.
 	 */
 	bool fast_io_fail;
+	/*
+	 * An I/O command unanswered this long resets the connection, as the
+	 * Linux host's nvme_core.io_timeout: its requests are sent again after
+	 * the reconnect (or, with fast_io_fail, fail over at once). Catches a
+	 * connection whose keep-alive still gets answers while its I/O does
+	 * not. Milliseconds; 0 = the default, 30000; UINT32_MAX = never.
+	 */
+	uint32_t io_timeout_ms;
 };
 
 void rblk_connect_opts_init(struct rblk_connect_opts *opts) RBLK_EXPORT;

@@ -64,10 +64,74 @@ int __wrap_rblk_cq_poll(struct rblk_cq *cq, struct rblk_wc *wc, int n)
 	return k;
 }
 
+/*
+ * The four calls a teardown makes on the QP and the cm id, replaced the same
+ * way: the order matters (error state first, destruction after every
+ * request is back, and outside the queue's lock), so each records what it
+ * saw.
+ */
+static struct {
+	int set_error, disconnect, destroyed;
+	unsigned busy_at_set_error;	/* slots still posted when the QP went to error */
+	unsigned busy_at_destroy;	/* ... and when it was destroyed */
+	bool locked_at_destroy;		/* the queue's lock held while destroying */
+} T;
+static struct rblk_qpair Q;
+
+int __wrap_rblk_qp_set_error(struct rblk_qp *qp);
+int __wrap_rblk_cm_disconnect(struct rblk_cm_id *id);
+void __wrap_rblk_qp_destroy(struct rblk_qp *qp);
+void __wrap_rblk_cm_id_destroy(struct rblk_cm_id *id);
+
+static unsigned slots_posted(void)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < Q.hq.slots.n; i++)
+		n += Q.hq.slots.s[i].state == RBLK_SLOT_POSTED;
+	return n;
+}
+
+int __wrap_rblk_qp_set_error(struct rblk_qp *qp)
+{
+	(void)qp;
+	T.set_error++;
+	T.busy_at_set_error = slots_posted();
+	return 0;
+}
+
+int __wrap_rblk_cm_disconnect(struct rblk_cm_id *id)
+{
+	(void)id;
+	T.disconnect++;
+	return -EINVAL;	/* as for a connection the CM already gave up on */
+}
+
+static void destroyed(void)
+{
+	T.destroyed++;
+	T.busy_at_destroy = slots_posted();
+	if (pthread_mutex_trylock(&Q.hq.lock))
+		T.locked_at_destroy = true;
+	else
+		pthread_mutex_unlock(&Q.hq.lock);
+}
+
+void __wrap_rblk_qp_destroy(struct rblk_qp *qp)
+{
+	if (qp)
+		destroyed();
+}
+
+void __wrap_rblk_cm_id_destroy(struct rblk_cm_id *id)
+{
+	if (id)
+		destroyed();
+}
+
 static struct rblk_ctrl C;
 static struct nvme_id_ctrl ID;		/* ONCS and FUSES as rblk-target reports them */
 static struct nvme_id_ns ID_NS;		/* MSRC */
-static struct rblk_qpair Q;
 static struct rblk_ns NS, NS_RO;
 static struct rblk_mr_pool *REG;	/* "registered" memory: a pool with no PD */
 static uint8_t *regbuf;
@@ -597,6 +661,97 @@ static void test_fast_io_fail(void)
 	env_fini();
 }
 
+/*
+ * A connection lost on a broken device: rdma_disconnect() fails, so the
+ * teardown moves the QP to the error state itself before any request goes
+ * back to its owner, and destroys the QP and the id only after that, with
+ * the lock released (destroying can block in the kernel there).
+ */
+static void test_teardown_order(void)
+{
+	struct rblk_io io = { .op = RBLK_OP_WRITE, .ns = &NS, .lba = 0, .nlb = 768 };
+	struct rblk_slot *s[4];
+	struct done d = { 0 };
+	int fake;
+
+	env_init(8, 128u << 10, 8192);
+	memset(&T, 0, sizeof(T));
+	io.buf = regbuf;
+	C.opts.fast_io_fail = true;
+	Q.hq.state = RBLK_HQ_LIVE;
+	CU_ASSERT_EQUAL(rblk_submit(&Q, &io, cb, &d), 0);
+	CU_ASSERT_EQUAL_FATAL(arm_queued(s, 4), 3);
+	Q.hq.qp = (struct rblk_qp *)&fake;	/* never dereferenced: the calls are replaced */
+	Q.hq.id = (struct rblk_cm_id *)&fake;
+	rblk_hq_teardown(&Q.hq, false);
+	CU_ASSERT_EQUAL(T.disconnect, 1);
+	CU_ASSERT_EQUAL(T.set_error, 1);
+	CU_ASSERT_EQUAL(T.busy_at_set_error, 3);
+	CU_ASSERT_EQUAL(T.destroyed, 2);
+	CU_ASSERT_EQUAL(T.busy_at_destroy, 0);
+	CU_ASSERT_FALSE(T.locked_at_destroy);
+	CU_ASSERT_PTR_NULL(Q.hq.qp);
+	CU_ASSERT_PTR_NULL(Q.hq.id);
+	CU_ASSERT_EQUAL(rblk_poll(&Q, 0), 1);
+	CU_ASSERT_EQUAL(d.err, -ENOTCONN);
+	env_fini();
+}
+
+/*
+ * The I/O timeout: a command is old once the same posting has been seen
+ * for the timeout; an answer waiting in the CQ is reaped first and is no
+ * timeout; a command posted again starts over.
+ */
+static void test_io_timeout(void)
+{
+	struct rblk_io io = { .op = RBLK_OP_READ, .ns = &NS, .lba = 0, .nlb = 8 };
+	struct rblk_io io2 = io;
+	struct rblk_slot *s[4];
+	struct done d = { 0 }, d2 = { 0 };
+	int fake;
+
+	env_init(8, 128u << 10, 8192);
+	io.buf = regbuf;
+	io2.buf = regbuf + 4096;
+	Q.hq.cq = (struct rblk_cq *)&fake;	/* polled through the replaced rblk_cq_poll() */
+	Q.hq.state = RBLK_HQ_LIVE;
+	CU_ASSERT_EQUAL(rblk_submit(&Q, &io, cb, &d), 0);
+	CU_ASSERT_EQUAL_FATAL(arm_queued(s, 4), 1);
+	CU_ASSERT_EQUAL(rblk_hq_check_timeout(&Q.hq, 1000, 30000), 0);	/* first seen */
+	CU_ASSERT_EQUAL(rblk_hq_check_timeout(&Q.hq, 30999, 30000), 0);
+	/* Due, but its answer is in the CQ: reaped, completed, no timeout. */
+	nvme_cqe_build(&Q.hq.rsps[0], s[0]->sqe->cid, 0, 0, 0, 1, 1);
+	F.wc[0] = (struct rblk_wc){ .wr_id = rblk_hq_wr_id(&Q.hq, true, 0),
+				    .status = RBLK_WC_SUCCESS, .opcode = RBLK_WC_RECV,
+				    .byte_len = 16 };
+	F.wc[1] = (struct rblk_wc){ .wr_id = rblk_hq_wr_id(&Q.hq, false, s[0]->index),
+				    .status = RBLK_WC_SUCCESS, .opcode = RBLK_WC_SEND };
+	F.nwc = 2;
+	CU_ASSERT_EQUAL(rblk_hq_check_timeout(&Q.hq, 31000, 30000), 1);
+	CU_ASSERT_EQUAL(Q.hq.state, RBLK_HQ_LIVE);
+	CU_ASSERT_EQUAL(rblk_poll(&Q, 0), 1);
+	CU_ASSERT_EQUAL(d.calls, 1);
+	CU_ASSERT_EQUAL(d.err, 0);
+
+	/* The same slot posted again: its clock starts over at the next look. */
+	CU_ASSERT_EQUAL(rblk_submit(&Q, &io2, cb, &d2), 0);
+	CU_ASSERT_EQUAL_FATAL(arm_queued(s, 4), 1);
+	CU_ASSERT_EQUAL(rblk_hq_check_timeout(&Q.hq, 40000, 30000), 0);
+	CU_ASSERT_EQUAL(rblk_hq_check_timeout(&Q.hq, 69999, 30000), 0);
+	CU_ASSERT_EQUAL(Q.hq.state, RBLK_HQ_LIVE);
+	CU_ASSERT_EQUAL(rblk_hq_check_timeout(&Q.hq, 70000, 30000), -ETIMEDOUT);
+	CU_ASSERT_EQUAL(Q.hq.state, RBLK_HQ_FAILED);
+	CU_ASSERT_TRUE(atomic_load(&C.conn_lost));
+	/* A failed queue is the reconnect's business: no second report. */
+	CU_ASSERT_EQUAL(rblk_hq_check_timeout(&Q.hq, 80000, 30000), 0);
+	CU_ASSERT_EQUAL(d2.calls, 0);
+	rblk_hq_teardown(&Q.hq, false);
+	CU_ASSERT_EQUAL(rblk_poll(&Q, 0), 1);
+	CU_ASSERT_EQUAL(d2.err, -ENOTCONN);
+	Q.hq.cq = NULL;
+	env_fini();
+}
+
 static void test_submit_validation(void)
 {
 	struct iovec iov = { regbuf, 1000 };
@@ -1005,6 +1160,8 @@ static const struct ut_case cases[] = {
 	UT_CASE(test_bogus_and_stale_completions),
 	UT_CASE(test_teardown_requeues),
 	UT_CASE(test_fast_io_fail),
+	UT_CASE(test_teardown_order),
+	UT_CASE(test_io_timeout),
 	UT_CASE(test_submit_validation),
 	UT_CASE(test_poll_lost_with_requests_owned),
 	UT_CASE(test_mem_lookup),
