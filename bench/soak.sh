@@ -4,17 +4,21 @@
 # on 6.1) to one rblk-target, while rounds of churn repeat: a namespace added and
 # removed through the RPC socket, the configuration reloaded (SIGHUP), the host's
 # controller reset (a reconnect), and in turn a 2 s outage, 20 s of 1% loss, 20 s of
-# 5 ms delay (tc netem on both veths). Every --interval seconds the target and the
-# initiator are sampled (tests/vm/lib_soak.sh, the sampler test 67 uses): resident
-# memory, open descriptors, threads, and the target's controllers and queues (RPC
-# nvmf_get_stats, nvmf_subsystem_get_qpairs). A benchmark, not a test: it records,
-# prints the drift and plots; it does not judge (test 67 is the short, judged run).
+# 5 ms delay (tc netem on both veths; --faults picks). Every --interval seconds the
+# target and the initiator are sampled (tests/vm/lib_soak.sh, the sampler test 67
+# uses): resident memory, open descriptors, threads, the target's controllers and
+# queues (RPC nvmf_get_stats, nvmf_subsystem_get_qpairs), and the writes each client's
+# block device completed. A benchmark, not a test: it records, prints the drift and
+# plots; it does not judge (test 67 is the short, judged run).
 #
 #   bench/soak.sh [--duration SEC] [--interval SEC] [--round SEC] [--kernel 6.12|6.1]
-#                 [--out DIR] [--parse-only] BUILD_DIR
+#                 [--faults all|outage|none] [--out DIR] [--parse-only] BUILD_DIR
 #
 # Defaults: --duration 14400 (4 h), --interval 60, --round 60 (one round of churn per
-# minute), kernel 6.12, DIR = BUILD_DIR/bench-out/soak.
+# minute), --faults all, kernel 6.12, DIR = BUILD_DIR/bench-out/soak. --faults outage
+# keeps only the 2 s outages (every third round), none keeps no netem fault: under TCG
+# 1% loss and jittered delay can break Soft-RoCE itself (docs/faults.md), after which
+# the rest of a run measures a fabric that carries nothing.
 # Output: DIR/samples.jsonl (one sample a line), DIR/soak.png (each series over time;
 # needs gnuplot: apt-get install gnuplot-nox), DIR/drift.txt (first sample after the
 # 2-sample warm-up against the last, as test 67 reads them), DIR/fio-*.json, DIR/target.log.
@@ -22,7 +26,7 @@ set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 SRC=$(cd "$HERE/.." && pwd)
 . "$HERE/lib.sh"
-DURATION=14400 INTERVAL=60 ROUND=60 KERNEL=6.12 OUT= PARSE_ONLY=0
+DURATION=14400 INTERVAL=60 ROUND=60 KERNEL=6.12 OUT= PARSE_ONLY=0 FAULTS=all
 die() { echo "soak: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -30,6 +34,7 @@ while [ $# -gt 0 ]; do
 	--interval) bench_opt_value $1 $#; INTERVAL=$2; shift 2 ;;
 	--round) bench_opt_value $1 $#; ROUND=$2; shift 2 ;;
 	--kernel) bench_opt_value $1 $#; KERNEL=$2; shift 2 ;;
+	--faults) bench_opt_value $1 $#; FAULTS=$2; shift 2 ;;
 	--out) bench_opt_value $1 $#; OUT=$2; shift 2 ;;
 	--parse-only) PARSE_ONLY=1; shift ;;
 	-h|--help) sed -n '2,/^[^#]/{/^#/p}' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
@@ -42,6 +47,7 @@ BUILD=$(realpath "$1")
 [[ $DURATION =~ ^[1-9][0-9]*$ && $INTERVAL =~ ^[1-9][0-9]*$ && $ROUND =~ ^[1-9][0-9]*$ ]] ||
 	die "--duration, --interval and --round are positive integers (seconds)"
 case $KERNEL in 6.1 | 6.12) ;; *) die "--kernel takes 6.1 or 6.12" ;; esac
+case $FAULTS in all | outage | none) ;; *) die "--faults takes all, outage or none" ;; esac
 [ $PARSE_ONLY = 1 ] || { [ -x "$BUILD/daemon/rblk-target" ] && [ -x "$BUILD/cli/rblk" ]; } ||
 	die "$BUILD/daemon/rblk-target and $BUILD/cli/rblk are not built"
 bench_out soak
@@ -86,6 +92,7 @@ fault_fio_start host $dev --runtime=$((RBLK_SOAK_DURATION + 600)) --log_avg_msec
 HPID=$FPID
 fault_fio_start init $adev --offset=128M --runtime=$((RBLK_SOAK_DURATION + 600)) --log_avg_msec=60000
 IPID=$FPID
+export SOAK_IO="host=$dev init=$adev"
 soak_sampler_start $SAMPLES $RBLK_SOAK_INTERVAL $SOCK target=$TPID initiator=$APID
 end=$((SECONDS + RBLK_SOAK_DURATION)) round=0
 while [ $SECONDS -lt $end ]; do
@@ -97,10 +104,10 @@ while [ $SECONDS -lt $end ]; do
 	$TGT rpc -s $SOCK nvmf_subsystem_remove_ns --nqn $NQN --nsid 2 >/dev/null || log "round $round: remove_ns failed"
 	nvme reset /dev/$ctrl 2>/dev/null || log "round $round: nvme reset refused"
 	nvme_wait_live $ctrl 120 || log "round $round: the host's controller is not live"
-	case $((round % 3)) in
-	0) fault_netem loss 100% && sleep 2 ;;	# the faults' own durations
-	1) fault_netem loss 1% && sleep 20 ;;
-	2) fault_netem delay 5ms 2ms && sleep 20 ;;
+	case $RBLK_SOAK_FAULTS.$((round % 3)) in
+	all.0 | outage.0) fault_netem loss 100% && sleep 2 ;;	# the faults' own durations
+	all.1) fault_netem loss 1% && sleep 20 ;;
+	all.2) fault_netem delay 5ms 2ms && sleep 20 ;;
 	esac
 	fault_clear
 	kill -0 $HPID 2>/dev/null || log "round $round: fio through the host has ended"
@@ -114,10 +121,10 @@ FPID=$HPID; fault_fio_end host; FPID=$IPID; fault_fio_end init
 cp fio-host.json fio-init.json target.log attach.log $VM_OUT/ 2>/dev/null
 VMEOF
 
-echo "soak: ${DURATION}s, a sample every ${INTERVAL}s, a round every ${ROUND}s, kernel $KERNEL, results in $OUT"
+echo "soak: ${DURATION}s, a sample every ${INTERVAL}s, a round every ${ROUND}s, faults $FAULTS, kernel $KERNEL, results in $OUT"
 export VM_OUT=$OUT VM_TIMEOUT=$((DURATION + 900))
 export RBLK_VM_KERNEL=$KERNEL RBLK_BENCH_BUILD=$BUILD RBLK_BENCH_SRC=$SRC
-export RBLK_SOAK_DURATION=$DURATION RBLK_SOAK_INTERVAL=$INTERVAL RBLK_SOAK_ROUND=$ROUND
+export RBLK_SOAK_DURATION=$DURATION RBLK_SOAK_INTERVAL=$INTERVAL RBLK_SOAK_ROUND=$ROUND RBLK_SOAK_FAULTS=$FAULTS
 bench_vm_run "$OUT/vm-soak.sh" || echo "soak: the VM run failed (console: $OUT/console.log)" >&2
 fi
 
@@ -137,7 +144,8 @@ import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 t0 = rows[0]["t"]
 with open(sys.argv[2], "w") as f:
-    f.write("# min target_rss_mib target_fds target_threads init_rss_mib init_fds init_threads controllers queues qpairs\n")
+    f.write("# min target_rss_mib target_fds target_threads init_rss_mib init_fds init_threads controllers queues qpairs host_writes_per_min init_writes_per_min\n")
+    prev = None
     for r in rows:
         v = ["%.2f" % ((r["t"] - t0) / 60)]
         for p in ("target", "initiator"):
@@ -145,18 +153,38 @@ with open(sys.argv[2], "w") as f:
             v += ["NaN"] * 3 if q.get("gone") or not q else ["%.1f" % (q["rss_kb"] / 1024), str(q["fds"]), str(q["threads"])]
         s = r.get("target") or {}
         v += [str(s.get(k, "NaN")) for k in ("controllers", "queues", "qpairs")]
+        for d in ("host", "init"):
+            io, pio = r.get("io", {}), (prev or {}).get("io", {})
+            ok = d in io and d in pio and r["t"] > prev["t"]
+            v.append("%.0f" % ((io[d] - pio[d]) * 60 / (r["t"] - prev["t"])) if ok else "NaN")
+        prev = r
         f.write(" ".join(v) + "\n")
+# Whether the I/O kept going: per client, the longest stretch of samples with no write.
+for d in ("host", "init"):
+    s = [(r["t"], r["io"][d]) for r in rows if d in r.get("io", {})]
+    if len(s) < 2:
+        continue
+    gap, start = 0.0, None
+    for (t0, w0), (t1, w1) in zip(s, s[1:]):
+        if w1 == w0:
+            start = t0 if start is None else start
+            gap = max(gap, t1 - start)
+        else:
+            start = None
+    print("%s: %d writes over %.0f min, the longest time with none completed: %s" % (d, s[-1][1] - s[0][1],
+          (s[-1][0] - s[0][0]) / 60, "%.0f s" % gap if gap else "under one sample period"))
 PYEOF
 if command -v gnuplot >/dev/null; then
 	gnuplot <<GP
 set terminal png size 1200,900
 set output "$OUT/soak.png"
-set multiplot layout 2,2 title "rblk soak: $(basename "$OUT")"
+set multiplot layout 3,2 title "rblk soak: $(basename "$OUT")"
 set xlabel "minutes"; set key left top
 set title "resident memory (MiB)"; plot "$OUT/samples.dat" u 1:2 w l t "target", "" u 1:5 w l t "initiator"
 set title "open descriptors"; plot "$OUT/samples.dat" u 1:3 w l t "target", "" u 1:6 w l t "initiator"
 set title "threads"; plot "$OUT/samples.dat" u 1:4 w l t "target", "" u 1:7 w l t "initiator"
 set title "target: controllers, queues"; plot "$OUT/samples.dat" u 1:8 w l t "controllers", "" u 1:9 w l t "queues (stats)", "" u 1:10 w l t "qpairs (RPC)"
+set title "writes completed per minute"; plot "$OUT/samples.dat" u 1:11 w l t "Linux host", "" u 1:12 w l t "rblk attach"
 unset multiplot
 GP
 	echo "soak: plot $OUT/soak.png"

@@ -12,8 +12,10 @@
 # open file descriptors (/proc/PID/fd) and threads (/proc/PID/status), and what the
 # target serves, from its RPC socket: controllers and their queues (nvmf_get_stats) and
 # the queues of every subsystem (nvmf_subsystem_get_qpairs). A process that is gone is
-# recorded as {"pid": PID, "gone": true}. Read with builtins (no program per process):
-# under TCG each program started costs up to 0.3 s.
+# recorded as {"pid": PID, "gone": true}. With SOAK_IO="NAME=DEV ..." set, the sample
+# also has "io": {NAME: writes DEV completed} (the block layer's count, dev_writes of
+# lib.sh), so a reader sees whether the I/O kept going between samples. Read with
+# builtins (no program per process): under TCG each program started costs up to 0.3 s.
 
 # soak_proc PID: "RSS_KB FDS THREADS", or nothing when the process is gone.
 soak_proc() {
@@ -31,7 +33,7 @@ soak_proc() {
 }
 
 soak_sample() {
-	local file=$1 sock=$2 p name pid v procs= stats= qp
+	local file=$1 sock=$2 p name pid v procs= stats= qp io= d
 	shift 2
 	for p in "$@"; do
 		name=${p%%=*} pid=${p#*=}
@@ -45,7 +47,10 @@ soak_sample() {
 	if [ -n "$sock" ] && [ "$sock" != none ]; then
 		stats=$(soak_rpc_counts "$sock") || stats=null
 	fi
-	echo "{\"t\": $EPOCHREALTIME, \"procs\": {$procs}, \"target\": ${stats:-null}}" >> "$file"
+	for d in ${SOAK_IO:-}; do
+		io+="${io:+, }\"${d%%=*}\": $(dev_writes "${d#*=}")"
+	done
+	echo "{\"t\": $EPOCHREALTIME, \"procs\": {$procs}, \"target\": ${stats:-null}${io:+, \"io\": {$io\}}}" >> "$file"
 }
 
 # soak_rpc_counts SOCKET: {"controllers", "queues", "qpairs"} of the target behind SOCKET.
