@@ -88,6 +88,9 @@ const char rblk_cli_conn_help[] =
 	"  -l, --ctrl-loss-tmo=SEC       give up reconnecting after SEC, -1 = never (default 600)\n"
 	"      --io-timeout=SEC          an I/O unanswered SEC resets the connection (it is sent\n"
 	"                                again, or down another path), -1 = never (default 30)\n"
+	"      --iopolicy=POLICY         with several -a: first (default: the first usable path),\n"
+	"                                round-robin, or queue-depth (the path with the fewest\n"
+	"                                I/Os in flight: a slow path gets fewer)\n"
 	"  -r, --trid='KEY=VAL ...'      SPDK transport ID: trtype=RDMA adrfam=IPv4 traddr=ADDR\n"
 	"                                trsvcid=PORT subnqn=NQN [hostnqn=NQN] [hostid=UUID]\n"
 	"                                [hostaddr=ADDR] [ns=N]\n"
@@ -226,6 +229,11 @@ int rblk_cli_conn_opt(struct cli_conn *c, int opt, const char *arg)
 			return rblk_cli_usage_err("invalid value '%s' for --io-timeout: seconds (1..4294967), or -1 for never",
 						  arg);
 		c->io_timeout = v;
+		return 1;
+	case CLI_OPT_IOPOLICY:
+		if (rblk_mpath_iopolicy_parse(arg, &c->iopolicy))
+			return rblk_cli_usage_err("invalid value '%s' for --iopolicy: first, round-robin or queue-depth",
+						  arg);
 		return 1;
 	case 'S':
 		return check_secret(opt, arg, &c->dhchap_secret);

@@ -55,6 +55,7 @@ struct cli_conn {
 	long reconnect_delay;		/* -c, -1 = library default */
 	long ctrl_loss_tmo;		/* -l, -2 = library default (-1 means forever) */
 	long io_timeout;		/* --io-timeout, seconds; -2 = library default, -1 = never */
+	enum rblk_mpath_iopolicy iopolicy;	/* --iopolicy (several -a) */
 	const char *dhchap_secret;	/* -S, checked to be DHHC-1 */
 	const char *dhchap_ctrl_secret;	/* -C, checked to be DHHC-1 */
 	uint32_t nsid;			/* from -r ns=N or the verb's -N */
@@ -65,6 +66,7 @@ struct cli_conn {
 
 /* getopt codes of the long-only connection flags (past every char a verb uses). */
 #define CLI_OPT_IO_TIMEOUT 0x100
+#define CLI_OPT_IOPOLICY 0x101
 
 /* Short and long options every connecting verb accepts (prepend to the verb's own). */
 #define CLI_CONN_SHORTOPTS "t:a:s:n:q:I:w:Q:i:k:c:l:r:S:C:"
@@ -82,6 +84,7 @@ struct cli_conn {
 	{ "reconnect-delay", required_argument, NULL, 'c' },                    \
 	{ "ctrl-loss-tmo", required_argument, NULL, 'l' },                      \
 	{ "io-timeout", required_argument, NULL, CLI_OPT_IO_TIMEOUT },          \
+	{ "iopolicy", required_argument, NULL, CLI_OPT_IOPOLICY },              \
 	{ "trid", required_argument, NULL, 'r' },                               \
 	{ "dhchap-secret", required_argument, NULL, 'S' },                      \
 	{ "dhchap-ctrl-secret", required_argument, NULL, 'C' }

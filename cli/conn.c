@@ -90,6 +90,7 @@ int rblk_cli_mpath_connect(const struct rblk_connect_opts *paths, unsigned n, co
 	mo.paths = paths;
 	mo.npaths = n;
 	mo.nsid = c->have_nsid ? c->nsid : 0;
+	mo.iopolicy = c->iopolicy;
 	ret = rblk_mpath_connect(&mo, mp, &status);
 	if (ret)
 		return rblk_cli_report(CLI_OP_CONNECT, ret, status, "cannot connect to %s on any of its %u paths",

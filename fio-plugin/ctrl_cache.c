@@ -46,6 +46,7 @@ static bool same_params(const struct rblk_fio_conn_params *a, const struct rblk_
 	return a->queue_size == b->queue_size && a->keep_alive_tmo == b->keep_alive_tmo &&
 	       a->nr_io_queues == b->nr_io_queues && a->reconnect_delay == b->reconnect_delay &&
 	       a->ctrl_loss_tmo == b->ctrl_loss_tmo && a->io_timeout == b->io_timeout &&
+	       a->iopolicy == b->iopolicy &&
 	       !strcmp(a->dhchap_secret, b->dhchap_secret) &&
 	       !strcmp(a->dhchap_ctrl_secret, b->dhchap_ctrl_secret);
 }
@@ -96,6 +97,7 @@ static int connect_mpath(struct rblk_fio_ctrl *rc, const struct rblk_connect_opt
 	mo.paths = po;
 	mo.npaths = n;
 	mo.nsid = rc->trid.nsid;
+	mo.iopolicy = rc->params.iopolicy;
 	ret = rblk_mpath_connect(&mo, &rc->mpath, status);
 	if (ret)
 		return ret;

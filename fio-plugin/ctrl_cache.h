@@ -28,6 +28,7 @@ struct rblk_fio_conn_params {
 	int32_t reconnect_delay;     /* < 0: library default */
 	int32_t ctrl_loss_tmo;       /* < -1: library default; -1 forever */
 	int32_t io_timeout;          /* seconds; 0: library default; -1 never */
+	enum rblk_mpath_iopolicy iopolicy; /* several paths */
 	bool private_ctrl;           /* never share: a controller per caller */
 	/* DH-HMAC-CHAP secrets (DHHC-1), "" = none; part of what makes a controller shared. */
 	char dhchap_secret[RBLK_AUTH_SECRET_STR_MAX];

@@ -42,6 +42,7 @@ struct rblk_fio_opts {
 	unsigned int reconnect_delay;
 	int ctrl_loss_tmo;
 	int io_timeout;                 /* seconds; 0 = library default, -1 = never */
+	char *iopolicy;                 /* several paths: first, round-robin, queue-depth */
 	unsigned int private_ctrl;
 	unsigned int fua;
 	unsigned int busy_poll;

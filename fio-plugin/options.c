@@ -79,6 +79,9 @@ struct fio_option rblk_fio_options[] = {
 			"I/O sent again (0: 30, -1: never)",
 		.category = FIO_OPT_C_ENGINE, .group = FIO_OPT_G_INVALID,
 	},
+	OPT_STR("iopolicy", iopolicy, "rblk multipath I/O policy",
+		"With several paths (traddr=A,B): first (the first usable path), round-robin, or "
+		"queue-depth (the path with the fewest I/Os in flight)"),
 	OPT_BOOL("private_ctrl", private_ctrl, "rblk controller per job", "0",
 		 "Connect a controller per job instead of sharing one per process and target"),
 	OPT_BOOL("fua", fua, "rblk FUA writes", "0", "Set Force Unit Access on writes"),
@@ -144,6 +147,10 @@ int rblk_fio_opts_check(const struct rblk_fio_opts *o, char *why, size_t whylen)
 		snprintf(why, whylen, "dhchap_ctrl_secret: %s", form);
 		return -EINVAL;
 	}
+	if (o->iopolicy && *o->iopolicy && rblk_mpath_iopolicy_parse(o->iopolicy, &(enum rblk_mpath_iopolicy){ 0 })) {
+		snprintf(why, whylen, "iopolicy %s: first, round-robin or queue-depth", o->iopolicy);
+		return -EINVAL;
+	}
 	/* The options fill what a filename leaves out: the same rules as its keys. */
 	if (o->hostid && *o->hostid && !rblk_uuid_valid(o->hostid)) {
 		snprintf(why, whylen, "hostid %s: a UUID (xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx)",
@@ -182,6 +189,8 @@ void rblk_fio_opts_defaults(const struct rblk_fio_opts *o, struct rblk_trid *d,
 	p->reconnect_delay = (int32_t)o->reconnect_delay;
 	p->ctrl_loss_tmo = o->ctrl_loss_tmo;
 	p->io_timeout = o->io_timeout;
+	if (o->iopolicy && *o->iopolicy)
+		rblk_mpath_iopolicy_parse(o->iopolicy, &p->iopolicy);	/* checked already */
 	p->private_ctrl = o->private_ctrl;
 	/* rblk_fio_opts_check() passed: a valid secret always fits. */
 	copy_str(p->dhchap_secret, sizeof(p->dhchap_secret), o->dhchap_secret);

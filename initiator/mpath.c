@@ -364,6 +364,8 @@ int rblk_mpath_connect(const struct rblk_mpath_opts *in, struct rblk_mpath **out
 			return -EINVAL;
 	if (!o.ana_poll_ms)
 		o.ana_poll_ms = 1000;
+	if ((unsigned)o.iopolicy > RBLK_MPATH_IOPOLICY_QUEUE_DEPTH)
+		return -EINVAL;
 	mp = calloc(1, sizeof(*mp));
 	if (!mp)
 		return -ENOMEM;

@@ -116,10 +116,13 @@ enum rblk_ana_state rblk_ana_state_of_status(uint16_t status);
 
 /* mpath_io.c */
 /*
- * The path for the next I/O among @n: the first usable one in an optimized
- * group, else the first usable non-optimized one; -1 when none.
+ * The path for the next I/O among @n, from the usable ones of the best ANA
+ * state present (optimized, else non-optimized); -1 when none. Among those,
+ * by @pol: the first; the first at or after *@rr (which then moves past
+ * it); the one with the fewest @inflight (the first of equals).
  */
-int rblk_mpath_pick(const bool *usable, const enum rblk_ana_state *ana, unsigned n);
+int rblk_mpath_pick(const bool *usable, const enum rblk_ana_state *ana, unsigned n,
+		    enum rblk_mpath_iopolicy pol, const unsigned *inflight, unsigned *rr);
 
 enum rblk_mpath_disposition {
 	RBLK_MPATH_DONE,	/* a final result for the caller */

@@ -61,6 +61,8 @@ struct rblk_mpath_qp {
 	struct rblk_qpair handle;	/* what the caller holds (mpath points back here) */
 	struct rblk_qpair *pq[RBLK_MPATH_MAX_PATHS];
 	uint64_t suspect_until_ms[RBLK_MPATH_MAX_PATHS];
+	unsigned on_path[RBLK_MPATH_MAX_PATHS];	/* requests ON_PATH there (queue-depth) */
+	unsigned rr;				/* round-robin: where the next look starts */
 	unsigned depth;
 	struct mp_req *reqs;
 	struct mp_req *free_list;
@@ -77,21 +79,6 @@ struct rblk_mpath_qp {
 static const struct rblk_mpath_path_ops *ops_of(const struct rblk_mpath *mp)
 {
 	return mp->ops ? mp->ops : &rblk_mpath_path_ops_default;
-}
-
-int rblk_mpath_pick(const bool *usable, const enum rblk_ana_state *ana, unsigned n)
-{
-	int nonopt = -1;
-
-	for (unsigned i = 0; i < n; i++) {
-		if (!usable[i])
-			continue;
-		if (ana[i] == RBLK_ANA_OPTIMIZED)
-			return (int)i;
-		if (ana[i] == RBLK_ANA_NON_OPTIMIZED && nonopt < 0)
-			nonopt = (int)i;
-	}
-	return nonopt;
 }
 
 enum rblk_mpath_disposition rblk_mpath_disposition(uint16_t status, int err)
@@ -179,7 +166,7 @@ static int choose(struct rblk_mpath_qp *mq, uint64_t now)
 
 	for (unsigned i = 0; i < n; i++)
 		usable[i] = path_usable(mq, i, now, &ana[i]);
-	return rblk_mpath_pick(usable, ana, n);
+	return rblk_mpath_pick(usable, ana, n, mq->mp->opts.iopolicy, mq->on_path, &mq->rr);
 }
 
 static void inner_done(struct rblk_io *io, uint16_t status, int err, void *arg);
@@ -203,6 +190,7 @@ static int send_req(struct rblk_mpath_qp *mq, struct mp_req *r, uint64_t now)
 		if (!ret) {
 			r->state = MP_REQ_ON_PATH;
 			r->path = p;
+			mq->on_path[p]++;
 			atomic_fetch_add_explicit(&mp->paths[p].ios, 1, memory_order_relaxed);
 			return 0;
 		}
@@ -227,6 +215,7 @@ static void inner_done(struct rblk_io *io, uint16_t status, int err, void *arg)
 	uint64_t now;
 
 	(void)io;
+	mq->on_path[r->path]--;
 	if (rblk_mpath_disposition(status, err) == RBLK_MPATH_DONE) {
 		set_done(mq, r, status, 0);
 		return;

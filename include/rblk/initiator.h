@@ -447,6 +447,21 @@ struct rblk_mpath;
 
 #define RBLK_MPATH_MAX_PATHS 8
 
+/*
+ * Which usable path of the best ANA state present (optimized, else
+ * non-optimized) an I/O goes to; the Linux host's iopolicy, per multipath
+ * queue pair.
+ */
+enum rblk_mpath_iopolicy {
+	RBLK_MPATH_IOPOLICY_FIRST = 0,   /* the first in the order given (Linux "numa" on one node) */
+	RBLK_MPATH_IOPOLICY_ROUND_ROBIN, /* each in turn */
+	RBLK_MPATH_IOPOLICY_QUEUE_DEPTH, /* the one with the fewest of this qpair's I/Os in flight:
+					  * a slow path (loss, congestion) gets fewer */
+};
+/* "first", "round-robin", "queue-depth"; rblk_mpath_iopolicy_parse(): 0 or -EINVAL. */
+const char *rblk_mpath_iopolicy_str(enum rblk_mpath_iopolicy pol) RBLK_EXPORT;
+int rblk_mpath_iopolicy_parse(const char *s, enum rblk_mpath_iopolicy *out) RBLK_EXPORT;
+
 struct rblk_mpath_opts {
 	size_t size;
 	/* @npaths connections (1..RBLK_MPATH_MAX_PATHS) to one subsystem: same subnqn. */
@@ -455,6 +470,7 @@ struct rblk_mpath_opts {
 	uint32_t nsid;               /* 0: the only active namespace */
 	int32_t no_path_tmo;         /* s I/O waits for a usable path; default paths[0].ctrl_loss_tmo; -1 forever */
 	uint32_t ana_poll_ms;        /* ANA log re-read period without notices; default 1000 */
+	enum rblk_mpath_iopolicy iopolicy; /* default RBLK_MPATH_IOPOLICY_FIRST */
 };
 void rblk_mpath_opts_init(struct rblk_mpath_opts *opts) RBLK_EXPORT;
 /*

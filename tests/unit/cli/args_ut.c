@@ -164,6 +164,20 @@ static void test_conn_opt_values(void)
 	CU_ASSERT_EQUAL(rblk_cli_conn_opt(&c, 'I', "not-a-uuid"), CLI_EXIT_USAGE);
 	CU_ASSERT_EQUAL(rblk_cli_conn_opt(&c, 'I', "5b0c1d7e-0000-4000-8000-000000000001"), 1);
 	CU_ASSERT_EQUAL(rblk_cli_conn_opt(&c, 'x', "whatever"), 0);
+	/* long-only ones */
+	CU_ASSERT_EQUAL(c.io_timeout, -2);
+	CU_ASSERT_EQUAL(rblk_cli_conn_opt(&c, CLI_OPT_IO_TIMEOUT, "0"), CLI_EXIT_USAGE);
+	CU_ASSERT_PTR_NOT_NULL(strstr(errbuf, "for --io-timeout"));
+	CU_ASSERT_EQUAL(rblk_cli_conn_opt(&c, CLI_OPT_IO_TIMEOUT, "4294968"), CLI_EXIT_USAGE);
+	CU_ASSERT_EQUAL(rblk_cli_conn_opt(&c, CLI_OPT_IO_TIMEOUT, "-1"), 1);
+	CU_ASSERT_EQUAL(c.io_timeout, -1);
+	CU_ASSERT_EQUAL(rblk_cli_conn_opt(&c, CLI_OPT_IO_TIMEOUT, "12"), 1);
+	CU_ASSERT_EQUAL(c.io_timeout, 12);
+	CU_ASSERT_EQUAL(c.iopolicy, RBLK_MPATH_IOPOLICY_FIRST);
+	CU_ASSERT_EQUAL(rblk_cli_conn_opt(&c, CLI_OPT_IOPOLICY, "numa"), CLI_EXIT_USAGE);
+	CU_ASSERT_PTR_NOT_NULL(strstr(errbuf, "for --iopolicy: first, round-robin or queue-depth"));
+	CU_ASSERT_EQUAL(rblk_cli_conn_opt(&c, CLI_OPT_IOPOLICY, "queue-depth"), 1);
+	CU_ASSERT_EQUAL(c.iopolicy, RBLK_MPATH_IOPOLICY_QUEUE_DEPTH);
 	rblk_cli_conn_fini(&c);
 }
 
@@ -204,7 +218,9 @@ static void test_conn_finish(void)
 	CU_ASSERT_STRING_EQUAL(o.trsvcid, "4420");	/* the library's default stays */
 	CU_ASSERT_EQUAL(o.queue_size, 128);
 	CU_ASSERT_EQUAL(o.ctrl_loss_tmo, 600);
+	CU_ASSERT_EQUAL(o.io_timeout_ms, 30000);
 	c.subnqn = "nqn.a:b";
+	c.io_timeout = -1;
 	c.trsvcid = "4421";
 	c.queue_size = 32;
 	c.nr_io_queues = 2;
@@ -219,6 +235,10 @@ static void test_conn_finish(void)
 	CU_ASSERT_EQUAL(o.keep_alive_tmo, 0);
 	CU_ASSERT_EQUAL(o.ctrl_loss_tmo, -1);
 	CU_ASSERT_EQUAL(o.reconnect_delay, 3);
+	CU_ASSERT_EQUAL(o.io_timeout_ms, UINT32_MAX);
+	c.io_timeout = 7;
+	CU_ASSERT_EQUAL(rblk_cli_conn_finish(&c, RBLK_DISCOVERY_NQN, &o), CLI_EXIT_OK);
+	CU_ASSERT_EQUAL(o.io_timeout_ms, 7000);
 	rblk_cli_conn_fini(&c);
 }
 

@@ -113,6 +113,7 @@ void rblk_connect_opts_init(struct rblk_connect_opts *opts)
 	opts->reconnect_delay = 10;
 	opts->ctrl_loss_tmo = 600;
 	opts->connect_timeout_ms = 3000;
+	opts->io_timeout_ms = 30000;
 }
 
 const char *rblk_status_str(uint16_t status)

@@ -40,6 +40,7 @@ static struct fake_path {
 	unsigned n;
 	uint16_t status;		/* how the next poll completes what it holds */
 	int err;
+	bool hold;			/* a slow path: polls complete nothing */
 	unsigned submitted;
 } FP[NPATHS];
 static char fake_ctrl[NPATHS];		/* distinct addresses standing for controllers */
@@ -87,6 +88,8 @@ static int f_poll(struct rblk_qpair *qp, unsigned max)
 	unsigned n = p->n;
 
 	(void)max;
+	if (p->hold)
+		return 0;
 	memcpy(q, p->q, sizeof(q));
 	p->n = 0;
 	for (unsigned i = 0; i < n; i++)
@@ -163,12 +166,94 @@ static void test_pick_by_ana(void)
 	enum rblk_ana_state non_non[3] = { RBLK_ANA_INACCESSIBLE, RBLK_ANA_NON_OPTIMIZED, RBLK_ANA_NON_OPTIMIZED };
 	enum rblk_ana_state none[3] = { RBLK_ANA_INACCESSIBLE, RBLK_ANA_PERSISTENT_LOSS, RBLK_ANA_CHANGE };
 
-	CU_ASSERT_EQUAL(rblk_mpath_pick(all, opt_opt, 3), 0);		/* the first optimized */
-	CU_ASSERT_EQUAL(rblk_mpath_pick(some, opt_opt, 3), 1);		/* not an unusable one */
-	CU_ASSERT_EQUAL(rblk_mpath_pick(all, non_opt, 3), 1);		/* optimized over non-optimized */
-	CU_ASSERT_EQUAL(rblk_mpath_pick(all, non_non, 3), 1);		/* non-optimized over inaccessible */
-	CU_ASSERT_EQUAL(rblk_mpath_pick(all, none, 3), -1);		/* never inaccessible/loss/change */
-	CU_ASSERT_EQUAL(rblk_mpath_pick(all, opt_opt, 0), -1);
+	const enum rblk_mpath_iopolicy first = RBLK_MPATH_IOPOLICY_FIRST;
+	unsigned depth[3] = { 0 }, rr = 0;
+
+	CU_ASSERT_EQUAL(rblk_mpath_pick(all, opt_opt, 3, first, depth, &rr), 0);	/* the first optimized */
+	CU_ASSERT_EQUAL(rblk_mpath_pick(some, opt_opt, 3, first, depth, &rr), 1);	/* not an unusable one */
+	CU_ASSERT_EQUAL(rblk_mpath_pick(all, non_opt, 3, first, depth, &rr), 1);	/* optimized over non-optimized */
+	CU_ASSERT_EQUAL(rblk_mpath_pick(all, non_non, 3, first, depth, &rr), 1);	/* non-optimized over inaccessible */
+	CU_ASSERT_EQUAL(rblk_mpath_pick(all, none, 3, first, depth, &rr), -1);	/* never inaccessible/loss/change */
+	CU_ASSERT_EQUAL(rblk_mpath_pick(all, opt_opt, 0, first, depth, &rr), -1);
+	CU_ASSERT_EQUAL(rr, 0);
+}
+
+/* The policies choose among the usable paths of the best ANA state only. */
+static void test_pick_by_policy(void)
+{
+	bool all[3] = { true, true, true }, some[3] = { true, false, true };
+	enum rblk_ana_state opt_opt[3] = { RBLK_ANA_OPTIMIZED, RBLK_ANA_OPTIMIZED, RBLK_ANA_OPTIMIZED };
+	enum rblk_ana_state non_opt[3] = { RBLK_ANA_OPTIMIZED, RBLK_ANA_NON_OPTIMIZED, RBLK_ANA_OPTIMIZED };
+	const enum rblk_mpath_iopolicy rrp = RBLK_MPATH_IOPOLICY_ROUND_ROBIN;
+	const enum rblk_mpath_iopolicy qd = RBLK_MPATH_IOPOLICY_QUEUE_DEPTH;
+	unsigned depth[3] = { 0 }, rr = 0;
+	enum rblk_mpath_iopolicy pol;
+
+	/* round-robin: each in turn, skipping the unusable and the worse ANA state */
+	CU_ASSERT_EQUAL(rblk_mpath_pick(all, opt_opt, 3, rrp, depth, &rr), 0);
+	CU_ASSERT_EQUAL(rblk_mpath_pick(all, opt_opt, 3, rrp, depth, &rr), 1);
+	CU_ASSERT_EQUAL(rblk_mpath_pick(all, opt_opt, 3, rrp, depth, &rr), 2);
+	CU_ASSERT_EQUAL(rblk_mpath_pick(all, opt_opt, 3, rrp, depth, &rr), 0);
+	CU_ASSERT_EQUAL(rblk_mpath_pick(some, opt_opt, 3, rrp, depth, &rr), 2);
+	CU_ASSERT_EQUAL(rblk_mpath_pick(all, non_opt, 3, rrp, depth, &rr), 0);
+	CU_ASSERT_EQUAL(rblk_mpath_pick(all, non_opt, 3, rrp, depth, &rr), 2);
+	/* queue-depth: the fewest in flight, the first of equals, never a worse state */
+	depth[0] = 3, depth[1] = 1, depth[2] = 2;
+	CU_ASSERT_EQUAL(rblk_mpath_pick(all, opt_opt, 3, qd, depth, &rr), 1);
+	CU_ASSERT_EQUAL(rblk_mpath_pick(some, opt_opt, 3, qd, depth, &rr), 2);
+	CU_ASSERT_EQUAL(rblk_mpath_pick(all, non_opt, 3, qd, depth, &rr), 2);
+	depth[2] = 3;
+	CU_ASSERT_EQUAL(rblk_mpath_pick(all, non_opt, 3, qd, depth, &rr), 0);
+	/* the names */
+	CU_ASSERT_EQUAL(rblk_mpath_iopolicy_parse("queue-depth", &pol), 0);
+	CU_ASSERT_EQUAL(pol, qd);
+	CU_ASSERT_EQUAL(rblk_mpath_iopolicy_parse("round-robin", &pol), 0);
+	CU_ASSERT_EQUAL(pol, rrp);
+	CU_ASSERT_EQUAL(rblk_mpath_iopolicy_parse("first", &pol), 0);
+	CU_ASSERT_EQUAL(pol, RBLK_MPATH_IOPOLICY_FIRST);
+	CU_ASSERT_EQUAL(rblk_mpath_iopolicy_parse("numa", &pol), -EINVAL);
+	CU_ASSERT_EQUAL(rblk_mpath_iopolicy_parse(NULL, &pol), -EINVAL);
+	CU_ASSERT_STRING_EQUAL(rblk_mpath_iopolicy_str(qd), "queue-depth");
+}
+
+/*
+ * queue-depth through the multipath queue pair: a path that completes
+ * slowly keeps its I/Os in flight and gets no new ones until it catches up.
+ */
+static void test_queue_depth_avoids_slow_path(void)
+{
+	struct rblk_qpair *qp;
+	struct done d = { 0 };
+	char buf[512];
+	struct rblk_io io[8];
+
+	env_init(8);
+	MP.opts.iopolicy = RBLK_MPATH_IOPOLICY_QUEUE_DEPTH;
+	CU_ASSERT_EQUAL_FATAL(rblk_mpath_qp_create(&MP, &qp), 0);
+	for (int i = 0; i < 8; i++)
+		io[i] = write_io(buf);
+	for (int i = 0; i < NPATHS + 1; i++)
+		CU_ASSERT_EQUAL(rblk_submit(qp, &io[i], user_cb, &d), 0);
+	CU_ASSERT_EQUAL(FP[0].submitted, 2);		/* 0, 1, 2, then 0 again */
+	for (int i = 1; i < NPATHS; i++)
+		CU_ASSERT_EQUAL(FP[i].submitted, 1);
+	/* Path 0 is slow: the others complete, it holds its two. */
+	FP[0].hold = true;
+	CU_ASSERT_EQUAL(rblk_poll(qp, 0), NPATHS - 1);
+	for (int i = 0; i < NPATHS - 1; i++)
+		CU_ASSERT_EQUAL(rblk_submit(qp, &io[i], user_cb, &d), 0);
+	CU_ASSERT_EQUAL(FP[0].submitted, 2);		/* nothing new on the slow path */
+	CU_ASSERT_EQUAL(rblk_poll(qp, 0), NPATHS - 1);
+	/* It catches up: it is the choice again. */
+	FP[0].hold = false;
+	CU_ASSERT_EQUAL(rblk_poll(qp, 0), 2);
+	CU_ASSERT_EQUAL(rblk_submit(qp, &io[0], user_cb, &d), 0);
+	CU_ASSERT_EQUAL(FP[0].submitted, 3);
+	CU_ASSERT_EQUAL(rblk_poll(qp, 0), 1);
+	/* every one completed once: NPATHS + 1, NPATHS - 1 more, then the last */
+	CU_ASSERT_EQUAL(d.calls, 2 * NPATHS + 1);
+	CU_ASSERT_EQUAL(d.err, 0);
+	rblk_qpair_free(qp);
 }
 
 static void test_disposition(void)
@@ -530,6 +615,8 @@ static void test_ana_log_len(void)
 
 static const struct ut_case cases[] = {
 	UT_CASE(test_pick_by_ana),
+	UT_CASE(test_pick_by_policy),
+	UT_CASE(test_queue_depth_avoids_slow_path),
 	UT_CASE(test_disposition),
 	UT_CASE(test_io_goes_to_first_optimized),
 	UT_CASE(test_transport_error_fails_over),
