@@ -34,11 +34,11 @@
 #                                 rxe2/rxe3, brought up in the VM for it), 5% loss on the
 #                                 second pair only, 20 s. The Linux host: one native
 #                                 multipath device, iopolicy round-robin (both paths
-#                                 carry I/O); rblk attach: -a 10.99.1.1 first (it sends
-#                                 all I/O to its first usable path), then -a 10.99.0.1
-#   mpath-degraded-5-qd           the same with the host's queue-depth iopolicy (Linux
-#                                 6.11+: each I/O to the path with the fewest in flight);
-#                                 host sides only
+#                                 carry I/O); rblk attach: -a 10.99.1.1 first, then
+#                                 -a 10.99.0.1, --iopolicy round-robin
+#   mpath-degraded-5-qd           the same with the queue-depth iopolicy (each I/O to
+#                                 the path with the fewest in flight; the Linux host
+#                                 has it from 6.11, rblk attach --iopolicy queue-depth)
 # Per run: fio's I/O errors (--continue_on_error=io) and verify failures, the longest
 # I/O completion (fio's per-second maxima) from the fault to 10 s after recovery,
 # throughput before and under the fault, time to recover (3 s back at 90% of the
@@ -162,9 +162,9 @@ side_up() {
 	init-*)
 		: > /tmp/fm/attach.log
 		# two paths: no -w, the routes pick each path's source address and rxe device;
-		# the degraded path first, as rblk's initiator sends every I/O to its first
-		# usable path
-		$RBLK attach -t rdma $([ $np = 2 ] && echo -a $VM_ADDR2 -s $svc) -a $VM_ADDR0 -s $svc \
+		# the degraded path first (with --iopolicy first it would take every I/O)
+		$RBLK attach -t rdma $([ $np = 2 ] && echo -a $VM_ADDR2 -s $svc --iopolicy $MP_POLICY) \
+			-a $VM_ADDR0 -s $svc \
 			-n $nqn $([ $np = 2 ] || echo -w $VM_ADDR1) -N 1 $AKIND -c 2 -l 120 \
 			-o json >> /tmp/fm/attach.log 2>&1 &
 		APID=$!
@@ -258,9 +258,8 @@ connect_down() {
 mpath_one() {
 	local side=$1 sc=$2 pol=round-robin why=
 	[ $sc = mpath-degraded-5-qd ] && pol=queue-depth
-	if [[ $side == init-* ]] && [ $pol != round-robin ]; then
-		why="not applicable (a Linux host iopolicy)"
-	elif [ $PAIR2 = 0 ]; then
+	MP_POLICY=$pol
+	if [ $PAIR2 = 0 ]; then
 		why="the second veth pair is down"
 	else
 		side_alive $side && side_down $side
@@ -275,8 +274,6 @@ mpath_one() {
 		echo "{\"side\": \"$side\", \"scenario\": \"$sc\", \"error\": \"$why\"}" > $RAW/$side.$sc.json
 		return 1
 	fi
-	MP_POLICY=$pol
-	[[ $side == host-* ]] || MP_POLICY="first usable path"
 	FAULT_VETHS="veth2 veth3"
 }
 
