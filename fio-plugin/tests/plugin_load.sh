@@ -19,7 +19,8 @@ rc=$?
 if [ $rc -eq 0 ] && grep -q '^traddr ' <<< "$out" && grep -q '^subnqn ' <<< "$out" &&
 	grep -q '^queue_size ' <<< "$out" && grep -q '^qpairs ' <<< "$out" &&
 	grep -q '^dhchap_secret ' <<< "$out" &&
-	grep -q '^dhchap_ctrl_secret ' <<< "$out"; then
+	grep -q '^dhchap_ctrl_secret ' <<< "$out" && grep -q '^io_timeout ' <<< "$out" &&
+	grep -q '^iopolicy ' <<< "$out"; then
 	ok "fio --enghelp loads the plugin and lists its options"
 else
 	bad "fio --enghelp=$SO (rc $rc): $out"
@@ -76,6 +77,11 @@ run_fio ctrl-secret-alone "dhchap_ctrl_secret needs dhchap_secret" --thread=1 \
 # A valid secret passes the check: the connect itself fails (no RDMA device here).
 run_fio good-secret "cannot connect to traddr=127.0.0.1" --thread=1 \
 	--filename='traddr=127.0.0.1 subnqn=n ns=1' --dhchap_secret='DHHC-1:00:AQIDBAUGBwgJCgsMDQ4PEBESExQVFhcYGRobHB0eHyAl7OaH:' --connect_timeout=2000
+# The multipath policy is checked before anything connects, by the library's own names.
+run_fio bad-iopolicy "iopolicy numa: first, round-robin or queue-depth" --thread=1 \
+	--filename='traddr=127.0.0.1,127.0.0.2 subnqn=n ns=1' --iopolicy=numa
+run_fio io-timeout-range "io_timeout: min value out of range: -2" --thread=1 --io_timeout=-2 \
+	--filename='traddr=127.0.0.1 subnqn=n ns=1'
 
 [ $fails -eq 0 ] && { echo "all fio plugin load checks passed"; exit 0; }
 echo "$fails check(s) failed"
