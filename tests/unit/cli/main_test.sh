@@ -77,6 +77,10 @@ expect 2 "hex port in a transport ID" id-ctrl -r "traddr=192.0.2.1 trsvcid=0x114
 	has err.txt "trsvcid '0x1144': must be a decimal number 1-65535" "hex trsvcid message"
 expect 2 "NQN with a space" id-ctrl -a 192.0.2.1 -n 'nqn.2024-01.io.example:a b' &&
 	has err.txt "for -n: the NQN contains a space" "NQN message"
+expect 2 "io-timeout 0" read $T -N 1 --io-timeout 0 &&
+	has err.txt "invalid value '0' for --io-timeout: seconds \(1..4294967\), or -1 for never" "io-timeout message"
+expect 2 "bad iopolicy" attach $T -a 192.0.2.2 -N 1 --iopolicy numa &&
+	has err.txt "invalid value 'numa' for --iopolicy: first, round-robin or queue-depth" "iopolicy message"
 expect 2 "bad queue size" id-ctrl $T -Q 4
 expect 2 "bad hostid" id-ctrl $T -I nope
 expect 2 "bad -o" discover -a 192.0.2.1 -o xml && has err.txt "unknown output format 'xml'" "-o message"
