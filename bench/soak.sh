@@ -180,6 +180,8 @@ set terminal png size 1200,900
 set output "$OUT/soak.png"
 set multiplot layout 3,2 title "rblk soak: $(basename "$OUT")"
 set xlabel "minutes"; set key left top
+# room above and below: a series that never moves would sit on the frame, unseen
+set offsets 0, 0, graph 0.15, graph 0.15
 set title "resident memory (MiB)"; plot "$OUT/samples.dat" u 1:2 w l t "target", "" u 1:5 w l t "initiator"
 set title "open descriptors"; plot "$OUT/samples.dat" u 1:3 w l t "target", "" u 1:6 w l t "initiator"
 set title "threads"; plot "$OUT/samples.dat" u 1:4 w l t "target", "" u 1:7 w l t "initiator"
