@@ -1,6 +1,6 @@
 #!/bin/bash
 # 13-target-idle-cpu: an idle rblk-target costs (almost) no CPU in the default adaptive
-# polling mode: utime + stime from /proc/PID/stat over 10 s, with no host and with the
+# polling mode: utime + stime from /proc/PID/stat over 6 s, with no host and with the
 # Linux host connected but idle (keep-alives only). Prints the figures; fails only when
 # the target is plainly spinning (more than a quarter of one CPU), since TCG timing is
 # noisy. For contrast, the busy mode is measured too (it spins by design). In adaptive
@@ -30,6 +30,8 @@ pct() {
 MORE=
 for i in 2 3 4 5 6 7 8; do MORE="$MORE --subsystem $NQN$i --ns mem:1M --allow-any-host"; done
 
+# Each figure over WIN seconds (a duration, not a wait): 600 of /proc's clock ticks.
+WIN=6
 for mode in adaptive busy; do
 	bg_start target "$TGT" --listen $VM_ADDR0 --subsystem $NQN --ns mem:16M \
 		--allow-any-host $MORE --poll-mode $mode
@@ -37,13 +39,13 @@ for mode in adaptive busy; do
 	# a duration, not a wait: the start-up's own work (threads, rxe setup) dies down
 	# before the idle figure is taken; no event marks when it has
 	sleep 2
-	idle=$(pct "$BG_PID" 10)
+	idle=$(pct "$BG_PID" $WIN)
 	dev=$(nvme_connect_rdma $NQN | tail -1)
 	[ -b "$dev" ] || die "connect failed"
 	# a duration: the host's burst after connect (identify, namespace scan, udev's
 	# probe) is over before the idle-with-a-host figure is taken
 	sleep 2
-	conn=$(pct "$BG_PID" 10)
+	conn=$(pct "$BG_PID" $WIN)
 	log "RESULT $mode: idle without hosts ${idle}% of a CPU, with an idle host connected ${conn}%"
 	if [ $mode = adaptive ]; then
 		# Seven more controllers (one per extra subsystem), then the idle cost of all eight.
@@ -58,16 +60,16 @@ for mode in adaptive busy; do
 		if grep -q ' /sys/kernel/tracing ' /proc/mounts ||
 			mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null; then
 			if perf stat -e raw_syscalls:sys_enter -x, -o /tmp/idle8.perf -p "$BG_PID" \
-				-- sleep 10 2>/dev/null; then
-				sc=$(awk -F, '/raw_syscalls:sys_enter/ { printf "%d", $1 / 10 }' /tmp/idle8.perf)
+				-- sleep $WIN 2>/dev/null; then
+				sc=$(awk -F, -v w=$WIN '/raw_syscalls:sys_enter/ { printf "%d", $1 / w }' /tmp/idle8.perf)
 			fi
 		fi
 		# utime+stime are sampled at the timer tick, when an idle poller wakes up (timer
 		# expiries fall on ticks), so they overcount; the scheduler's run time is exact.
 		runns() { cat /proc/$1/task/*/schedstat | awk '{ n += $1 } END { printf "%.0f", n }'; }
-		a=$(ticks "$BG_PID") ra=$(runns "$BG_PID"); sleep 10; b=$(ticks "$BG_PID") rb=$(runns "$BG_PID")
-		conn8=$(( (b - a) * 100 / (HZ * 10) ))
-		log "RESULT $mode: $n controllers connected and idle: $(awk "BEGIN { printf \"%.1f\", ($b - $a) * 100 / ($HZ * 10) }")% of a CPU by utime+stime, $(awk "BEGIN { printf \"%.2f\", ($rb - $ra) / 1e7 / 10 }")% by run time; $sc system calls/s"
+		a=$(ticks "$BG_PID") ra=$(runns "$BG_PID"); sleep $WIN; b=$(ticks "$BG_PID") rb=$(runns "$BG_PID")
+		conn8=$(( (b - a) * 100 / (HZ * WIN) ))
+		log "RESULT $mode: $n controllers connected and idle: $(awk "BEGIN { printf \"%.1f\", ($b - $a) * 100 / ($HZ * $WIN) }")% of a CPU by utime+stime, $(awk "BEGIN { printf \"%.2f\", ($rb - $ra) / 1e7 / $WIN }")% by run time; $sc system calls/s"
 		for i in 2 3 4 5 6 7 8; do nvme disconnect -n $NQN$i >/dev/null; done
 		[ "$conn8" -le 25 ] || die "adaptive polling spins with 8 idle controllers (${conn8}%)"
 	fi
