@@ -14,7 +14,7 @@
 #      5 s, or the I/O timeout notices the silence); cleared: the path reconnects and
 #      the I/O comes back to it (failback; unless rping across the pair fails too:
 #      then Soft-RoCE itself broke, which happens under TCG, and that is logged);
-#   2. the second pair's link flaps under the I/O: veth2 and veth3 down for 15 s, then
+#   2. the second pair's link flaps under the I/O: veth2 and veth3 down for 10 s, then
 #      up (test 24 found that a veth set down under traffic can leave rxe's CM QP in
 #      the error state for good); the I/O moves to 10.99.0.1 again and keeps going
 #      there, whether or not the pair works again afterwards (printed);
@@ -94,7 +94,7 @@ FAULT_VETHS="veth2 veth3" fault_netem loss 100% || fail "netem on veth2/veth3 fa
 log "second pair silent (loss 100%, neighbours pinned)"
 t=$(on_path rxe0 30) || fail "the I/O did not move to 10.99.0.1 within 30 s of the silence"
 log "failover: writes over 10.99.0.1 ${t} s after the silence began"
-sleep 10	# a duration: the head runs on the healthy path for a while
+sleep 5	# a duration: the head runs on the healthy path for a while
 kill -0 "$FPID" 2>/dev/null || fail "fio stopped while the first path was silent"
 FAULT_VETHS="veth2 veth3" fault_clear
 log "second pair healed"
@@ -108,14 +108,14 @@ else
 	log "no failback in 60 s: rping across the second pair fails too (Soft-RoCE broke)"
 fi
 
-# ---- 2. the link flaps: down under the I/O, up 15 s later
+# ---- 2. the link flaps: down under the I/O, up 10 s later
 ip link set veth2 down; ip link set veth3 down
 log "second pair down (veth2, veth3)"
 t=$(on_path rxe0 30) || fail "the I/O did not move to 10.99.0.1 within 30 s of the link going down"
 log "failover: writes over 10.99.0.1 ${t} s after the link went down"
-sleep 15	# a duration: the dead path's teardown and reconnect attempts run meanwhile
+sleep 10	# a duration: the dead path's teardown and reconnect attempts run meanwhile
 w=$(dev_writes "$DEV")
-wait_for 15 dev_written "$DEV" "$w" || fail "no write completed in 15 s, 15 s after the link went down"
+wait_for 15 dev_written "$DEV" "$w" || fail "no write completed in 15 s, 10 s after the link went down"
 # up again, with the pair's own routes, which went with the link (fault_pair2_up)
 ip link set veth2 up; ip link set veth3 up
 ip route replace $VM_ADDR2 dev veth3 src $VM_ADDR3 table 103
@@ -123,7 +123,8 @@ ip route replace $VM_ADDR3 dev veth2 src $VM_ADDR2 table 104
 log "second pair up again"
 w=$(dev_writes "$DEV")
 wait_for 15 dev_written "$DEV" "$w" || fail "no write completed in 15 s after the link came up"
-if wait_for 30 fault_pair2_ok; then log "rping crosses the second pair again"; else
+# one look (printed, not judged): after a flap under traffic rxe2/rxe3 have stayed broken
+if fault_pair2_ok; then log "rping crosses the second pair again"; else
 	log "rping across the second pair fails: its rxe devices stay broken"; fi
 w=$(dev_writes "$DEV")
 wait_for 15 dev_written "$DEV" "$w" || fail "no write completed in 15 s after the rping check"
