@@ -159,21 +159,8 @@ with open(sys.argv[2], "w") as f:
             v.append("%.0f" % ((io[d] - pio[d]) * 60 / (r["t"] - prev["t"])) if ok else "NaN")
         prev = r
         f.write(" ".join(v) + "\n")
-# Whether the I/O kept going: per client, the longest stretch of samples with no write.
-for d in ("host", "init"):
-    s = [(r["t"], r["io"][d]) for r in rows if d in r.get("io", {})]
-    if len(s) < 2:
-        continue
-    gap, start = 0.0, None
-    for (t0, w0), (t1, w1) in zip(s, s[1:]):
-        if w1 == w0:
-            start = t0 if start is None else start
-            gap = max(gap, t1 - start)
-        else:
-            start = None
-    print("%s: %d writes over %.0f min, the longest time with none completed: %s" % (d, s[-1][1] - s[0][1],
-          (s[-1][0] - s[0][0]) / 60, "%.0f s" % gap if gap else "under one sample period"))
 PYEOF
+soak_io_idle "$OUT/samples.jsonl" 0 || true	# whether the I/O kept going (printed)
 if command -v gnuplot >/dev/null; then
 	gnuplot <<GP
 set terminal png size 1200,900

@@ -390,7 +390,7 @@ ceph_fixture() {
 
 # ---------------------------------------------------------------- RDMA
 # rxe_counter DEV NAME: an rxe hw counter (sent_pkts, rcvd_pkts, ...).
-rxe_counter() { cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2"; }
+rxe_counter() { local v; read -r v < "/sys/class/infiniband/$1/ports/1/hw_counters/$2" && echo "$v"; }
 
 # rxe_trouble: one line per device with its non-zero retry, sequence and error
 # counters (cumulative since rxe0/rxe1 were created): lost packets and retransmissions

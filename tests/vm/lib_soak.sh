@@ -6,6 +6,8 @@
 #   soak_sampler_stop
 #   soak_drift FILE SKIP RSS_PCT RSS_KB FDS THREADS   judge the first sample after SKIP
 #                           warm-up samples against the last; prints the drift, 1 if over
+#   soak_io_idle FILE MAX   per client of "io": its writes and the longest run of sample
+#                           periods with none completed; 1 if one reached MAX (0: never)
 #
 # A sample: {"t": epoch seconds, "procs": {NAME: {"pid", "rss_kb", "fds", "threads"}},
 # "target": {"controllers", "queues", "qpairs"}}: each process's resident memory (VmRSS),
@@ -113,5 +115,36 @@ for name in rows[0]["procs"]:
           + (f": GREW ({', '.join(over)})" if over else ""))
     bad |= bool(over)
 sys.exit(1 if bad else 0)
+PYEOF
+}
+
+# soak_io_idle FILE MAX: for every client in the samples' "io" (SOAK_IO), the writes it
+# completed and the longest run of sample periods in which it completed none, with how
+# long that run lasted. Returns 1 when a run reached MAX periods (MAX 0: never judged),
+# 2 when a client has fewer than two samples.
+soak_io_idle() {
+	python3 - "$@" <<'PYEOF'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+limit, rc = int(sys.argv[2]), 0
+for d in sorted({k for r in rows for k in r.get("io", {})}):
+    s = [(r["t"], r["io"][d]) for r in rows if d in r.get("io", {})]
+    if len(s) < 2:
+        print(f"{d}: {len(s)} samples with its writes, not judged"); rc = max(rc, 2); continue
+    run = longest = 0
+    start, gap = None, 0.0
+    for (t0, w0), (t1, w1) in zip(s, s[1:]):
+        if w1 == w0:
+            run += 1
+            start = t0 if start is None else start
+            gap = max(gap, t1 - start)
+        else:
+            run, start = 0, None
+        longest = max(longest, run)
+    print(f"{d}: {s[-1][1] - s[0][1]} writes over {(s[-1][0] - s[0][0]) / 60:.1f} min ({len(s)} samples), "
+          f"at most {longest} sample periods in a row with none ({gap:.0f} s)")
+    if limit and longest >= limit:
+        rc = max(rc, 1)
+sys.exit(rc)
 PYEOF
 }

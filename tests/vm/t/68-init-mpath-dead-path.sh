@@ -70,15 +70,13 @@ DEV=$(grep -oE '/dev/(ublkb|nbd)[0-9]+' "$T_WORK/attach.log" | head -1)
 wait_for 10 test -b "$DEV" || fail "$DEV is not a block device"
 log "attached $DEV ($KIND) over 10.99.1.1 (first) and 10.99.0.1"
 
-# pkts DEV: packets the target-side rxe device of a pair received
-pkts() { local v; read -r v < /sys/class/infiniband/$1/ports/1/hw_counters/rcvd_pkts; echo "$v"; }
 # moving RXE FROM: RXE has received packets since FROM and the device wrote meanwhile
 # (the I/O runs through RXE's pair)
-moving() { [ "$(pkts $1)" -gt "$2" ] && dev_written "$DEV" "$3"; }
+moving() { [ "$(rxe_counter $1 rcvd_pkts)" -gt "$2" ] && dev_written "$DEV" "$3"; }
 # on_path RXE SECONDS: wait until writes run over RXE's pair; prints the seconds taken
 on_path() {
 	local p0 w0 t0=$SECONDS
-	p0=$(pkts $1); w0=$(dev_writes "$DEV")
+	p0=$(rxe_counter $1 rcvd_pkts); w0=$(dev_writes "$DEV")
 	# rxe0 carries nothing else in this test (the attach's own keep-alives on it are a
 	# few packets a second): 200 packets and new writes say the I/O moved there
 	wait_for "$2" moving $1 $((p0 + 200)) "$w0" || return 1
