@@ -215,33 +215,44 @@ enum rblk_bio_stage {
 };
 
 struct rblk_bio {
-	/* Set by the caller before rblk_bqueue_submit(). */
+	/*
+	 * Set by the caller before rblk_bqueue_submit(). The layout keeps a
+	 * read's or write's fields in two cache lines: the I/O path fills a
+	 * bio per command and the Compare and Write members ride along unused.
+	 */
 	enum rblk_bio_op op;
 	uint32_t flags;                /* RBLK_BIO_FUA */
 	struct rblk_bdev *bdev;
 	uint64_t offset;               /* bytes, multiple of the block size */
 	uint64_t len;                  /* bytes, multiple of the block size */
 	const struct iovec *iov;       /* READ/WRITE: must stay valid until cb */
-	int iovcnt;
 	const struct iovec *cmp_iov;   /* COMPARE_WRITE: the bytes expected (iov: to write) */
+	int iovcnt;
 	int cmp_iovcnt;
 	int buf_index;                 /* registered buffer holding iov[0], or -1 */
-	void (*cb)(struct rblk_bio *bio);
 
 	/* Set by the backend before cb runs: 0 or -errno. */
 	int res;
 
-	/* Private to the backend. */
+	void (*cb)(struct rblk_bio *bio);
+
+	/* Private to the backend; rblk_bqueue_submit() sets what it needs. */
 	struct {
 		struct rblk_bio *next;     /* local completion list */
 		void *slot;                /* engine's per-request slot (aio iocb) */
 		uint64_t done;             /* bytes transferred in this stage */
-		struct iovec tail;         /* remainder of a partly transferred iovec */
+		union {
+			/* File engines: remainder of a partly transferred iovec. */
+			struct iovec tail;
+			/* rbd COMPARE_WRITE. */
+			struct {
+				void *linear;          /* both halves made contiguous */
+				uint64_t mismatch_off; /* where librbd saw a difference */
+			};
+		};
 		enum rblk_bio_stage stage;
-		uint16_t parts;            /* RW parts still in flight (0: not split) */
 		int parts_res;             /* the first part's error, else 0 */
-		void *linear;              /* rbd COMPARE_WRITE: both halves made contiguous */
-		uint64_t mismatch_off;     /* rbd COMPARE_WRITE: where librbd saw a difference */
+		uint16_t parts;            /* RW parts still in flight (0: not split) */
 	} priv;
 };
 

@@ -206,25 +206,38 @@ static int bns_submit(void *ctx, struct rblk_provider_io *io)
 
 	if ((unsigned)io->op >= sizeof(bio_ops) / sizeof(bio_ops[0]))
 		return -EOPNOTSUPP;
-	memset(bio, 0, sizeof(*bio));
+	/*
+	 * Every member the caller owns, and no more: the backend sets its
+	 * private part, and zeroing the whole bio costs a read a cache line.
+	 */
 	slot->io = io;
 	bio->op = bio_ops[io->op];
 	bio->flags = io->flags & RBLK_PROVIDER_FUA ? RBLK_BIO_FUA : 0;
 	bio->bdev = b->bdev;
 	bio->offset = io->offset;
 	bio->len = io->len;
+	bio->iov = NULL;
+	bio->iovcnt = 0;
+	bio->cmp_iov = NULL;
+	bio->cmp_iovcnt = 0;
 	bio->buf_index = -1;
 	bio->cb = bio_done;
-	if (io->op == RBLK_PROVIDER_READ || io->op == RBLK_PROVIDER_WRITE) {
+	switch (io->op) {
+	case RBLK_PROVIDER_READ:
+	case RBLK_PROVIDER_WRITE:
 		bio->iov = io->iov;
 		bio->iovcnt = io->iovcnt;
 		/* One unit of the pool: io_uring's fixed buffer of the same memory. */
 		bio->buf_index = io->buf_index;
-	} else if (io->op == RBLK_PROVIDER_COMPARE_WRITE) {
+		break;
+	case RBLK_PROVIDER_COMPARE_WRITE:
 		bio->iov = io->iov;
 		bio->iovcnt = io->iovcnt;
 		bio->cmp_iov = io->cmp_iov;
 		bio->cmp_iovcnt = io->cmp_iovcnt;
+		break;
+	default:
+		break;
 	}
 
 	/* Keep the order: nothing overtakes ios already parked. */

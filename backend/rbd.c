@@ -474,6 +474,7 @@ static int rbd_submit(struct rblk_bqueue *q, struct rblk_bio *bio)
 	int r;
 
 	bio->priv.slot = q;
+	bio->priv.linear = NULL;        /* part_done() frees it for every op */
 	bio->priv.stage = fua ? RBLK_STAGE_SYNC : RBLK_STAGE_RW;
 	bio->priv.done = fua ? 2 : 1;
 	r = issue(d->image, bio, bio->op);

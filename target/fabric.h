@@ -365,6 +365,13 @@ uint64_t rblk_sq_tick(struct rblk_sq *sq, uint64_t now_ms); /* now_ms: rblk_cloc
 /* Request.                                                                  */
 
 struct rblk_req {
+	/*
+	 * The order is for the cache: what every read and write touches comes
+	 * first (the contract's head, the core's per-I/O state, the provider
+	 * io, iov[0] and the built-in backends' request), then what only some
+	 * commands use. About seven cache lines per read, with the transport's
+	 * own fields after this struct.
+	 */
 	/* Contract fields (see the top of this file). */
 	struct nvme_sqe *cmd;       /* the capsule, in the transport's receive buffer */
 	struct nvme_cqe cqe;        /* built by the core; LE wire format */
@@ -374,26 +381,39 @@ struct rblk_req {
 	enum rblk_xfer_dir dir;
 	unsigned iovcnt;            /* filled by the transport before execute */
 	int buf_index;              /* registered buffer index when iovcnt == 1, else -1 */
-	struct iovec iov[RBLK_REQ_MAX_IOV];
 	void (*execute)(struct rblk_req *req);
 	uint16_t status;            /* kernel-style NVMe status of the parse/completion */
 	uint16_t error_loc;         /* SQE byte offset for the error log; 0xFFFF none */
 
-	/* Core private. */
+	/* Core private, per I/O. */
+	enum rblk_fused_state fused_state;
 	struct rblk_req *cpl_next;  /* the transport's completion list (complete_io) */
 	uint64_t start_ns;          /* I/O: for the SMART busy time */
 	uint64_t arrive_ns;         /* the iteration that received it (sq->lat_clock) */
 	uint64_t err_lba;           /* I/O: LBA reported in the error log */
+	void *bounce;               /* Compare, Verify, Copy, C&W: a pool unit, or NULL */
+	struct rblk_req *fused;     /* fused Compare and Write: the other half of the pair */
+	enum rblk_wgate wgate;      /* the range lock (target/range_lock.c) */
+	int pio_res;                /* the provider io's result (rblk_provider_complete) */
+	void (*pio_done)(struct rblk_req *req, int res); /* the command's next step */
+	struct rblk_provider_io pio; /* the command as the namespace's provider sees it */
+
+	/* Contract: the data buffers, filled by the transport before execute. */
+	struct iovec iov[RBLK_REQ_MAX_IOV];
+
+	/* pio.priv: an engine's per-io state (the built-in backends' request). */
+	_Alignas(16) unsigned char pio_priv[RBLK_PROVIDER_IO_PRIV_MAX];
+
+	/* Core private, for some commands only. */
 	uint16_t dsm_nr;            /* DSM: ranges (1-based) */
 	uint16_t dsm_idx;           /* DSM: next range to deallocate */
 	uint64_t wz_next;           /* emulated Write Zeroes: next byte to zero */
 	uint64_t wz_end;
 	/*
 	 * Compare, Verify, Copy and fused Compare and Write (target/compare.c,
-	 * target/fused.c): a bounce unit, the byte cursor through the range,
-	 * the unit as the provider's iov, and the links of the wait lists.
+	 * target/fused.c): the byte cursor through the range, the bounce unit
+	 * as the provider's iov, and the links of the wait lists.
 	 */
-	void *bounce;               /* a unit of the poll group's pool, or NULL */
 	struct rblk_req *wait_next; /* bounce or range-lock wait list */
 	void (*resume)(struct rblk_req *req); /* run when the wait is over */
 	uint64_t x_next;            /* next byte of the range to read */
@@ -404,20 +424,12 @@ struct rblk_req {
 	struct iovec biov;
 	void (*x_done)(struct rblk_req *req, int res); /* Compare: 0, -EILSEQ or a read error */
 	/* Fused Compare and Write, and the range lock. */
-	enum rblk_fused_state fused_state;
-	struct rblk_req *fused;     /* the other half of the pair */
 	uint16_t fused_status;      /* decided before execute: complete with it */
-	enum rblk_wgate wgate;
 	uint64_t lk_start, lk_end;  /* bytes under the range lock */
 	struct rblk_req *lk_next;   /* the namespace's lk_cws or lk_writes */
 	void (*lk_failed)(struct rblk_req *req);
 	/* Reservation commands (target/resv_cmd.c): the keys of the data, host-endian. */
 	uint64_t resv_crkey, resv_nkey;
-	struct rblk_provider_io pio; /* the command as the namespace's provider sees it */
-	int pio_res;                /* its result (rblk_provider_complete) */
-	void (*pio_done)(struct rblk_req *req, int res); /* the command's next step */
-	/* pio.priv: an engine's per-io state (the built-in backends' request). */
-	_Alignas(16) unsigned char pio_priv[RBLK_PROVIDER_IO_PRIV_MAX];
 };
 
 /* On the sq's thread, after ops->complete_io: the provider's result arrives. */
