@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "common/log.h"
+#include "common/util.h"
 #include "transport/cq_priv.h"
 #include "transport/err.h"
 #include "transport/rdma.h"
@@ -77,7 +78,7 @@ int rblk_cq_create(struct rblk_device *dev, int cqe, int comp_vector, bool with_
 	*out = NULL;
 	if (cqe < 1 || comp_vector < 0)
 		return -EINVAL;
-	cq = calloc(1, sizeof(*cq));
+	cq = rblk_calloc_lines(1, sizeof(*cq));
 	if (!cq)
 		return -ENOMEM;
 	if (with_channel) {

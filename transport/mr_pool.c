@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "common/log.h"
+#include "common/util.h"
 #include "transport/rdma.h"
 
 #define HUGE_2M ((size_t)2 << 20)
@@ -110,7 +111,7 @@ int rblk_mr_pool_create_ex(struct rblk_pd *pd, size_t unit_size, uint32_t count,
 	*out = NULL;
 	if (!rblk_mr_pool_bytes_needed(unit_size, count))
 		return -EINVAL;
-	pool = calloc(1, sizeof(*pool));
+	pool = rblk_calloc_lines(1, sizeof(*pool));
 	if (!pool)
 		return -ENOMEM;
 	pool->unit_size = unit_size;
@@ -120,8 +121,8 @@ int rblk_mr_pool_create_ex(struct rblk_pd *pd, size_t unit_size, uint32_t count,
 	pool->count = count;
 	pool->reg_len = rblk_mr_pool_bytes_needed(unit_size, count);
 
-	pool->free = malloc((size_t)count * sizeof(*pool->free));
-	pool->out = calloc(count, 1);
+	pool->free = rblk_calloc_lines(count, sizeof(*pool->free));
+	pool->out = rblk_calloc_lines(count, 1);
 	if (!pool->free || !pool->out) {
 		ret = -ENOMEM;
 		goto out_free;

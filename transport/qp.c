@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "common/log.h"
+#include "common/util.h"
 #include "transport/cq_priv.h"
 #include "transport/err.h"
 #include "transport/qp_priv.h"
@@ -67,8 +68,8 @@ static int staging_init(struct rblk_qp *qp)
 	qp->s.cap = qp->caps.max_send_wr;
 	qp->s.max_sge = qp->caps.max_send_sge ? qp->caps.max_send_sge : 1;
 
-	qp->swr = calloc(qp->s.cap ? qp->s.cap : 1, sizeof(*qp->swr));
-	qp->s.sge = calloc((size_t)(qp->s.cap ? qp->s.cap : 1) * qp->s.max_sge, sizeof(*qp->s.sge));
+	qp->swr = rblk_calloc_lines(qp->s.cap ? qp->s.cap : 1, sizeof(*qp->swr));
+	qp->s.sge = rblk_calloc_lines((size_t)(qp->s.cap ? qp->s.cap : 1) * qp->s.max_sge, sizeof(*qp->s.sge));
 	if (!qp->swr || !qp->s.sge)
 		return -ENOMEM;
 	return rblk_recv_chain_init(&qp->r, qp->caps.max_recv_wr, qp->caps.max_recv_sge);
@@ -88,7 +89,7 @@ int rblk_qp_staging_create(const struct rblk_qp_caps *caps, struct rblk_qp **out
 	int ret;
 
 	*out = NULL;
-	qp = calloc(1, sizeof(*qp));
+	qp = rblk_calloc_lines(1, sizeof(*qp));
 	if (!qp)
 		return -ENOMEM;
 	qp->caps = *caps;
@@ -113,7 +114,7 @@ int rblk_qp_create(struct rblk_cm_id *cid, struct rblk_pd *pd, struct rblk_cq *s
 	if (!cid || !pd || !send_cq || !recv_cq || !caps || !caps->max_send_wr ||
 	    (!caps->max_recv_wr && !caps->srq))
 		return -EINVAL;
-	qp = calloc(1, sizeof(*qp));
+	qp = rblk_calloc_lines(1, sizeof(*qp));
 	if (!qp)
 		return -ENOMEM;
 	qp->id = (struct rdma_cm_id *)cid;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/util.h"
 #include "transport/recv_chain.h"
 
 int rblk_recv_chain_init(struct rblk_recv_chain *c, unsigned cap, unsigned max_sge)
@@ -11,8 +12,8 @@ int rblk_recv_chain_init(struct rblk_recv_chain *c, unsigned cap, unsigned max_s
 	c->cap = cap;
 	c->n = 0;
 	c->max_sge = max_sge ? max_sge : 1;
-	c->wr = calloc(cap ? cap : 1, sizeof(*c->wr));
-	c->sge = calloc((size_t)(cap ? cap : 1) * c->max_sge, sizeof(*c->sge));
+	c->wr = rblk_calloc_lines(cap ? cap : 1, sizeof(*c->wr));
+	c->sge = rblk_calloc_lines((size_t)(cap ? cap : 1) * c->max_sge, sizeof(*c->sge));
 	return c->wr && c->sge ? 0 : -ENOMEM;
 }
 

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/util.h"
 #include "transport/err.h"
 #include "transport/recv_chain.h"
 #include "transport/srq_priv.h"
@@ -41,7 +42,7 @@ int rblk_srq_create(struct rblk_pd *pd, uint32_t max_wr, uint32_t max_sge, struc
 	*out = NULL;
 	if (!pd || !max_wr || !max_sge)
 		return -EINVAL;
-	s = calloc(1, sizeof(*s));
+	s = rblk_calloc_lines(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
 	/*

@@ -41,6 +41,7 @@
 #include <x86intrin.h>
 #endif
 
+#include "common/util.h"
 #include "transport/rdma.h"
 
 /* ------------------------------------------------------------------------ */

@@ -28,8 +28,8 @@ static int rq_init(struct fab_rq *rq, unsigned cap, unsigned max_sge)
 	rq->cap = cap;
 	rq->max_sge = max_sge;
 	rq->mask = size - 1;
-	rq->ring = calloc(size, sizeof(*rq->ring));
-	rq->staged = calloc(cap ? cap : 1, sizeof(*rq->staged));
+	rq->ring = rblk_calloc_lines(size, sizeof(*rq->ring));
+	rq->staged = rblk_calloc_lines(cap ? cap : 1, sizeof(*rq->staged));
 	rq->rnr_tail = &rq->rnr;
 	return rq->ring && rq->staged ? 0 : -ENOMEM;
 }
@@ -102,7 +102,7 @@ int rblk_qp_create(struct rblk_cm_id *id, struct rblk_pd *pd, struct rblk_cq *se
 	    (!caps->max_recv_wr && !caps->srq) || caps->max_send_sge > FAB_MAX_SGE ||
 	    caps->max_recv_sge > 2)
 		return -EINVAL;
-	qp = calloc(1, sizeof(*qp));
+	qp = rblk_calloc_lines(1, sizeof(*qp));
 	if (!qp)
 		return -ENOMEM;
 	qp->id = id;
@@ -116,7 +116,7 @@ int rblk_qp_create(struct rblk_cm_id *id, struct rblk_pd *pd, struct rblk_cq *se
 	}
 	qp->context = context;
 	qp->qpn = atomic_fetch_add(&next_qpn, 1);
-	qp->s = calloc(caps->max_send_wr, sizeof(*qp->s));
+	qp->s = rblk_calloc_lines(caps->max_send_wr, sizeof(*qp->s));
 	ret = qp->s ? rq_init(&qp->rq, qp->caps.max_recv_wr, qp->caps.max_recv_sge) : -ENOMEM;
 	if (!ret)
 		ret = fab_cm_attach_qp(id, qp);
@@ -537,7 +537,7 @@ int rblk_srq_create(struct rblk_pd *pd, uint32_t max_wr, uint32_t max_sge, struc
 	*out = NULL;
 	if (!pd || !max_wr || !max_sge || max_sge > 2)
 		return -EINVAL;
-	s = calloc(1, sizeof(*s));
+	s = rblk_calloc_lines(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
 	s->pd = pd;

@@ -175,7 +175,7 @@ int rblk_mr_reg(struct rblk_pd *pd, void *addr, size_t len, int access, struct r
 	*out = NULL;
 	if (!pd || !addr || !len)
 		return -EINVAL;
-	mr = calloc(1, sizeof(*mr));
+	mr = rblk_calloc_lines(1, sizeof(*mr));
 	if (!mr)
 		return -ENOMEM;
 	pthread_mutex_lock(&mr_lock);
@@ -241,10 +241,10 @@ int rblk_cq_create(struct rblk_device *dev, int cqe, int comp_vector, bool with_
 		return -EINVAL;
 	while (size < (uint32_t)cqe + 1)
 		size <<= 1;
-	cq = calloc(1, sizeof(*cq));
+	cq = rblk_calloc_lines(1, sizeof(*cq));
 	if (!cq)
 		return -ENOMEM;
-	cq->ring = calloc(size, sizeof(*cq->ring));
+	cq->ring = rblk_calloc_lines(size, sizeof(*cq->ring));
 	if (!cq->ring) {
 		free(cq);
 		return -ENOMEM;

@@ -33,7 +33,8 @@ struct host_slot {
 };
 
 struct host_queue {
-	struct host_ctrl *c;
+	/* Whole lines: each queue is its own poll group's (rblk_calloc_lines). */
+	_Alignas(RBLK_CACHE_LINE) struct host_ctrl *c;
 	uint16_t qid;
 	uint16_t depth;
 	struct rblk_cm_id *id;
@@ -515,7 +516,7 @@ int host_ctrl_connect(const struct sockaddr *dst, const char *subnqn, unsigned n
 	for (unsigned i = 0; i < sizeof(c->hostid); i++)
 		c->hostid[i] = (uint8_t)(0xB0 + i);
 	c->nq = nio + 1;
-	c->q = calloc(c->nq, sizeof(*c->q));
+	c->q = rblk_calloc_lines(c->nq, sizeof(*c->q));
 	ret = c->q ? rblk_cm_channel_create(true, &c->ch) : -ENOMEM;
 	if (ret) {
 		free(c->q);
@@ -580,7 +581,7 @@ int host_queue_start(struct host_ctrl *c, unsigned i, const struct host_wl *wl, 
 	ret = rblk_mr_reg(c->pd, q->buf, q->buf_len,
 			  RBLK_ACCESS_LOCAL_WRITE | RBLK_ACCESS_REMOTE_READ | RBLK_ACCESS_REMOTE_WRITE,
 			  &q->mr);
-	q->slots = calloc(wl->qd, sizeof(*q->slots));
+	q->slots = rblk_calloc_lines(wl->qd, sizeof(*q->slots));
 	if (ret || !q->slots)
 		return ret ? ret : -ENOMEM;
 	q->wl = *wl;

@@ -125,7 +125,7 @@ int rblk_pg_dev_get(struct rblk_poll_group *pg, struct rblk_device *device,
 	}
 	if (pg->ndevs == RBLK_PG_MAX_DEVS)
 		return -ENOSPC;
-	dev = calloc(1, sizeof(*dev));
+	dev = rblk_calloc_lines(1, sizeof(*dev));
 	if (!dev)
 		return -ENOMEM;
 	dev->pg = pg;
@@ -529,7 +529,7 @@ static const struct rblk_reactor_ops pg_reactor_ops = {
 int rblk_poll_group_create(const struct rblk_pg_opts *opts, struct rblk_transport *t,
 			   struct rblk_poll_group **out)
 {
-	struct rblk_poll_group *pg = calloc(1, sizeof(*pg));
+	struct rblk_poll_group *pg = rblk_calloc_lines(1, sizeof(*pg));
 	int ret;
 
 	if (!pg)

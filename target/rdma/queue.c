@@ -229,13 +229,13 @@ static int setup(struct rblk_rdma_queue *q)
 	q->scq_slots = send_wr;
 	q->rcq_slots = nrecv;
 
-	q->reqs = calloc(q->nreqs, sizeof(*q->reqs));
-	q->staged = calloc(send_wr, sizeof(*q->staged));
+	q->reqs = rblk_calloc_lines(q->nreqs, sizeof(*q->reqs));
+	q->staged = rblk_calloc_lines(send_wr, sizeof(*q->staged));
 	if (!q->reqs || !q->staged)
 		return -ENOMEM;
 	if (nrecv) {
-		q->recvs = calloc(q->depth, sizeof(*q->recvs));
-		q->rstaged = calloc(q->depth, sizeof(*q->rstaged));
+		q->recvs = rblk_calloc_lines(q->depth, sizeof(*q->recvs));
+		q->rstaged = rblk_calloc_lines(q->depth, sizeof(*q->rstaged));
 		if (!q->recvs || !q->rstaged)
 			return -ENOMEM;
 	}
@@ -465,7 +465,7 @@ int rblk_rdma_queue_alloc(struct rblk_transport *t, struct rblk_poll_group *pg,
 			  struct rblk_cm_id *id, struct rblk_listener *l,
 			  const struct rblk_rdma_conn_plan *plan, struct rblk_rdma_queue **out)
 {
-	struct rblk_rdma_queue *q = calloc(1, sizeof(*q));
+	struct rblk_rdma_queue *q = rblk_calloc_lines(1, sizeof(*q));
 
 	if (!q)
 		return -ENOMEM;

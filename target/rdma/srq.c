@@ -46,7 +46,7 @@ static uint32_t qpn_hash(uint32_t qpn, uint32_t mask)
 static int map_grow(struct rblk_rdma_qpn_map *m)
 {
 	uint32_t cap = m->cap ? m->cap * 2 : 64;
-	struct rblk_rdma_qpn_slot *old = m->slot, *slot = calloc(cap, sizeof(*slot));
+	struct rblk_rdma_qpn_slot *old = m->slot, *slot = rblk_calloc_lines(cap, sizeof(*slot));
 	uint32_t ocap = m->cap;
 
 	if (!slot)
@@ -133,15 +133,15 @@ int rblk_rdma_srq_create(struct rblk_pg_dev *dev, uint32_t depth, uint32_t icd_s
 
 	if (dev->attr.max_srq_wr && depth > dev->attr.max_srq_wr)
 		depth = dev->attr.max_srq_wr;
-	s = calloc(1, sizeof(*s));
+	s = rblk_calloc_lines(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
 	s->dev = dev;
 	s->depth = depth;
 	s->icd_size = icd_size;
 	STAILQ_INIT(&s->idle);
-	s->recvs = calloc(depth, sizeof(*s->recvs));
-	s->staged = calloc(depth, sizeof(*s->staged));
+	s->recvs = rblk_calloc_lines(depth, sizeof(*s->recvs));
+	s->staged = rblk_calloc_lines(depth, sizeof(*s->staged));
 	if (!s->recvs || !s->staged) {
 		ret = -ENOMEM;
 		goto fail;
