@@ -25,6 +25,7 @@
 
 #include "common/clock.h"
 #include "common/log.h"
+#include "common/util.h"
 #include "common/wakefd.h"
 #include "initiator/ctrl.h"
 #include "initiator/io.h"
@@ -416,14 +417,14 @@ int rblk_mpath_qp_create(struct rblk_mpath *mp, struct rblk_qpair **out)
 	int ret;
 
 	*out = NULL;
-	mq = calloc(1, sizeof(*mq));
+	mq = rblk_calloc_lines(1, sizeof(*mq));
 	if (!mq)
 		return -ENOMEM;
 	mq->mp = mp;
 	mq->epfd = mq->wake.fd = -1;
 	mq->depth = mp->depth;
 	mq->handle.mpath = mq;
-	mq->reqs = calloc(mq->depth, sizeof(*mq->reqs));
+	mq->reqs = rblk_calloc_lines(mq->depth, sizeof(*mq->reqs));
 	if (!mq->reqs) {
 		ret = -ENOMEM;
 		goto out_free;

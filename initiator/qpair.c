@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "common/log.h"
+#include "common/util.h"
 #include "initiator/ctrl.h"
 #include "initiator/mpath.h"
 
@@ -26,7 +27,7 @@ int rblk_qpair_create(struct rblk_ctrl *c, unsigned index, unsigned depth, struc
 	int ret;
 
 	*out = NULL;
-	qp = calloc(1, sizeof(*qp));
+	qp = rblk_calloc_lines(1, sizeof(*qp));
 	if (!qp)
 		return -ENOMEM;
 	qp->ctrl = c;

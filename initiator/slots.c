@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/util.h"
 #include "initiator/slots.h"
 
 const char *rblk_slot_state_str(enum rblk_slot_state st)
@@ -28,7 +29,7 @@ int rblk_slots_init(struct rblk_slots *t, unsigned n, unsigned reserved)
 	memset(t, 0, sizeof(*t));
 	if (n == 0 || n > RBLK_SLOTS_MAX || reserved >= n)
 		return -EINVAL;
-	t->s = calloc(n, sizeof(*t->s));
+	t->s = rblk_calloc_lines(n, sizeof(*t->s));
 	if (!t->s)
 		return -ENOMEM;
 	t->n = n;
