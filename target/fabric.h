@@ -279,7 +279,10 @@ bool rblk_tgt_pg_storage_event(struct rblk_tgt_pg *pg, const void *tag);
 /*
  * The group's I/O buffers (its registered pool), which requests' iov point
  * into; offered to every engine that attaches (and to those attached and
- * idle now). The array is copied. 0 or -ENOMEM.
+ * idle now). The array is copied. 0 or -ENOMEM. n == 0: the buffers are
+ * going away (their RDMA device did): no engine attached later registers
+ * them, and no io names them again (engines that registered them keep
+ * their pages pinned until they detach).
  */
 int rblk_tgt_pg_storage_buffers(struct rblk_tgt_pg *pg, const struct iovec *iov, unsigned n);
 /*

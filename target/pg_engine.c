@@ -174,9 +174,16 @@ void rblk_tgt_pg_storage_detach(struct rblk_tgt_pg *pg)
 
 int rblk_tgt_pg_storage_buffers(struct rblk_tgt_pg *pg, const struct iovec *iov, unsigned n)
 {
-	struct iovec *copy = malloc(n * sizeof(*iov));
+	struct iovec *copy;
 	unsigned local;
 
+	if (!n) {
+		free(pg->bufs);
+		pg->bufs = NULL;
+		pg->nbufs = 0;
+		return 0;
+	}
+	copy = malloc(n * sizeof(*iov));
 	if (!copy)
 		return -ENOMEM;
 	memcpy(copy, iov, n * sizeof(*iov));

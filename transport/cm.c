@@ -107,6 +107,15 @@ struct rblk_device *rblk_cm_id_device(const struct rblk_cm_id *id)
 	return (struct rblk_device *)((const struct rdma_cm_id *)id)->verbs;
 }
 
+void rblk_cm_forget_removed_devices(void)
+{
+	/* The one public call that refreshes librdmacm's device list. */
+	struct ibv_context **list = rdma_get_devices(NULL);
+
+	if (list)
+		rdma_free_devices(list);
+}
+
 unsigned rblk_cm_id_port_num(const struct rblk_cm_id *id)
 {
 	return ((const struct rdma_cm_id *)id)->port_num;

@@ -75,6 +75,14 @@ void *rblk_cm_id_context(const struct rblk_cm_id *id);
 void rblk_cm_id_set_context(struct rblk_cm_id *id, void *context);
 /* The device the id is bound to: NULL before address resolution/bind, or for a wildcard listener. */
 struct rblk_device *rblk_cm_id_device(const struct rblk_cm_id *id);
+/*
+ * After a device went away (DEVICE_REMOVAL) and every object on it is
+ * destroyed: librdmacm closes its context once it has seen the device go
+ * (a refresh of its device list) and no id is left on it, and until that
+ * context is closed a device without context disassociation (Soft-RoCE)
+ * cannot finish going. This refreshes the list.
+ */
+void rblk_cm_forget_removed_devices(void);
 unsigned rblk_cm_id_port_num(const struct rblk_cm_id *id);
 const struct sockaddr *rblk_cm_id_local_addr(const struct rblk_cm_id *id);
 const struct sockaddr *rblk_cm_id_peer_addr(const struct rblk_cm_id *id);

@@ -278,6 +278,11 @@ void rblk_cm_id_set_context(struct rblk_cm_id *id, void *context)
 	id->context = context;
 }
 
+void rblk_cm_forget_removed_devices(void)
+{
+	/* The in-process fabric's one device never goes away. */
+}
+
 struct rblk_device *rblk_cm_id_device(const struct rblk_cm_id *id)
 {
 	return id->dev;

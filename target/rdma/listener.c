@@ -135,6 +135,161 @@ static struct rblk_rdma_listener *listener_of(struct rblk_transport *t, struct r
 	return rl;
 }
 
+/* ------------------------------------------------------------------------ */
+/* Devices that go away.                                                     */
+
+void rblk_rdma_gone_put(struct rblk_rdma_gone *g)
+{
+	struct rblk_transport *t = g->t;
+
+	if (atomic_fetch_sub(&g->refs, 1) != 1)
+		return;
+	RBLK_NOTICE("RDMA device %s: every poll group let go of it", rblk_device_name(g->dev));
+	/* Every group freed its PD, CQs and pools on it: librdmacm may close it now. */
+	rblk_cm_forget_removed_devices();
+	atomic_store(&g->done, true);
+	atomic_fetch_sub(&t->gone_pending, 1);
+}
+
+/* CM thread: forget the records every group is done with. */
+static void gone_reap(struct rblk_transport *t)
+{
+	for (unsigned i = 0; i < t->ngone;) {
+		if (atomic_load(&t->gone[i]->done)) {
+			free(t->gone[i]);
+			t->gone[i] = t->gone[--t->ngone];
+		} else {
+			i++;
+		}
+	}
+}
+
+/*
+ * CM thread: the first DEVICE_REMOVAL of any id on dev (a listener's or a
+ * queue's) tells every poll group; later ones find it on record.
+ */
+static void device_gone(struct rblk_transport *t, struct rblk_device *dev)
+{
+	struct rblk_rdma_gone *g;
+
+	gone_reap(t);
+	for (unsigned i = 0; i < t->ngone; i++)
+		if (t->gone[i]->dev == dev)
+			return;
+	for (unsigned i = 0; i < t->ndev_cache; i++) {
+		if (t->dev_cache[i].dev == dev) {
+			t->dev_cache[i] = t->dev_cache[--t->ndev_cache];
+			break;
+		}
+	}
+	g = calloc(1, sizeof(*g));
+	if (!g || t->ngone == RBLK_CM_DEV_CACHE) {
+		/* The groups keep their context of it: safe, and the kernel waits for us. */
+		RBLK_ERR("RDMA device %s went away: out of memory to free what it held",
+			 rblk_device_name(dev));
+		free(g);
+		return;
+	}
+	g->t = t;
+	g->dev = dev;
+	atomic_init(&g->refs, t->npg + 1);
+	atomic_init(&g->done, false);
+	t->gone[t->ngone++] = g;
+	atomic_fetch_add(&t->gone_pending, 1);
+	RBLK_WARN("RDMA device %s went away: closing its connections and freeing what the "
+		  "poll groups hold on it", rblk_device_name(dev));
+	for (unsigned i = 0; i < t->npg; i++)
+		rblk_pg_device_gone(t->pgs[i], g);
+	rblk_rdma_gone_put(g);
+}
+
+/*
+ * A listener's device went away (DEVICE_REMOVAL) or its address moved
+ * (ADDR_CHANGE). The id is dead for good: it goes, and rblk_rdma_relisten()
+ * listens on the address again once a device serves it (and the poll groups
+ * let go of the old one), so the target comes back without a restart as the
+ * hosts reconnect.
+ */
+static void listener_event(struct rblk_transport *t, struct rblk_rdma_listener *rl,
+			   struct rblk_cm_event *ev)
+{
+	struct rblk_cm_id *id = ev->id;
+	struct rblk_device *dev = rblk_cm_id_device(id);
+	enum rblk_cm_event_type type = ev->type;
+
+	if (type != RBLK_CM_EVENT_DEVICE_REMOVAL && type != RBLK_CM_EVENT_ADDR_CHANGE) {
+		RBLK_WARN("listener %s port %s: %s", rl->l->traddr, rl->l->trsvcid,
+			  rblk_cm_event_str(type));
+		rblk_cm_ack_event(ev);
+		return;
+	}
+	RBLK_WARN("listener %s port %s: %s: listening again when the address is on an RDMA "
+		  "device", rl->l->traddr, rl->l->trsvcid, rblk_cm_event_str(type));
+	rblk_cm_ack_event(ev);
+	pthread_mutex_lock(&t->lock);
+	rl->id = NULL;
+	rl->relisten_ms = rblk_clock_ms() + RBLK_RELISTEN_MS;
+	rl->relisten_tries = 0;
+	t->listeners_waiting++;
+	pthread_mutex_unlock(&t->lock);
+	rblk_cm_id_destroy(id);
+	if (type == RBLK_CM_EVENT_DEVICE_REMOVAL && dev)
+		device_gone(t, dev);
+}
+
+static int listen_on(struct rblk_transport *t, struct rblk_rdma_listener *rl)
+{
+	struct rblk_cm_id *id;
+	int ret;
+
+	ret = rblk_cm_id_create(t->ch, rl, &id);
+	if (ret)
+		return ret;
+	ret = rblk_cm_listen(id, (struct sockaddr *)&rl->addr, LISTEN_BACKLOG);
+	if (ret) {
+		rblk_cm_id_destroy(id);
+		return ret;
+	}
+	rl->id = id;
+	return 0;
+}
+
+int rblk_rdma_relisten(struct rblk_transport *t)
+{
+	uint64_t now = rblk_clock_ms(), next = UINT64_MAX;
+	struct rblk_rdma_listener *rl;
+	char addr[RBLK_ADDR_STRLEN];
+	int ret;
+
+	/* Not before the groups let go of a device that went: see gone_pending. */
+	if (atomic_load(&t->gone_pending))
+		return RBLK_RELISTEN_MS;
+	pthread_mutex_lock(&t->lock);
+	for (rl = t->listeners; rl && t->listeners_waiting; rl = rl->next) {
+		if (rl->id)
+			continue;
+		if (rl->relisten_ms > now) {
+			next = rl->relisten_ms < next ? rl->relisten_ms : next;
+			continue;
+		}
+		rblk_addr_str((struct sockaddr *)&rl->addr, addr, sizeof(addr));
+		ret = listen_on(t, rl);
+		if (!ret) {
+			t->listeners_waiting--;
+			RBLK_NOTICE("listening on %s again", addr);
+			continue;
+		}
+		/* Once, then every minute: the address may stay away for long. */
+		if (rl->relisten_tries++ % 60 == 0)
+			RBLK_NOTICE("listen on %s: %s; trying again every %u ms", addr,
+				    strerror(-ret), RBLK_RELISTEN_MS);
+		rl->relisten_ms = now + RBLK_RELISTEN_MS;
+		next = rl->relisten_ms < next ? rl->relisten_ms : next;
+	}
+	pthread_mutex_unlock(&t->lock);
+	return next == UINT64_MAX ? -1 : (int)(next - now);
+}
+
 static void handle_event(struct rblk_transport *t, struct rblk_cm_event *ev)
 {
 	struct rblk_rdma_listener *rl;
@@ -149,14 +304,15 @@ static void handle_event(struct rblk_transport *t, struct rblk_cm_event *ev)
 	}
 	rl = listener_of(t, ev->id);
 	if (rl) {
-		/* A listener's device went away or its address moved. */
-		RBLK_WARN("listener %s port %s: %s", rl->l->traddr, rl->l->trsvcid,
-			  rblk_cm_event_str(ev->type));
+		listener_event(t, rl, ev);
+		return;
 	} else {
 		struct rblk_rdma_queue *q = rblk_cm_id_context(ev->id);
 
 		if (q)
 			rblk_rdma_queue_post_event(q, ev->type);
+		if (ev->type == RBLK_CM_EVENT_DEVICE_REMOVAL && rblk_cm_id_device(ev->id))
+			device_gone(t, rblk_cm_id_device(ev->id));
 	}
 	rblk_cm_ack_event(ev);
 }
@@ -197,7 +353,7 @@ static void *cm_thread(void *arg)
 	for (;;) {
 		struct epoll_event out[2];
 		bool stop = false;
-		int n = epoll_wait(epfd, out, 2, -1);
+		int n = epoll_wait(epfd, out, 2, rblk_rdma_relisten(t));
 
 		if (n < 0 && errno != EINTR) {
 			RBLK_ERR("CM thread: epoll_wait: %s", strerror(errno));
@@ -301,6 +457,7 @@ int rblk_rdma_transport_listen(struct rblk_transport *t, struct rblk_listener *l
 		return -ENOMEM;
 	rl->t = t;
 	rl->l = l;
+	rl->addr = ss;
 	ret = rblk_cm_id_create(t->ch, rl, &rl->id);
 	if (ret)
 		goto out_free;
@@ -533,6 +690,9 @@ void rblk_rdma_transport_destroy(struct rblk_transport *t)
 		rblk_cm_id_destroy(rl->id);
 		free(rl);
 	}
+	/* The groups are gone: whatever they had not put is theirs no more. */
+	for (unsigned i = 0; i < t->ngone; i++)
+		free(t->gone[i]);
 	rblk_cm_channel_destroy(t->ch);
 	pthread_cond_destroy(&t->queues_cv);
 	pthread_mutex_destroy(&t->qlock);

@@ -13,9 +13,19 @@
 struct rblk_rdma_listener {
 	struct rblk_transport *t;
 	struct rblk_listener *l;
+	/*
+	 * NULL while the address's device is gone (DEVICE_REMOVAL, e.g. a NIC
+	 * reset, or ADDR_CHANGE): the CM thread listens again every
+	 * RBLK_RELISTEN_MS until the address is on an RDMA device once more.
+	 */
 	struct rblk_cm_id *id;
+	struct sockaddr_storage addr;
+	uint64_t relisten_ms;             /* next attempt (rblk_clock_ms()) */
+	unsigned relisten_tries;
 	struct rblk_rdma_listener *next;
 };
+
+#define RBLK_RELISTEN_MS 1000
 
 #define RBLK_CM_DEV_CACHE 8
 
@@ -25,6 +35,16 @@ struct rblk_transport {
 	pthread_mutex_t lock;             /* listeners; stopping vs. new queues */
 	struct rblk_cm_channel *ch;       /* every listener and every queue's id */
 	struct rblk_rdma_listener *listeners;
+	unsigned listeners_waiting;       /* without an id (device gone); under lock */
+	/*
+	 * Devices that went away whose poll groups still free what they hold
+	 * on them (struct rblk_rdma_gone); no listener listens again before
+	 * that is done, so no new id can make librdmacm close a context that
+	 * a group still uses.
+	 */
+	atomic_uint gone_pending;
+	struct rblk_rdma_gone *gone[RBLK_CM_DEV_CACHE]; /* CM thread only */
+	unsigned ngone;
 	pthread_t cm_thread;
 	int cm_stop_fd;                   /* eventfd: the CM thread exits */
 	bool started;
@@ -55,6 +75,12 @@ extern const struct rblk_fabric_ops rblk_rdma_fabric; /* fabric.c */
 
 /* Handles every pending CM event (the CM thread, or the embedder's loop); how many. */
 unsigned rblk_rdma_cm_drain(struct rblk_transport *t);
+/*
+ * Listens again on each address whose device went away, when due (CM
+ * thread, or the embedder's loop). Milliseconds until the next attempt, or
+ * -1 when no listener waits.
+ */
+int rblk_rdma_relisten(struct rblk_transport *t);
 /* On a poll group's thread: start disconnecting each of its queues (arg: the group). */
 void rblk_rdma_disconnect_all(void *arg);
 

@@ -79,6 +79,9 @@ out_free:
 /* One iteration: CM events, then the poll group. The work done. */
 static unsigned loop_once(struct rblk_transport *t)
 {
+	/* One thread does it all here: listeners_waiting needs no lock. */
+	if (t->listeners_waiting)
+		rblk_rdma_relisten(t);
 	return rblk_rdma_cm_drain(t) + rblk_reactor_poll(&t->pgs[0]->r);
 }
 

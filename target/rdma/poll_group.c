@@ -93,8 +93,10 @@ static void offer_pool(struct rblk_poll_group *pg, struct rblk_pg_dev *dev)
 	struct iovec *iov;
 	int ret;
 
-	if (pg->ndevs)
+	/* Once: an engine busy at a second offer would keep the first (pg_engine.c). */
+	if (pg->bufs_offered)
 		return;
+	pg->bufs_offered = true;
 	iov = calloc(n, sizeof(*iov));
 	if (!iov)
 		return;
@@ -109,6 +111,75 @@ static void offer_pool(struct rblk_poll_group *pg, struct rblk_pg_dev *dev)
 		dev->group_bufs = true;
 }
 
+static void dev_release(struct rblk_pg_dev *dev)
+{
+	struct rblk_poll_group *pg = dev->pg;
+	struct rblk_rdma_gone *g = dev->gone;
+	unsigned i;
+
+	for (i = 0; i < pg->ndevs && pg->devs[i] != dev; i++)
+		;
+	assert(i < pg->ndevs && !dev->nqueues && TAILQ_EMPTY(&dev->pending_buf));
+	pg->devs[i] = pg->devs[--pg->ndevs];
+	pg->devs[pg->ndevs] = NULL;
+	RBLK_NOTICE("poll group %u: %s went away: its CQs, receives and %u buffers are freed",
+		    pg->opts.id, rblk_device_name(dev->device), rblk_mr_pool_count(dev->pool));
+	/* The engines stop being offered the pool before it goes. */
+	if (dev->group_bufs)
+		rblk_tgt_pg_storage_buffers(&pg->r.core, NULL, 0);
+	dev_destroy(dev);
+	rblk_rdma_gone_put(g);
+}
+
+void rblk_pg_dev_put(struct rblk_pg_dev *dev)
+{
+	assert(dev->nqueues);
+	if (--dev->nqueues == 0 && dev->gone)
+		dev_release(dev);
+}
+
+struct gone_msg {
+	struct rblk_poll_group *pg;
+	struct rblk_rdma_gone *g;
+};
+
+static void on_device_gone(void *arg)
+{
+	struct gone_msg *m = arg;
+	struct rblk_poll_group *pg = m->pg;
+	struct rblk_rdma_gone *g = m->g;
+	struct rblk_pg_dev *dev = NULL;
+
+	free(m);
+	for (unsigned i = 0; i < pg->ndevs; i++)
+		if (pg->devs[i]->device == g->dev && !pg->devs[i]->gone)
+			dev = pg->devs[i];
+	if (!dev) {
+		rblk_rdma_gone_put(g);
+		return;
+	}
+	/* Its queues had their own DEVICE_REMOVAL: each closes, the last one frees it. */
+	dev->gone = g;
+	if (!dev->nqueues)
+		dev_release(dev);
+}
+
+void rblk_pg_device_gone(struct rblk_poll_group *pg, struct rblk_rdma_gone *g)
+{
+	struct gone_msg *m = malloc(sizeof(*m));
+
+	if (m) {
+		m->pg = pg;
+		m->g = g;
+		if (!rblk_reactor_run_on(&pg->r, on_device_gone, m))
+			return;
+		free(m);
+	}
+	/* Never put for this group: the context stays open, the kernel waits for it. */
+	RBLK_ERR("poll group %u: cannot be told that %s went away", pg->opts.id,
+		 rblk_device_name(g->dev));
+}
+
 int rblk_pg_dev_get(struct rblk_poll_group *pg, struct rblk_device *device,
 		    struct rblk_pg_dev **out)
 {
@@ -119,6 +190,10 @@ int rblk_pg_dev_get(struct rblk_poll_group *pg, struct rblk_device *device,
 		return -ENODEV;
 	for (unsigned i = 0; i < pg->ndevs; i++) {
 		if (pg->devs[i]->device == device) {
+			/* A connection that arrived on the device as it went. */
+			if (pg->devs[i]->gone)
+				return -ENODEV;
+			pg->devs[i]->nqueues++;
 			*out = pg->devs[i];
 			return 0;
 		}
@@ -170,6 +245,7 @@ int rblk_pg_dev_get(struct rblk_poll_group *pg, struct rblk_device *device,
 		  pg->opts.io_unit_size, rblk_mr_pool_hugetlb(dev->pool) ? " on huge pages" : "",
 		  dev->srq ? "" : "no, ", dev->srq ? dev->srq->depth : 0);
 	pg->devs[pg->ndevs++] = dev;
+	dev->nqueues = 1;
 	*out = dev;
 	return 0;
 

@@ -80,6 +80,8 @@ struct rblk_pg_dev {
 	struct rblk_mr_pool *pool;        /* I/O buffer units (LOCAL_WRITE) */
 	struct rblk_rdma_srq *srq;        /* shared receives, or NULL: per queue */
 	bool group_bufs;                  /* pool = the group's I/O buffers (the engines') */
+	unsigned nqueues;                 /* queues on it (rblk_pg_dev_get/put) */
+	struct rblk_rdma_gone *gone;      /* the device went away: freed with its last queue */
 	struct rblk_rdma_reqq pending_buf; /* requests waiting for units, FIFO */
 };
 
@@ -107,6 +109,7 @@ struct rblk_poll_group {
 	struct rblk_transport *t;         /* NULL in unit tests */
 	struct rblk_pg_dev *devs[RBLK_PG_MAX_DEVS];
 	unsigned ndevs;
+	bool bufs_offered;                /* a pool went to the engines (once per group) */
 	TAILQ_HEAD(, rblk_rdma_queue) queues;
 	unsigned nqueues;
 	struct rblk_pg_stats stats;
@@ -132,6 +135,18 @@ void rblk_poll_group_destroy(struct rblk_poll_group *pg);
  */
 int rblk_pg_dev_get(struct rblk_poll_group *pg, struct rblk_device *device,
 		    struct rblk_pg_dev **out);
+/*
+ * Group thread: a queue of rblk_pg_dev_get() is gone (its QP and pools
+ * destroyed, its cm id not yet: librdmacm may close the device's context
+ * with its last id). The last queue of a device that went away frees the
+ * group's context of it.
+ */
+void rblk_pg_dev_put(struct rblk_pg_dev *dev);
+/*
+ * Any thread: g->dev went away. On the group's thread, the group frees its
+ * context of it (now, or with its last queue on it) and puts g.
+ */
+void rblk_pg_device_gone(struct rblk_poll_group *pg, struct rblk_rdma_gone *g);
 /*
  * Group thread: reserve / give back CQ entries for a QP: nsend on a send CQ
  * with room (*scq; a new CQ when none has, -ENOSPC past RBLK_PG_MAX_SCQ),

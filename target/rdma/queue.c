@@ -294,6 +294,10 @@ static void close_queue(struct rblk_rdma_queue *q, bool added)
 	if (q->qp)
 		rblk_sq_destroy(&q->sq);
 	free_resources(q);
+	/* Before the id: on a device that went away, it may be the last one keeping it open. */
+	if (q->dev)
+		rblk_pg_dev_put(q->dev);
+	q->dev = NULL;
 	/* Blocks until the CM thread acked this id's events (it never waits on us). */
 	rblk_cm_id_destroy(q->cm_id);
 	q->cm_id = NULL;

@@ -151,6 +151,23 @@ struct rblk_rdma_recv {
 	STAILQ_ENTRY(rblk_rdma_recv) link; /* q->incoming */
 };
 
+/*
+ * A device that went away (DEVICE_REMOVAL on an id of it: a NIC reset, a
+ * driver reload, Soft-RoCE recreated). The CM thread tells every poll group
+ * (rblk_pg_device_gone); each frees its context of the device once its last
+ * queue on it is closed and puts its reference; the last put has librdmacm
+ * close the device's context (rblk_cm_forget_removed_devices), which lets
+ * the kernel finish removing it.
+ */
+struct rblk_rdma_gone {
+	struct rblk_transport *t;
+	struct rblk_device *dev;
+	atomic_uint refs;                 /* one per poll group not done yet */
+	atomic_bool done;                 /* the CM thread may free it */
+};
+
+void rblk_rdma_gone_put(struct rblk_rdma_gone *g);
+
 /* The most one RDMA READ pulls (bytes); larger transfers take several READs. */
 #define RBLK_RDMA_READ_WR_MAX (128u * 1024)
 
