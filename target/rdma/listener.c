@@ -185,8 +185,9 @@ static void device_gone(struct rblk_transport *t, struct rblk_device *dev)
 	g = calloc(1, sizeof(*g));
 	if (!g || t->ngone == RBLK_CM_DEV_CACHE) {
 		/* The groups keep their context of it: safe, and the kernel waits for us. */
-		RBLK_ERR("RDMA device %s went away: out of memory to free what it held",
-			 rblk_device_name(dev));
+		RBLK_ERR("RDMA device %s went away: cannot free what the poll groups hold on it "
+			 "(%s)", rblk_device_name(dev),
+			 g ? "too many devices going at once" : "out of memory");
 		free(g);
 		return;
 	}
