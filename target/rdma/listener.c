@@ -165,6 +165,18 @@ static void gone_reap(struct rblk_transport *t)
 }
 
 /*
+ * The groups are gone (stop): what they had not put is nobody's now, and a
+ * started transport begins with no device going.
+ */
+static void gone_clear(struct rblk_transport *t)
+{
+	for (unsigned i = 0; i < t->ngone; i++)
+		free(t->gone[i]);
+	t->ngone = 0;
+	atomic_store(&t->gone_pending, 0);
+}
+
+/*
  * CM thread: the first DEVICE_REMOVAL of any id on dev (a listener's or a
  * queue's) tells every poll group; later ones find it on record.
  */
@@ -649,6 +661,7 @@ void rblk_rdma_transport_stop(struct rblk_transport *t)
 	pthread_mutex_unlock(&t->lock);
 	if (t->embedded) {
 		rblk_rdma_loop_stop(t);
+		gone_clear(t);
 		t->started = false;
 		pthread_mutex_unlock(&t->ctl_lock);
 		return;
@@ -673,6 +686,7 @@ void rblk_rdma_transport_stop(struct rblk_transport *t)
 	if (write(t->cm_stop_fd, &one, sizeof(one)) < 0)
 		RBLK_ERR("CM thread stop: %s", strerror(errno));
 	pthread_join(t->cm_thread, NULL);
+	gone_clear(t);
 	if (read(t->cm_stop_fd, &one, sizeof(one)) < 0)
 		one = 0;
 	t->started = false;
@@ -691,9 +705,6 @@ void rblk_rdma_transport_destroy(struct rblk_transport *t)
 		rblk_cm_id_destroy(rl->id);
 		free(rl);
 	}
-	/* The groups are gone: whatever they had not put is theirs no more. */
-	for (unsigned i = 0; i < t->ngone; i++)
-		free(t->gone[i]);
 	rblk_cm_channel_destroy(t->ch);
 	pthread_cond_destroy(&t->queues_cv);
 	pthread_mutex_destroy(&t->qlock);

@@ -79,9 +79,6 @@ out_free:
 /* One iteration: CM events, then the poll group. The work done. */
 static unsigned loop_once(struct rblk_transport *t)
 {
-	/* One thread does it all here: listeners_waiting needs no lock. */
-	if (t->listeners_waiting)
-		rblk_rdma_relisten(t);
 	return rblk_rdma_cm_drain(t) + rblk_reactor_poll(&t->pgs[0]->r);
 }
 
@@ -130,6 +127,13 @@ int rblk_rdma_transport_poll(struct rblk_transport *t, int *timeout_ms)
 		return -EPERM;
 	n = loop_once(t);
 	*timeout_ms = n ? 0 : rblk_reactor_idle(&t->pgs[0]->r);
+	/* A listener whose device went away: the embedder's loop comes back to listen again. */
+	if (t->listeners_waiting) {
+		int relisten = rblk_rdma_relisten(t);
+
+		if (relisten >= 0 && (*timeout_ms < 0 || relisten < *timeout_ms))
+			*timeout_ms = relisten;
+	}
 	return (int)(n > INT32_MAX ? INT32_MAX : n);
 }
 
