@@ -3,7 +3,7 @@
 # ("side") and each fault scenario, verified 4-64 KiB random writes (fio, QD8, the first
 # 64 MiB of the namespace, crc32c) run before, during and after the fault, and the
 # result is recorded. A benchmark, not a test: it records and prints, never judges (one
-# case per fault class is tests/vm/manual/66-fabric-faults.sh, run by hand, not in CI).
+# case per fault class is tests/vm/t/66-fabric-faults.sh, in CI).
 #
 #   bench/fault_matrix.sh [--kernel 6.12|6.1] [--out DIR] [--sides LIST]
 #                         [--scenarios LIST] [--parse-only] BUILD_DIR
@@ -44,9 +44,10 @@
 # throughput before and under the fault, time to recover (3 s back at 90% of the
 # throughput before, from the fault's end; give up after 180 s), and for rblk-target
 # whether its stall report fired after the recovery or left a queue stalled. After
-# each run rping checks the fabric: reordering (reorder-10, delay-5ms's jitter) has left
-# Soft-RoCE itself broken under TCG; such a run is marked RXE-BROKEN, rxe recreated
-# and both targets set up again. The reordering scenarios come last by default.
+# each run rping checks the fabric: should a run leave Soft-RoCE itself broken (every
+# fault swapped a qdisc under traffic before they only changed an armed netem, and
+# that broke it in most runs), the run is marked RXE-BROKEN, rxe recreated and both
+# targets set up again. The reordering scenarios come last by default.
 # The multipath scenarios add, per path: its share of the bytes written, its write
 # rate and the mean time of its writes, before, under and after the fault (the block
 # layer's per-path counters, /sys/block/nvmeXcYnZ/stat); rblk attach: the I/Os each of
@@ -104,6 +105,9 @@ if modprobe ublk_drv 2>/dev/null; then AKIND=--ublk; else modprobe nbd nbds_max=
 truncate -s 256M /tmp/fm/rblk.img /tmp/fm/kernel.img
 RTLOG=/tmp/fm/target.log
 : > $RTLOG; : > /tmp/fm/none.log
+# Every fault changes a netem put on before anything crosses the pair (lib_fault.sh
+# says why: a qdisc added or removed under traffic breaks Soft-RoCE itself).
+fault_arm || die "cannot arm the fault qdisc on veth0/veth1"
 # The multipath scenarios' second path: its own veth pair and rxe devices, up before
 # the targets so that both listen on it too (rblk-target on 10.99.1.1:4420, the kernel
 # target's port 3 on 10.99.1.1:4421).

@@ -1,9 +1,12 @@
 # lib_fault.sh: a misbehaving fabric under running, verified I/O, as test 66 and
 # bench/fault_matrix.sh drive it; sourced after lib.sh.
 #
-#   fault_netem ARGS...     tc netem ARGS on both veths of FAULT_VETHS (default the
-#                           pair rxe0/rxe1 ride on; "veth2 veth3": the second pair only)
-#   fault_clear             the fabric healed: no qdisc, neighbour entries unpinned
+#   fault_arm               a pass-through netem on both veths of FAULT_VETHS (default
+#                           the pair rxe0/rxe1 ride on; "veth2 veth3": the second pair),
+#                           while no RDMA traffic crosses them (below)
+#   fault_netem ARGS...     the armed netem's impairments become ARGS (tc netem)
+#   fault_clear             the fabric healed: the netem passes everything again
+#   fault_disarm            no qdisc, steering and neighbour entries as before (idle only)
 #   fault_pair2_up          a second veth pair with its own rxe devices (below)
 #   fault_pair2_down        remove it; fault_pair2_ok: one rping exchange across it
 #   fault_fio_start NAME DEV [fio args...]   4-64 KiB verified random writes on DEV
@@ -24,6 +27,19 @@
 # veth down breaks rxe itself, and ARP lost with the rest turns the entries FAILED,
 # which moves rxe's GSI QP to the error state for good. Nothing here sleeps to wait for
 # a condition; the sleeps in callers are the faults' own durations.
+#
+# The qdisc is put on once, before any connection crosses the pair, and a fault only
+# changes its parameters (tc qdisc change), because adding, replacing or deleting a
+# root qdisc under traffic breaks Soft-RoCE itself: while the device's queues are
+# swapped, a packet rxe sends is dropped and the drop is returned to it (rxe's
+# send_err counter), and rxe moves the sending QP to the error state, the CM's own
+# QP1 included when a MAD was on its way, which no connection recovers from (rping
+# fails until rxe is recreated). A real NIC never tells a QP that the wire dropped a
+# packet. With a qdisc in the path, whichever CPU runs it hands the packets to the
+# peer's receive backlog of that CPU, so one QP's packets arrive out of order (the
+# receiver NAKs, the sender goes back; the Linux host reset its queues about every
+# 2 s in a 6.12 boot with no fault at all): fault_arm turns on receive packet
+# steering, which keeps each flow on one CPU, as a NIC's receive-side scaling does.
 
 FAULT_RATES=${FAULT_RATES:-$T_WORK/fault-rates.txt}
 FAULT_MARKS=${FAULT_MARKS:-$T_WORK/fault-marks.txt}
@@ -51,19 +67,57 @@ fault_pin_neigh() {
 	ip neigh replace "$(fault_veth_addr $2)" lladdr "$(cat /sys/class/net/$2/address)" dev $1 nud permanent
 }
 
-# fault_netem ARGS...: replace (or set) the root qdisc of both FAULT_VETHS with netem ARGS.
-fault_netem() {
-	local v
+# netem holds up to this many packets (a delayed fault queues them): past it, it
+# would drop at the sender, which rxe takes as the QP's error (above)
+FAULT_NETEM_LIMIT=100000
+
+# fault_arm: the pass-through netem on both FAULT_VETHS, their neighbour entries
+# pinned and their receive steering on; 0 when they are (again) armed. Only while no
+# RDMA traffic crosses the pair: before the first connection over it.
+fault_arm() {
+	local v mask
 	modprobe sch_netem 2>/dev/null
-	fault_pin_neigh $FAULT_VETHS || { log "cannot pin the neighbour entries"; return 1; }
-	for v in $FAULT_VETHS; do tc qdisc replace dev $v root netem "$@" || return 1; done
+	fault_pin_neigh $FAULT_VETHS || { log "fault_arm: cannot pin the neighbour entries"; return 1; }
+	mask=$(printf %x $(( (1 << $(nproc)) - 1 )))
+	for v in $FAULT_VETHS; do
+		if ! tc qdisc show dev $v | grep -q '^qdisc netem .* root '; then
+			tc qdisc add dev $v root netem limit $FAULT_NETEM_LIMIT ||
+				{ log "fault_arm: no netem on $v"; return 1; }
+		fi
+		[ -e "$T_WORK/fault-rps.$v" ] || cp /sys/class/net/$v/queues/rx-0/rps_cpus "$T_WORK/fault-rps.$v"
+		echo $mask > /sys/class/net/$v/queues/rx-0/rps_cpus ||
+			{ log "fault_arm: no receive steering on $v"; return 1; }
+	done
 }
 
-fault_clear() {
-	local a b
+# fault_armed: both FAULT_VETHS carry the netem of fault_arm
+fault_armed() {
+	local v
+	for v in $FAULT_VETHS; do tc qdisc show dev $v | grep -q '^qdisc netem .* root ' || return 1; done
+}
+
+# fault_netem ARGS...: the armed netem of both FAULT_VETHS applies ARGS and nothing
+# else (an impairment of an earlier fault given no value here is reset).
+fault_netem() {
+	local v
+	fault_armed || { log "fault_netem: $FAULT_VETHS not armed (fault_arm before connecting)"; return 1; }
+	for v in $FAULT_VETHS; do
+		tc qdisc change dev $v root netem limit $FAULT_NETEM_LIMIT \
+			loss 0% duplicate 0% corrupt 0% reorder 0% "$@" || return 1
+	done
+}
+
+fault_clear() { fault_armed && fault_netem; }
+
+# fault_disarm: what fault_arm changed, undone; only once nothing crosses the pair.
+fault_disarm() {
+	local a b v
 	read -r a b <<< "$FAULT_VETHS"
-	tc qdisc del dev $a root 2>/dev/null
-	tc qdisc del dev $b root 2>/dev/null
+	for v in $a $b; do
+		tc qdisc del dev $v root 2>/dev/null
+		[ -e "$T_WORK/fault-rps.$v" ] && cat "$T_WORK/fault-rps.$v" > /sys/class/net/$v/queues/rx-0/rps_cpus &&
+			rm -f "$T_WORK/fault-rps.$v"
+	done
 	ip neigh del "$(fault_veth_addr $a)" dev $b 2>/dev/null
 	ip neigh del "$(fault_veth_addr $b)" dev $a 2>/dev/null
 	return 0
@@ -100,6 +154,8 @@ B
 		echo 0 > /proc/sys/net/ipv4/conf/$i/rp_filter &&
 		echo 1 > /proc/sys/net/ipv4/conf/$i/accept_local || { log "fault_pair2_up: $i settings failed"; return 1; }
 	done
+	# faults on this pair only change its netem: armed before anything crosses it
+	FAULT_VETHS="veth2 veth3" fault_arm || return 1
 	rdma link add rxe2 type rxe netdev veth2 && rdma link add rxe3 type rxe netdev veth3 ||
 		{ log "fault_pair2_up: rdma link add rxe2/rxe3 failed"; return 1; }
 	for i in $(seq 100); do
@@ -120,6 +176,7 @@ fault_pair2_down() {
 	rdma link delete rxe2 2>/dev/null
 	rdma link delete rxe3 2>/dev/null
 	ip link del veth2 2>/dev/null
+	rm -f "$T_WORK/fault-rps.veth2" "$T_WORK/fault-rps.veth3"
 	for p in 7 8 12 13; do ip rule del pref $p 2>/dev/null; done
 	return 0
 }

@@ -96,7 +96,9 @@ EOF
 vm_budget() {
 	local total=180 n t
 	for n in "$@"; do
-		t=$(sed -nE 's/^#[[:space:]]*vm-timeout:[[:space:]]*([0-9]+).*/\1/p' "$HERE/t/$n.sh" | head -1)
+		# a manual/ test names its own timeout as a suite test does
+		t=$(sed -nE 's/^#[[:space:]]*vm-timeout:[[:space:]]*([0-9]+).*/\1/p' \
+			"$HERE/t/$n.sh" "$HERE/manual/$n.sh" 2>/dev/null | head -1)
 		total=$((total + ${t:-$PER_TEST} + 15))
 	done
 	[ $total -gt "$SUITE_MAX" ] && total=$SUITE_MAX

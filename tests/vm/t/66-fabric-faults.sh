@@ -1,14 +1,17 @@
 #!/bin/bash
 # 66-fabric-faults: one case of each fault class of bench/fault_matrix.sh (docs/faults.md)
 # under one running fio (4-64 KiB random writes, every block crc32c-verified) from the
-# Linux host to rblk-target: 1% loss and 0.1% corruption (8 s each, tc netem on both
-# veths), the link down 2 s, and the target killed (SIGKILL) and started again 2 s later. Each fault is shorter than
-# the host's timeouts, so: no I/O error and no verify failure (fio's exit and JSON), the
-# I/O recovers after each (3 s at a third of the throughput before it, within 90 s: TCG
-# timings are too noisy for more) and the target reports no stalled queue once it has.
-# A fabric the fault itself broke (rping fails too) is repaired once and the scenario
-# run again (scen below); the normal path takes about 3 minutes of VM time.
-# vm-timeout: 720
+# Linux host to rblk-target: 1% loss, 5 ms delay with 2 ms jitter (which reorders too),
+# 10% reordering with 1% duplication, 0.1% corruption (6 s each, tc netem on both
+# veths), the link down 2 s, and the target killed (SIGKILL) and started again 2 s
+# later. Each fault is shorter than the host's timeouts, so: no I/O error and no verify
+# failure (fio's exit and JSON), the I/O recovers after each (3 s at a third of the
+# throughput before it, within 90 s: TCG timings are too noisy for more) and the
+# target reports no stalled queue once it has. The netem is put on before the host
+# connects and the faults only change it (lib_fault.sh says why). A fabric a fault
+# itself broke (rping fails too) is repaired once and the scenario run again (scen
+# below); the normal path takes about 3 minutes of VM time.
+# vm-timeout: 600
 set -u
 . "${RBLK_VM_LIB:-$(dirname "$0")/../lib.sh}"
 . "$(dirname "${RBLK_VM_LIB:-$(dirname "$0")/../lib.sh}")/lib_fault.sh" || exit 1
@@ -22,7 +25,9 @@ need_cmd python3 python3
 modprobe sch_netem || skip "no sch_netem module"
 modprobe nvme_rdma || die "modprobe nvme_rdma failed"
 mkdir -p "$T_OUT" 2>/dev/null
-trap fault_clear EXIT
+trap fault_disarm EXIT
+# 5 s of I/O before each fault are its baseline
+FAULT_BASE_S=5
 
 fail() { tail -60 "$FAULT_TLOG"; dmesg | tail -40; die "$*"; }
 
@@ -41,6 +46,7 @@ fault_target_start() {
 }
 fault_target_kill() { kill -KILL "$TPID"; wait "$TPID" 2>/dev/null; log "target killed"; }
 : > "$FAULT_TLOG"
+fault_arm || fail "cannot arm the fault qdisc"
 fault_target_start || fail "the target did not start"
 
 # A short reconnect delay: after the restart the host tries again every second.
@@ -51,12 +57,12 @@ wait_for 60 dev_written "${dev#/dev/}" 2048 || fail "fio does not write"
 
 bad=
 # scen NAME SECS KIND [ARGS]: recovered = 3 s at a third of the throughput before, within
-# 90 s. Soft-RoCE under the emulator is sometimes left broken by a fault itself (rping
-# between the rxe devices fails too: seen after 1% loss once in three 6.12 boots): then,
-# as test 24 does, rxe is recreated, the target restarted (its listener went with the
-# old device), the host's own reconnects bring the I/O back, and the scenario runs
-# once more; only a second broken fabric, or I/O that does not come back on a
-# repaired one, fails the test.
+# 90 s. Should a fault leave Soft-RoCE itself broken (rping between the rxe devices
+# fails too; before the faults only changed an armed netem, a qdisc swapped under
+# traffic did that in most boots), rxe is recreated as test 24 does, the target
+# restarted (its listener went with the old device), the host's own reconnects bring
+# the I/O back, and the scenario runs once more; only a second broken fabric, or I/O
+# that does not come back on a repaired one, fails the test.
 repaired=0
 scen() {
 	local n=$1 s=$2
@@ -75,14 +81,10 @@ scen() {
 	fi
 	bad="$bad $n"
 }
-scen loss-1pct 8 netem loss 1%
-# Not reordering (netem reorder, or delay with jitter, which reorders too): in two 6.12
-# runs under TCG, 10% reordering with 1% duplication once and 5 ms delay with 2 ms
-# jitter once broke Soft-RoCE itself (the host's queue flushed, every
-# reconnect refused, rping from 10.99.0.2 to 10.99.0.1 failing too until rxe was
-# recreated), which no target can recover from and says nothing about rblk. Those
-# are bench/fault_matrix.sh's (docs/faults.md), run by hand.
-scen corrupt 8 netem corrupt 0.1%
+scen loss-1pct 6 netem loss 1%
+scen delay-jitter 6 netem delay 5ms 2ms
+scen reorder-dup 6 netem delay 1ms reorder 10% duplicate 1%
+scen corrupt 6 netem corrupt 0.1%
 scen down-2s 2 down
 scen restart 2 restart
 kill -0 "$TPID" 2>/dev/null || fail "the target is gone"
@@ -90,6 +92,10 @@ kill -0 "$TPID" 2>/dev/null || fail "the target is gone"
 fault_fio_end w || { cat "$T_WORK/fio-w.json"; fail "fio saw an I/O error or a verify failure"; }
 fault_rate_stop
 fault_summaries w | tee "$T_OUT/scenarios.jsonl"
+# nothing crosses the pair any more: its qdisc can go
+nvme disconnect -n $NQN >/dev/null
+fault_target_kill
+fault_disarm
 [ -z "$bad" ] || fail "the I/O did not recover after:$bad"
 # A stall report after a recovery, or a queue reported stalled that neither moved nor
 # closed since: a thread or queue the fault left stuck.
