@@ -57,10 +57,13 @@ int rblk_admin_exec(struct rblk_ctrl *c, const struct nvme_sqe *sqe, void *buf, 
 		ret = rblk_hq_map(hq, slot, local, len, rblk_hq_lkey(hq), rblk_hq_rkey(hq));
 	} else {
 		if (rblk_mem_lookup(c, buf, len, &lkey, &rkey)) {
-			ret = rblk_mr_reg(c->pd, buf, len,
-					  RBLK_ACCESS_LOCAL_WRITE | RBLK_ACCESS_REMOTE_READ |
-						  RBLK_ACCESS_REMOTE_WRITE,
-					  &tmp);
+			/* No PD between two devices; the queue is down then too. */
+			ret = -ENOTCONN;
+			if (c->pd)
+				ret = rblk_mr_reg(c->pd, buf, len,
+						  RBLK_ACCESS_LOCAL_WRITE | RBLK_ACCESS_REMOTE_READ |
+							  RBLK_ACCESS_REMOTE_WRITE,
+						  &tmp);
 			if (ret) {
 				rblk_slot_put(&hq->slots, slot);
 				pthread_mutex_unlock(&hq->lock);

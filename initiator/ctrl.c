@@ -115,6 +115,7 @@ int rblk_ctrl_attach_device(struct rblk_ctrl *c, struct rblk_cm_id *id)
 	struct rblk_device *dev = rblk_cm_id_device(id);
 	struct rblk_device_attr attr;
 	struct sockaddr_storage local;
+	struct rblk_pd *pd;
 	int ret;
 
 	if (!dev)
@@ -127,12 +128,14 @@ int rblk_ctrl_attach_device(struct rblk_ctrl *c, struct rblk_cm_id *id)
 	c->responder_resources = (uint8_t)(attr.max_qp_rd_atom > 255 ? 255
 					   : attr.max_qp_rd_atom ? attr.max_qp_rd_atom
 								 : 1);
-	ret = rblk_pd_alloc(dev, &c->pd);
+	ret = rblk_pd_alloc(dev, &pd);
 	if (ret) {
 		RBLK_ERR("allocating a PD on %s: %s", rblk_device_name(dev), strerror(-ret));
 		return ret;
 	}
 	c->dev = dev;
+	/* Memory an earlier device had (or recorded since it went) is registered here. */
+	rblk_mem_attach(c, pd);
 	/*
 	 * Registered memory and CQs belong to this device for the controller's
 	 * life, but librdmacm may close a device when no id uses it, which a
@@ -151,6 +154,58 @@ int rblk_ctrl_attach_device(struct rblk_ctrl *c, struct rblk_cm_id *id)
 	}
 	RBLK_INFO("using %s for %s", rblk_device_name(dev), c->traddr);
 	return 0;
+}
+
+void rblk_ctrl_release_device(struct rblk_ctrl *c)
+{
+	struct rblk_pd *pd;
+	int ret;
+
+	if (!c->dev)
+		return;
+	RBLK_WARN("%s at %s:%s: releasing %s (%s); the next connection registers its memory again",
+		  c->subnqn, c->traddr, c->trsvcid, rblk_device_name(c->dev),
+		  c->dev_removed ? "the device is being removed" : "the route moved to another device");
+	/*
+	 * The PD first: a bounce pool an owner makes from now on stays
+	 * unregistered, and one it made just before is dropped with its queue's.
+	 */
+	pd = rblk_mem_detach(c);
+	for (unsigned i = 0; c->ioq && i < c->nr_io_queues; i++)
+		rblk_qpair_release_device(c->ioq[i]);
+	rblk_hq_release_device(&c->admin);
+	ret = rblk_pd_dealloc(pd);
+	if (ret)
+		RBLK_WARN("releasing the PD: %s", strerror(-ret));
+	rblk_cm_id_destroy(c->anchor);
+	c->anchor = NULL;
+	rblk_cm_channel_destroy(c->anchor_ch);
+	c->anchor_ch = NULL;
+	c->dev = NULL;
+	c->dev_removed = false;
+	/* Requests kept for the reconnect carry the old keys. */
+	c->rekey = true;
+	/*
+	 * librdmacm closes a removed device's context only when its device
+	 * list is refreshed; a device without context disassociation
+	 * (Soft-RoCE) finishes going only then.
+	 */
+	rblk_cm_forget_removed_devices();
+}
+
+bool rblk_ctrl_anchor_removed(struct rblk_ctrl *c)
+{
+	struct rblk_cm_event ev;
+	bool removed = false;
+
+	if (!c->anchor_ch)
+		return false;
+	while (!rblk_cm_get_event(c->anchor_ch, &ev)) {
+		if (ev.type == RBLK_CM_EVENT_DEVICE_REMOVAL)
+			removed = true;
+		rblk_cm_ack_event(&ev);
+	}
+	return removed;
 }
 
 /*
@@ -402,9 +457,14 @@ void rblk_ctrl_teardown_queues(struct rblk_ctrl *c, bool requeue)
 void rblk_ctrl_resume_io(struct rblk_ctrl *c)
 {
 	for (unsigned i = 0; c->ioq && i < c->nr_io_queues; i++) {
-		rblk_hq_set_live(&c->ioq[i]->hq);
-		rblk_qpair_notify(c->ioq[i]);
+		struct rblk_qpair *qp = c->ioq[i];
+
+		if (c->rekey)
+			rblk_qpair_rekey(qp);
+		rblk_hq_set_live(&qp->hq);
+		rblk_qpair_notify(qp);
 	}
+	c->rekey = false;
 }
 
 void rblk_ctrl_fail_io(struct rblk_ctrl *c)

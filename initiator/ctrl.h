@@ -47,7 +47,8 @@ struct rblk_mpath_qp;
 struct rblk_mem_region {
 	uintptr_t start;
 	size_t len;
-	struct rblk_mr *mr;		/* rblk_mem_register() */
+	bool caller;			/* rblk_mem_register(): the caller's memory */
+	struct rblk_mr *mr;		/* its registration; NULL while there is no device */
 	struct rblk_mr_pool *pool;	/* rblk_buf_alloc(): a one-unit pool */
 };
 
@@ -59,6 +60,7 @@ struct rblk_qpair {
 	bool sync;			/* in the sync pool */
 	bool lazy_arm;			/* rblk_poll() leaves arming to rblk_qpair_prepare_sleep() */
 	int epfd;			/* rblk_qpair_fd(): CQ channel + wake */
+	bool cq_watched;		/* the CQ's channel is in epfd (not between two devices) */
 	struct rblk_wakefd wake;	/* the controller thread's wakeups */
 	struct rblk_io *pending;	/* partly issued: waits for slots or bounce units */
 	struct rblk_io *done_head, *done_tail;	/* completed, callbacks not yet run */
@@ -96,12 +98,20 @@ struct rblk_ctrl {
 	uint16_t auth_tid;		/* next transaction ID: a counter, as Linux */
 	uint32_t auth_seqnum;		/* last S2: random start, +1 per transaction, never 0 */
 
-	/* The RDMA device every queue uses; an anchor id keeps it open across reconnects. */
+	/*
+	 * The RDMA device every queue uses; an anchor id keeps it open across
+	 * reconnects. When it goes away (DEVICE_REMOVAL), everything on it is
+	 * released once the queues are down (rblk_ctrl_release_device) and the
+	 * next connection registers the same memory on whatever device then
+	 * serves the route; requests kept for it are rekeyed at the resume.
+	 */
 	struct rblk_device *dev;
 	struct rblk_pd *pd;
 	struct rblk_cm_channel *anchor_ch;
 	struct rblk_cm_id *anchor;
 	uint8_t responder_resources;
+	bool dev_removed;		/* the device said it is going: release it */
+	bool rekey;			/* attached to a new device: kept requests need its keys */
 
 	/* What the controller told us. */
 	uint16_t cntlid;
@@ -158,8 +168,19 @@ struct rblk_ctrl {
 /* rblk_connect(); @oneshot: no controller thread (discovery: connect, read, disconnect). */
 int rblk_ctrl_create(const struct rblk_connect_opts *opts, bool oneshot, struct rblk_ctrl **out,
 		     uint16_t *status);
-/* First queue resolved: adopt its device (PD, an anchor id bound to the local address). */
+/*
+ * First queue resolved: adopt its device (PD, an anchor id bound to the local
+ * address) and register on it the memory of an earlier device's, if any.
+ */
 int rblk_ctrl_attach_device(struct rblk_ctrl *c, struct rblk_cm_id *id);
+/*
+ * Every queue down: drop whatever the controller holds on its device (CQs,
+ * registrations, PD, anchor id), keeping the memory, so that a removed device
+ * can finish going. The controller thread only.
+ */
+void rblk_ctrl_release_device(struct rblk_ctrl *c);
+/* The controller thread: the anchor id's events; true when its device is being removed. */
+bool rblk_ctrl_anchor_removed(struct rblk_ctrl *c);
 void rblk_ctrl_wake(struct rblk_ctrl *c);
 void rblk_ctrl_set_state(struct rblk_ctrl *c, enum rblk_ctrl_state st);
 /* Every queue down; user I/O kept for resubmission when @requeue, else failed with -ENOTCONN. */
@@ -246,17 +267,30 @@ void rblk_ctrl_thread_stop(struct rblk_ctrl *c);
 int rblk_qpair_create(struct rblk_ctrl *c, unsigned index, unsigned depth, struct rblk_qpair **out);
 void rblk_qpair_destroy(struct rblk_qpair *qp);
 void rblk_qpair_notify(struct rblk_qpair *qp);
+/* The controller's device goes: the queue's CQ leaves the epoll set, its resources go. */
+void rblk_qpair_release_device(struct rblk_qpair *qp);
+/* A new device: its CQ watched, kept requests given their new keys. */
+void rblk_qpair_rekey(struct rblk_qpair *qp);
 struct rblk_qpair *rblk_sync_qpair_get(struct rblk_ctrl *c, int *err);
 void rblk_sync_qpair_put(struct rblk_ctrl *c, struct rblk_qpair *qp);
 
 /* io.c */
 /* With the lock held: the partly issued request stops issuing and completes with @err when idle. */
 void rblk_io_fail_pending(struct rblk_qpair *qp, int err);
+/* With the lock held, after a new device: the partly issued request's keys looked up again. */
+void rblk_io_rekey_pending(struct rblk_qpair *qp);
 
 /* mem.c */
 /* Keys of a registered range [addr, addr + len). 0 or -ENOENT. */
 int rblk_mem_lookup(struct rblk_ctrl *c, const void *addr, size_t len, uint32_t *lkey,
 		    uint32_t *rkey);
+/*
+ * The device goes: every region's registration dropped, c->pd cleared and
+ * returned (for the caller to free). A new one: c->pd = @pd and every region
+ * registered on it. Under the write lock, so no lookup sees a half state.
+ */
+struct rblk_pd *rblk_mem_detach(struct rblk_ctrl *c);
+void rblk_mem_attach(struct rblk_ctrl *c, struct rblk_pd *pd);
 void rblk_mem_fini(struct rblk_ctrl *c);
 
 /* ns.c */

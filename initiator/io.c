@@ -373,6 +373,23 @@ static uint64_t block_bytes(const struct rblk_io *io)
 	}
 }
 
+void rblk_io_rekey_pending(struct rblk_qpair *qp)
+{
+	struct rblk_io *io = qp->pending;
+	struct rblk_io_priv *p;
+
+	if (!io)
+		return;
+	p = rblk_io_priv(io);
+	/*
+	 * Registered again on the new device (rblk_mem_attach) unless that
+	 * failed: then what is left fails rather than move with stale keys.
+	 */
+	if (p->registered &&
+	    rblk_mem_lookup(qp->ctrl, io->buf, (size_t)block_bytes(io), &p->lkey, &p->rkey))
+		rblk_io_fail_pending(qp, -EIO);
+}
+
 bool rblk_io_op_writes(enum rblk_io_op op)
 {
 	return op == RBLK_OP_WRITE || op == RBLK_OP_WRITE_ZEROES || op == RBLK_OP_DEALLOCATE ||

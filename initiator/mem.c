@@ -6,6 +6,12 @@
  * REMOTE_WRITE on the controller's PD, which outlives reconnects. I/O finds
  * the keys of its buffer here by binary search over non-overlapping ranges
  * under a read lock.
+ *
+ * When the device goes away the regions stay and only their registrations
+ * go; until a new device is attached a region is known but not registered,
+ * and I/O on it moves through the queues' bounce buffers (the lookup says
+ * -ENOENT). rblk_buf_alloc() and rblk_mem_register() then record memory
+ * to be registered on the next device.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -45,11 +51,15 @@ int rblk_mem_lookup(struct rblk_ctrl *c, const void *addr, size_t len, uint32_t 
 		const struct rblk_mem_region *r = &c->regions[i - 1];
 
 		if (a - r->start <= r->len && len <= r->len - (a - r->start)) {
-			struct rblk_mr *mr = r->mr;
-
-			*lkey = mr ? rblk_mr_lkey(mr) : rblk_mr_pool_lkey(r->pool);
-			*rkey = mr ? rblk_mr_rkey(mr) : rblk_mr_pool_rkey(r->pool);
-			ret = 0;
+			if (r->pool && rblk_mr_pool_registered(r->pool)) {
+				*lkey = rblk_mr_pool_lkey(r->pool);
+				*rkey = rblk_mr_pool_rkey(r->pool);
+				ret = 0;
+			} else if (r->mr) {
+				*lkey = rblk_mr_lkey(r->mr);
+				*rkey = rblk_mr_rkey(r->mr);
+				ret = 0;
+			}
 		}
 	}
 	pthread_rwlock_unlock(&c->mem_lock);
@@ -98,17 +108,22 @@ void *rblk_buf_alloc(struct rblk_ctrl *c, size_t len)
 	void *buf;
 	int ret;
 
-	if (!c || !len || !c->pd)
+	if (!c || !len)
 		return NULL;
+	/*
+	 * Made and recorded under the write lock, as rblk_mem_register() does.
+	 * No PD between two devices: registered when the next one is attached.
+	 */
+	pthread_rwlock_wrlock(&c->mem_lock);
 	ret = rblk_mr_pool_create(c->pd, len, 1, ACCESS_ALL, &r.pool);
 	if (ret) {
+		pthread_rwlock_unlock(&c->mem_lock);
 		RBLK_ERR("rblk_buf_alloc(%zu): %s", len, strerror(-ret));
 		return NULL;
 	}
 	buf = rblk_mr_pool_get(r.pool);
 	r.start = (uintptr_t)buf;
 	r.len = rblk_mr_pool_unit_size(r.pool);
-	pthread_rwlock_wrlock(&c->mem_lock);
 	ret = region_insert(c, &r);
 	pthread_rwlock_unlock(&c->mem_lock);
 	if (ret) {
@@ -128,7 +143,7 @@ void rblk_buf_free(struct rblk_ctrl *c, void *buf)
 		return;
 	pthread_rwlock_wrlock(&c->mem_lock);
 	ret = region_remove(c, (uintptr_t)buf, &r);
-	if (!ret && !r.pool) {
+	if (!ret && r.caller) {
 		/* A rblk_mem_register() range: not ours to free. */
 		region_insert(c, &r);
 		ret = -EINVAL;
@@ -144,20 +159,22 @@ void rblk_buf_free(struct rblk_ctrl *c, void *buf)
 
 int rblk_mem_register(struct rblk_ctrl *c, void *addr, size_t len)
 {
-	struct rblk_mem_region r = { .start = (uintptr_t)addr, .len = len };
+	struct rblk_mem_region r = { .start = (uintptr_t)addr, .len = len, .caller = true };
 	int ret;
 
 	if (!c || !addr || !len)
 		return -EINVAL;
-	if (!c->pd)
-		return -ENOTCONN;
-	ret = rblk_mr_reg(c->pd, addr, len, ACCESS_ALL, &r.mr);
-	if (ret) {
-		RBLK_ERR("registering %zu bytes at %p: %s", len, addr, strerror(-ret));
-		return ret;
-	}
+	/*
+	 * Under the write lock, so that a device attached meanwhile either
+	 * sees the region or gave us its PD. None between two devices: the
+	 * next one registers it.
+	 */
 	pthread_rwlock_wrlock(&c->mem_lock);
-	ret = region_insert(c, &r);
+	ret = c->pd ? rblk_mr_reg(c->pd, addr, len, ACCESS_ALL, &r.mr) : 0;
+	if (ret)
+		RBLK_ERR("registering %zu bytes at %p: %s", len, addr, strerror(-ret));
+	else
+		ret = region_insert(c, &r);
 	pthread_rwlock_unlock(&c->mem_lock);
 	if (ret)
 		rblk_mr_dereg(r.mr);
@@ -173,7 +190,7 @@ int rblk_mem_unregister(struct rblk_ctrl *c, void *addr)
 		return -EINVAL;
 	pthread_rwlock_wrlock(&c->mem_lock);
 	ret = region_remove(c, (uintptr_t)addr, &r);
-	if (!ret && !r.mr) {
+	if (!ret && !r.caller) {
 		region_insert(c, &r);
 		ret = -EINVAL;
 	}
@@ -181,6 +198,49 @@ int rblk_mem_unregister(struct rblk_ctrl *c, void *addr)
 	if (ret)
 		return ret;
 	return rblk_mr_dereg(r.mr);
+}
+
+struct rblk_pd *rblk_mem_detach(struct rblk_ctrl *c)
+{
+	struct rblk_pd *pd;
+
+	pthread_rwlock_wrlock(&c->mem_lock);
+	for (unsigned i = 0; i < c->nregions; i++) {
+		struct rblk_mem_region *r = &c->regions[i];
+
+		if (r->pool)
+			rblk_mr_pool_rereg(r->pool, NULL);
+		rblk_mr_dereg(r->mr);
+		r->mr = NULL;
+	}
+	pd = c->pd;
+	c->pd = NULL;
+	pthread_rwlock_unlock(&c->mem_lock);
+	return pd;
+}
+
+void rblk_mem_attach(struct rblk_ctrl *c, struct rblk_pd *pd)
+{
+	unsigned failed = 0;
+
+	pthread_rwlock_wrlock(&c->mem_lock);
+	c->pd = pd;
+	for (unsigned i = 0; i < c->nregions; i++) {
+		struct rblk_mem_region *r = &c->regions[i];
+		int ret = 0;
+
+		if (r->pool && !rblk_mr_pool_registered(r->pool))
+			ret = rblk_mr_pool_rereg(r->pool, pd);
+		else if (r->caller && !r->mr)
+			ret = rblk_mr_reg(pd, (void *)r->start, r->len, ACCESS_ALL, &r->mr);
+		/* Left unregistered: its I/O moves through bounce buffers. */
+		if (ret)
+			failed++;
+	}
+	pthread_rwlock_unlock(&c->mem_lock);
+	if (failed)
+		RBLK_WARN("%u of %u memory regions could not be registered again: their I/O is copied through bounce buffers",
+			  failed, c->nregions);
 }
 
 void rblk_mem_fini(struct rblk_ctrl *c)

@@ -20,6 +20,19 @@
 #include "initiator/ctrl.h"
 #include "initiator/mpath.h"
 
+/* The CQ's completion channel joins the qpair's epoll set (again, after a new device). */
+static int watch_cq(struct rblk_qpair *qp)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+
+	if (qp->cq_watched || !qp->hq.cq)
+		return 0;
+	if (epoll_ctl(qp->epfd, EPOLL_CTL_ADD, rblk_cq_fd(qp->hq.cq), &ev))
+		return -errno;
+	qp->cq_watched = true;
+	return 0;
+}
+
 int rblk_qpair_create(struct rblk_ctrl *c, unsigned index, unsigned depth, struct rblk_qpair **out)
 {
 	struct epoll_event ev = { .events = EPOLLIN };
@@ -49,11 +62,13 @@ int rblk_qpair_create(struct rblk_ctrl *c, unsigned index, unsigned depth, struc
 		ret = -errno;
 		goto out_destroy;
 	}
-	if (epoll_ctl(qp->epfd, EPOLL_CTL_ADD, qp->wake.fd, &ev) ||
-	    epoll_ctl(qp->epfd, EPOLL_CTL_ADD, rblk_cq_fd(qp->hq.cq), &ev)) {
+	if (epoll_ctl(qp->epfd, EPOLL_CTL_ADD, qp->wake.fd, &ev)) {
 		ret = -errno;
 		goto out_destroy;
 	}
+	ret = watch_cq(qp);
+	if (ret)
+		goto out_destroy;
 	*out = qp;
 	return 0;
 
@@ -71,6 +86,28 @@ void rblk_qpair_destroy(struct rblk_qpair *qp)
 		close(qp->epfd);
 	rblk_wakefd_close(&qp->wake);
 	free(qp);
+}
+
+void rblk_qpair_release_device(struct rblk_qpair *qp)
+{
+	if (qp->cq_watched) {
+		epoll_ctl(qp->epfd, EPOLL_CTL_DEL, rblk_cq_fd(qp->hq.cq), NULL);
+		qp->cq_watched = false;
+	}
+	rblk_hq_release_device(&qp->hq);
+}
+
+void rblk_qpair_rekey(struct rblk_qpair *qp)
+{
+	int ret = watch_cq(qp);
+
+	/* Without it a sleeping owner still wakes on the controller's kicks, later. */
+	if (ret)
+		RBLK_WARN("qid %u: watching the new CQ: %s", qp->hq.qid, strerror(-ret));
+	pthread_mutex_lock(&qp->hq.lock);
+	rblk_hq_rekey(&qp->hq);
+	rblk_io_rekey_pending(qp);
+	pthread_mutex_unlock(&qp->hq.lock);
 }
 
 void rblk_qpair_notify(struct rblk_qpair *qp)

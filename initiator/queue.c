@@ -107,43 +107,74 @@ int rblk_hq_resources(struct rblk_hq *hq)
 	size_t rsp_len = (size_t)hq->depth * sizeof(struct nvme_cqe);
 	int ret;
 
-	if (hq->cq)
-		return 0;
 	if (!c->dev || !c->pd)
 		return -ENODEV;
-	/* One SEND per slot in flight plus every receive: the CQ never overflows. */
-	ret = rblk_cq_create(c->dev, (int)(2 * hq->depth + 2), hq->qid, true, &hq->cq);
-	if (ret) {
-		RBLK_ERR("qid %u: creating a CQ: %s", hq->qid, strerror(-ret));
-		return ret;
-	}
 	/*
-	 * Slot data first (page aligned), then SQEs, then responses. The whole
-	 * area allows remote access: slot data carries Connect data, Identify
-	 * pages and small bounced I/O both ways.
+	 * Each piece is made once and kept across reconnects; after a device
+	 * went away (rblk_hq_release_device) the CQ and the registrations are
+	 * made again on the new one, over the same memory.
 	 */
-	hq->area_len = data_len + sqe_len + ((rsp_len + 63) & ~(size_t)63);
-	if (posix_memalign(&hq->area, 4096, hq->area_len))
-		return -ENOMEM;
-	memset(hq->area, 0, hq->area_len);
-	ret = rblk_mr_reg(c->pd, hq->area, hq->area_len,
-			  RBLK_ACCESS_LOCAL_WRITE | RBLK_ACCESS_REMOTE_READ | RBLK_ACCESS_REMOTE_WRITE,
-			  &hq->area_mr);
-	if (ret) {
-		RBLK_ERR("qid %u: registering %zu bytes of queue memory: %s", hq->qid, hq->area_len,
-			 strerror(-ret));
-		free(hq->area);
-		hq->area = NULL;
-		return ret;
+	if (!hq->cq) {
+		/* One SEND per slot in flight plus every receive: the CQ never overflows. */
+		ret = rblk_cq_create(c->dev, (int)(2 * hq->depth + 2), hq->qid, true, &hq->cq);
+		if (ret) {
+			RBLK_ERR("qid %u: creating a CQ: %s", hq->qid, strerror(-ret));
+			return ret;
+		}
 	}
-	hq->data = hq->area;
-	hq->sqes = (struct nvme_sqe *)(hq->data + data_len);
-	hq->rsps = (struct nvme_cqe *)((uint8_t *)hq->sqes + sqe_len);
-	for (unsigned i = 0; i < hq->slots.n; i++) {
-		hq->slots.s[i].sqe = &hq->sqes[i];
-		hq->slots.s[i].data = hq->data + (size_t)i * RBLK_SLOT_DATA;
+	if (!hq->area) {
+		/*
+		 * Slot data first (page aligned), then SQEs, then responses. The
+		 * whole area allows remote access: slot data carries Connect
+		 * data, Identify pages and small bounced I/O both ways.
+		 */
+		hq->area_len = data_len + sqe_len + ((rsp_len + 63) & ~(size_t)63);
+		if (posix_memalign(&hq->area, 4096, hq->area_len)) {
+			hq->area = NULL;
+			return -ENOMEM;
+		}
+		memset(hq->area, 0, hq->area_len);
+		hq->data = hq->area;
+		hq->sqes = (struct nvme_sqe *)(hq->data + data_len);
+		hq->rsps = (struct nvme_cqe *)((uint8_t *)hq->sqes + sqe_len);
+		for (unsigned i = 0; i < hq->slots.n; i++) {
+			hq->slots.s[i].sqe = &hq->sqes[i];
+			hq->slots.s[i].data = hq->data + (size_t)i * RBLK_SLOT_DATA;
+		}
+	}
+	if (!hq->area_mr) {
+		ret = rblk_mr_reg(c->pd, hq->area, hq->area_len,
+				  RBLK_ACCESS_LOCAL_WRITE | RBLK_ACCESS_REMOTE_READ |
+					  RBLK_ACCESS_REMOTE_WRITE,
+				  &hq->area_mr);
+		if (ret) {
+			RBLK_ERR("qid %u: registering %zu bytes of queue memory: %s", hq->qid,
+				 hq->area_len, strerror(-ret));
+			return ret;
+		}
+	}
+	if (hq->bounce && !rblk_mr_pool_registered(hq->bounce)) {
+		pthread_mutex_lock(&hq->lock);
+		ret = rblk_mr_pool_rereg(hq->bounce, c->pd);
+		pthread_mutex_unlock(&hq->lock);
+		if (ret)
+			return ret;
 	}
 	return 0;
+}
+
+void rblk_hq_release_device(struct rblk_hq *hq)
+{
+	pthread_mutex_lock(&hq->lock);
+	rblk_cq_destroy(hq->cq);
+	hq->cq = NULL;
+	hq->cq_armed = hq->cq_fired = false;
+	rblk_mr_dereg(hq->area_mr);
+	hq->area_mr = NULL;
+	/* Units held by queued requests keep their data; only the keys change. */
+	if (hq->bounce)
+		rblk_mr_pool_rereg(hq->bounce, NULL);
+	pthread_mutex_unlock(&hq->lock);
 }
 
 /* ------------------------------------------------------------------ */
@@ -238,9 +269,20 @@ static int cm_resolve(struct rblk_hq *hq, struct rblk_cm_id *id, int timeout)
 		if (ret)
 			return ret;
 	} else if (rblk_cm_id_device(id) != c->dev) {
-		RBLK_ERR("qid %u: the route now goes through %s, not %s: memory registered on the old device cannot follow",
-			 hq->qid, rblk_device_name(rblk_cm_id_device(id)), rblk_device_name(c->dev));
-		return -EXDEV;
+		if (hq->qid) {
+			/* The admin queue of this connection chose the device: one for all. */
+			RBLK_ERR("qid %u: routed through %s, the admin queue through %s",
+				 hq->qid, rblk_device_name(rblk_cm_id_device(id)),
+				 rblk_device_name(c->dev));
+			return -EXDEV;
+		}
+		/* The first queue of a reconnect, nothing else up: follow the route. */
+		RBLK_NOTICE("the route to %s now goes through %s, not %s", c->traddr,
+			    rblk_device_name(rblk_cm_id_device(id)), rblk_device_name(c->dev));
+		rblk_ctrl_release_device(c);
+		ret = rblk_ctrl_attach_device(c, id);
+		if (ret)
+			return ret;
 	}
 	ret = rblk_hq_resources(hq);
 	if (ret)
@@ -379,8 +421,10 @@ int rblk_hq_cm_poll(struct rblk_hq *hq)
 	while (!rblk_cm_get_event(hq->ch, &ev)) {
 		if (hq->id && ev.id == hq->id) {
 			switch (ev.type) {
-			case RBLK_CM_EVENT_DISCONNECTED:
 			case RBLK_CM_EVENT_DEVICE_REMOVAL:
+				hq->ctrl->dev_removed = true;
+				/* fall through */
+			case RBLK_CM_EVENT_DISCONNECTED:
 			case RBLK_CM_EVENT_ADDR_CHANGE:
 			case RBLK_CM_EVENT_TIMEWAIT_EXIT:
 			case RBLK_CM_EVENT_CONNECT_ERROR:
@@ -688,6 +732,61 @@ void rblk_hq_fail_queued(struct rblk_hq *hq, int err)
 	}
 }
 
+/*
+ * The keys @slot's data has now: the queue's area, its bounce unit, or the
+ * caller's registered memory. 0, or -ENOENT when the memory is no longer
+ * registered.
+ */
+static int slot_keys(struct rblk_hq *hq, const struct rblk_slot *slot, uint32_t *lkey,
+		     uint32_t *rkey)
+{
+	uint64_t a = slot->map_addr;
+
+	if (a >= (uintptr_t)hq->area && a - (uintptr_t)hq->area < hq->area_len) {
+		*lkey = rblk_hq_lkey(hq);
+		*rkey = rblk_hq_rkey(hq);
+		return 0;
+	}
+	if (slot->bounce) {
+		*lkey = rblk_mr_pool_lkey(hq->bounce);
+		*rkey = rblk_mr_pool_rkey(hq->bounce);
+		return 0;
+	}
+	return rblk_mem_lookup(hq->ctrl, (const void *)(uintptr_t)a, slot->xfer_len, lkey, rkey);
+}
+
+void rblk_hq_rekey(struct rblk_hq *hq)
+{
+	struct rblk_slot *s, **link = &hq->queued_head, *failed = NULL;
+
+	hq->queued_tail = NULL;
+	while ((s = *link)) {
+		uint32_t lkey, rkey;
+		int ret = 0;
+
+		if (s->xfer_len) {
+			ret = slot_keys(hq, s, &lkey, &rkey);
+			if (!ret)
+				ret = rblk_hq_map(hq, s, (void *)(uintptr_t)s->map_addr, s->xfer_len,
+						  lkey, rkey);
+		}
+		if (ret) {
+			RBLK_WARN("qid %u: a kept request's memory is not registered on the new device: it fails",
+				  hq->qid);
+			*link = s->next;
+			s->next = failed;
+			failed = s;
+			continue;
+		}
+		hq->queued_tail = s;
+		link = &s->next;
+	}
+	while ((s = failed)) {
+		failed = s->next;
+		complete_slot(hq, s, -EIO);
+	}
+}
+
 void rblk_hq_teardown(struct rblk_hq *hq, bool requeue)
 {
 	struct rblk_slot *again = NULL, *again_last = NULL, **tail = &again;
@@ -967,6 +1066,7 @@ int rblk_hq_map(struct rblk_hq *hq, struct rblk_slot *slot, void *addr, uint32_t
 {
 	int kind = rblk_cmd_map(slot->sqe, (uintptr_t)addr, len, rkey, hq->incapsule_max);
 
+	slot->map_addr = (uintptr_t)addr;
 	slot->xfer_len = len;
 	slot->ic_len = 0;
 	if (kind < 0)

@@ -210,7 +210,21 @@ int rblk_hq_map(struct rblk_hq *hq, struct rblk_slot *slot, void *addr, uint32_t
  */
 int rblk_hq_bounce_get(struct rblk_hq *hq, void **unit, uint32_t *lkey, uint32_t *rkey);
 void rblk_hq_bounce_put(struct rblk_hq *hq, void *unit);
-/* CQ and registered areas, once the controller knows its device. Idempotent. */
+/*
+ * CQ and registered areas, once the controller knows its device: each made
+ * when missing (again after rblk_hq_release_device()). Idempotent.
+ */
 int rblk_hq_resources(struct rblk_hq *hq);
+/*
+ * The device goes: the CQ and the registrations of the area and the bounce
+ * pool are dropped, the memory (and what queued requests hold of it) kept.
+ */
+void rblk_hq_release_device(struct rblk_hq *hq);
+/*
+ * With the lock held, after a new device: every queued request's data
+ * described again with the keys it has now; one whose memory is no longer
+ * registered completes with -EIO.
+ */
+void rblk_hq_rekey(struct rblk_hq *hq);
 
 #endif

@@ -56,6 +56,7 @@ struct rblk_slot {
 	void *bounce;			/* a unit of the bounce pool to give back, or NULL */
 	uint8_t *local;			/* where bounced data lives (data or bounce), or NULL */
 	uint32_t xfer_len;		/* bytes described by SGL1 */
+	uint64_t map_addr;		/* where they are (for new keys after a device change) */
 	uint32_t ic_len;		/* in-capsule bytes sent after the SQE */
 	uint64_t ic_addr;		/* where they are (registered memory) */
 	uint32_t ic_lkey;

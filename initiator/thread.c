@@ -136,7 +136,7 @@ static bool check_live(struct rblk_ctrl *c, uint64_t now)
 static void *ctrl_thread(void *arg)
 {
 	struct rblk_ctrl *c = arg;
-	struct pollfd pfd[3 + RBLK_IO_QUEUES_MAX];
+	struct pollfd pfd[4 + RBLK_IO_QUEUES_MAX];
 
 	while (!atomic_load(&c->stopping)) {
 		uint64_t now = rblk_clock_ms(), deadline, d;
@@ -146,6 +146,10 @@ static void *ctrl_thread(void *arg)
 		int timeout;
 
 		pfd[n++] = (struct pollfd){ .fd = c->wake_fd, .events = POLLIN };
+		/* Tells of the device's removal in every state, queues up or not. */
+		if (c->anchor_ch)
+			pfd[n++] = (struct pollfd){ .fd = rblk_cm_channel_fd(c->anchor_ch),
+						    .events = POLLIN };
 		if (live) {
 			pfd[n++] = (struct pollfd){ .fd = rblk_cm_channel_fd(c->admin.ch),
 						    .events = POLLIN };
@@ -175,11 +179,22 @@ static void *ctrl_thread(void *arg)
 		if (atomic_load(&c->stopping))
 			break;
 		now = rblk_clock_ms();
+		if (rblk_ctrl_anchor_removed(c))
+			c->dev_removed = true;
 		if (atomic_load(&c->state) == RBLK_CTRL_LIVE) {
-			if (check_live(c, now))
+			/* A device being removed takes every connection on it. */
+			if (check_live(c, now) || c->dev_removed)
 				perform(c, step(c, RBLK_RC_EV_CONN_LOST, now), now);
 			else
 				rblk_aen_service(c);
+		}
+		/*
+		 * Queues down: let go of a removed device now, not at the next
+		 * attempt, for it cannot finish going while we hold it.
+		 */
+		if (c->dev_removed && atomic_load(&c->state) != RBLK_CTRL_LIVE) {
+			rblk_ctrl_release_device(c);
+			c->dev_removed = false;
 		}
 		perform(c, step(c, RBLK_RC_EV_TICK, now), now);
 	}

@@ -36,6 +36,7 @@ struct rblk_mr_pool {
 	uint8_t *out;		/* 1 while handed out: catches double and foreign puts */
 	struct rblk_mr *mr;
 	uint32_t lkey, rkey;
+	int access;		/* kept for rblk_mr_pool_rereg() */
 	bool hugetlb;
 };
 
@@ -120,6 +121,7 @@ int rblk_mr_pool_create_ex(struct rblk_pd *pd, size_t unit_size, uint32_t count,
 		pool->stride_shift = (unsigned)__builtin_ctzll(pool->stride);
 	pool->count = count;
 	pool->reg_len = rblk_mr_pool_bytes_needed(unit_size, count);
+	pool->access = access;
 
 	pool->free = rblk_calloc_lines(count, sizeof(*pool->free));
 	pool->out = rblk_calloc_lines(count, 1);
@@ -229,6 +231,31 @@ void *rblk_mr_pool_unit(const struct rblk_mr_pool *pool, uint32_t index)
 	if (index >= pool->count)
 		return NULL;
 	return pool->base + (size_t)index * pool->stride;
+}
+
+int rblk_mr_pool_rereg(struct rblk_mr_pool *pool, struct rblk_pd *pd)
+{
+	int ret;
+
+	rblk_mr_dereg(pool->mr);
+	pool->mr = NULL;
+	pool->lkey = pool->rkey = 0;
+	if (!pd)
+		return 0;
+	ret = rblk_mr_reg(pd, pool->base, pool->reg_len, pool->access, &pool->mr);
+	if (ret) {
+		RBLK_ERR("mr_pool: registering %zu bytes again failed: %s", pool->reg_len,
+			 strerror(-ret));
+		return ret;
+	}
+	pool->lkey = rblk_mr_lkey(pool->mr);
+	pool->rkey = rblk_mr_rkey(pool->mr);
+	return 0;
+}
+
+bool rblk_mr_pool_registered(const struct rblk_mr_pool *pool)
+{
+	return pool->mr != NULL;
 }
 
 uint32_t rblk_mr_pool_lkey(const struct rblk_mr_pool *pool)

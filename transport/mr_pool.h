@@ -56,6 +56,16 @@ int rblk_mr_pool_create_ex(struct rblk_pd *pd, size_t unit_size, uint32_t count,
 /* Deregisters and unmaps. Units still out are a caller bug (logged). NULL is fine. */
 void rblk_mr_pool_destroy(struct rblk_mr_pool *pool);
 
+/*
+ * Moves the pool's registration to @pd, another device's after the first
+ * went away: the old registration goes, the memory and the units out stay,
+ * the keys change. @pd NULL only drops it (keys read 0). 0, or what
+ * ibv_reg_mr said (the pool is then left unregistered).
+ */
+int rblk_mr_pool_rereg(struct rblk_mr_pool *pool, struct rblk_pd *pd);
+/* False for a pool made without a PD or whose registration was dropped. */
+bool rblk_mr_pool_registered(const struct rblk_mr_pool *pool);
+
 /* A free unit, or NULL when all are out (wait on a resource queue; never fall back). */
 void *rblk_mr_pool_get(struct rblk_mr_pool *pool);
 /* Returns a unit from rblk_mr_pool_get(); asserts it belongs and is out. */

@@ -129,11 +129,61 @@ void __wrap_rblk_cm_id_destroy(struct rblk_cm_id *id)
 		destroyed();
 }
 
+/*
+ * Memory registration, replaced the same way, for the device-change test: a
+ * "registration" is a pair of keys that differ every time.
+ */
+struct fake_mr {
+	uint32_t lkey, rkey;
+};
+static unsigned next_key;
+
+int __wrap_rblk_mr_reg(struct rblk_pd *pd, void *addr, size_t len, int access,
+		       struct rblk_mr **out);
+int __wrap_rblk_mr_dereg(struct rblk_mr *mr);
+uint32_t __wrap_rblk_mr_lkey(const struct rblk_mr *mr);
+uint32_t __wrap_rblk_mr_rkey(const struct rblk_mr *mr);
+
+int __wrap_rblk_mr_reg(struct rblk_pd *pd, void *addr, size_t len, int access,
+		       struct rblk_mr **out)
+{
+	struct fake_mr *m;
+
+	(void)access;
+	*out = NULL;
+	if (!pd || !addr || !len)
+		return -EINVAL;
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	next_key++;
+	m->lkey = next_key;
+	m->rkey = 0x1000u + next_key;
+	*out = (struct rblk_mr *)m;
+	return 0;
+}
+
+int __wrap_rblk_mr_dereg(struct rblk_mr *mr)
+{
+	free(mr);
+	return 0;
+}
+
+uint32_t __wrap_rblk_mr_lkey(const struct rblk_mr *mr)
+{
+	return ((const struct fake_mr *)mr)->lkey;
+}
+
+uint32_t __wrap_rblk_mr_rkey(const struct rblk_mr *mr)
+{
+	return ((const struct fake_mr *)mr)->rkey;
+}
+
 static struct rblk_ctrl C;
 static struct nvme_id_ctrl ID;		/* ONCS and FUSES as rblk-target reports them */
 static struct nvme_id_ns ID_NS;		/* MSRC */
 static struct rblk_ns NS, NS_RO;
-static struct rblk_mr_pool *REG;	/* "registered" memory: a pool with no PD */
+static struct rblk_mr_pool *REG;	/* registered memory: a pool with a fake registration */
 static uint8_t *regbuf;
 static struct rblk_mem_region region;
 
@@ -199,6 +249,8 @@ static void env_init(unsigned depth, uint32_t max_xfer, uint32_t incap)
 	NS_RO.read_only = true;
 
 	CU_ASSERT_EQUAL_FATAL(rblk_mr_pool_create(NULL, 4u << 20, 1, 0, &REG), 0);
+	/* Registered with the fake registration above (any PD but NULL will do). */
+	CU_ASSERT_EQUAL_FATAL(rblk_mr_pool_rereg(REG, (struct rblk_pd *)(uintptr_t)0x1000), 0);
 	regbuf = rblk_mr_pool_get(REG);
 	region = (struct rblk_mem_region){ .start = (uintptr_t)regbuf, .len = 4u << 20, .pool = REG };
 	C.regions = &region;
@@ -827,6 +879,101 @@ static void test_mem_lookup(void)
 	env_fini();
 }
 
+/* The rkey of a keyed SGL1 (bytes 11-14 of the descriptor). */
+static uint32_t sgl_key(const struct rblk_slot *s)
+{
+	return rblk_get_le32(sgl(s) + 11);
+}
+
+/*
+ * The device goes away while requests wait for the reconnect, and the next
+ * one registers the same memory with other keys: the lookups fail in
+ * between (I/O then moves through bounce buffers), every queued request is
+ * described again with the new keys, and one whose memory was unregistered
+ * meanwhile fails instead of going out with a stale key.
+ */
+static void test_device_change_rekeys(void)
+{
+	struct rblk_pd *pd1 = (struct rblk_pd *)(uintptr_t)0x1000, *pd2 = (struct rblk_pd *)(uintptr_t)0x2000;
+	uint8_t *user = aligned_alloc(4096, 64u << 10), *gone = aligned_alloc(4096, 64u << 10);
+	struct rblk_io on_user = { .op = RBLK_OP_WRITE, .ns = &NS, .lba = 0, .nlb = 128, .buf = user };
+	struct rblk_io on_pool = { .op = RBLK_OP_READ, .ns = &NS, .lba = 8, .nlb = 128 };
+	struct rblk_io on_gone = { .op = RBLK_OP_WRITE, .ns = &NS, .lba = 16, .nlb = 128, .buf = gone };
+	struct rblk_io in_gap = { .op = RBLK_OP_WRITE, .ns = &NS, .lba = 24, .nlb = 128, .buf = user };
+	struct rblk_mem_region *regions = calloc(4, sizeof(*regions));
+	struct done d1 = { 0 }, d2 = { 0 }, d3 = { 0 }, d4 = { 0 };
+	uint32_t l, r_user, r_pool, r_bounce;
+	struct rblk_slot *s[8];
+
+	env_init(8, 128u << 10, 0);	/* no in-capsule data: every command is keyed */
+	regions[0] = region;
+	C.regions = regions;
+	C.regions_cap = 4;
+	rblk_mem_attach(&C, pd1);
+	CU_ASSERT_PTR_EQUAL(C.pd, pd1);
+	CU_ASSERT_EQUAL_FATAL(rblk_mem_register(&C, user, 64u << 10), 0);
+	CU_ASSERT_EQUAL_FATAL(rblk_mem_register(&C, gone, 64u << 10), 0);
+	on_pool.buf = regbuf;
+	CU_ASSERT_EQUAL(rblk_submit(&Q, &on_user, cb, &d1), 0);
+	CU_ASSERT_EQUAL(rblk_submit(&Q, &on_pool, cb, &d2), 0);
+	CU_ASSERT_EQUAL(rblk_submit(&Q, &on_gone, cb, &d3), 0);
+	CU_ASSERT_EQUAL_FATAL(rblk_mem_lookup(&C, user, 4096, &l, &r_user), 0);
+	CU_ASSERT_EQUAL_FATAL(rblk_mem_lookup(&C, regbuf, 4096, &l, &r_pool), 0);
+	CU_ASSERT_EQUAL(sgl_key(Q.hq.queued_head), r_user);
+	CU_ASSERT_EQUAL(sgl_key(Q.hq.queued_head->next), r_pool);
+
+	/* The device goes: nothing is registered, the memory stays. */
+	CU_ASSERT_PTR_EQUAL(rblk_mem_detach(&C), pd1);
+	CU_ASSERT_PTR_NULL(C.pd);
+	rblk_hq_release_device(&Q.hq);
+	CU_ASSERT_EQUAL(rblk_mem_lookup(&C, user, 4096, &l, &r_user), -ENOENT);
+	CU_ASSERT_EQUAL(rblk_mem_lookup(&C, regbuf, 4096, &l, &r_pool), -ENOENT);
+	/* Submitted in the gap: bounced, through a pool that is not registered yet. */
+	CU_ASSERT_EQUAL(rblk_submit(&Q, &in_gap, cb, &d4), 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(Q.hq.bounce);
+	CU_ASSERT_FALSE(rblk_mr_pool_registered(Q.hq.bounce));
+	/* The caller lets go of memory a queued request still uses. */
+	CU_ASSERT_EQUAL(rblk_mem_unregister(&C, gone), 0);
+
+	/* A new device: the same memory registered with new keys, the queue rekeyed. */
+	rblk_mem_attach(&C, pd2);
+	CU_ASSERT_EQUAL(rblk_mr_pool_rereg(Q.hq.bounce, pd2), 0);
+	CU_ASSERT_EQUAL_FATAL(rblk_mem_lookup(&C, user, 4096, &l, &r_user), 0);
+	CU_ASSERT_EQUAL_FATAL(rblk_mem_lookup(&C, regbuf, 4096, &l, &r_pool), 0);
+	r_bounce = rblk_mr_pool_rkey(Q.hq.bounce);
+	CU_ASSERT_NOT_EQUAL(r_bounce, 0);
+	pthread_mutex_lock(&Q.hq.lock);
+	rblk_hq_rekey(&Q.hq);
+	pthread_mutex_unlock(&Q.hq.lock);
+	CU_ASSERT_EQUAL_FATAL(arm_queued(s, 8), 3);
+	CU_ASSERT_EQUAL(sgl_key(s[0]), r_user);
+	CU_ASSERT_EQUAL(rblk_get_le64(sgl(s[0])), (uintptr_t)user);
+	CU_ASSERT_EQUAL(sgl_key(s[1]), r_pool);
+	CU_ASSERT_EQUAL(sgl_key(s[2]), r_bounce);
+	CU_ASSERT_EQUAL(rblk_get_le64(sgl(s[2])), (uintptr_t)s[2]->bounce);
+	CU_ASSERT_EQUAL(rblk_get_le24(sgl(s[2]) + 8), 64u << 10);
+	/* The one on unregistered memory failed at the rekey; the rest complete. */
+	CU_ASSERT_EQUAL(rblk_poll(&Q, 0), 1);
+	CU_ASSERT_EQUAL(d3.calls, 1);
+	CU_ASSERT_EQUAL(d3.err, -EIO);
+	for (unsigned k = 0; k < 3; k++)
+		complete(s[k], 0);
+	CU_ASSERT_EQUAL(rblk_poll(&Q, 0), 3);
+	CU_ASSERT_EQUAL(d1.calls + d2.calls + d4.calls, 3);
+	CU_ASSERT_EQUAL(d1.err + d2.err + d4.err, 0);
+	CU_ASSERT_EQUAL(rblk_slots_busy(&Q.hq.slots), 0);
+
+	CU_ASSERT_EQUAL(rblk_mem_unregister(&C, user), 0);
+	CU_ASSERT_EQUAL(C.nregions, 1);
+	C.regions = &region;
+	C.regions_cap = 1;
+	region = regions[0];
+	free(regions);
+	free(user);
+	free(gone);
+	env_fini();
+}
+
 static void test_record(void)
 {
 	struct rblk_io io;
@@ -1165,6 +1312,7 @@ static const struct ut_case cases[] = {
 	UT_CASE(test_submit_validation),
 	UT_CASE(test_poll_lost_with_requests_owned),
 	UT_CASE(test_mem_lookup),
+	UT_CASE(test_device_change_rekeys),
 	UT_CASE(test_record),
 	UT_CASE(test_lazy_arm),
 	UT_CASE(test_prepare_sleep_finds_completion),

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Tests for transport/mr_pool.c without a device (pd == NULL): sizing,
- * alignment, get/put order, exhaustion, misuse, io_uring iovecs, hugepages.
+ * alignment, get/put order, exhaustion, misuse, io_uring iovecs, hugepages,
+ * a registration dropped (rblk_mr_pool_rereg; a new one is io_ut's).
  */
 #include <errno.h>
 #include <stdint.h>
@@ -185,6 +186,31 @@ static void test_large_pools_and_hugepages(void)
 	rblk_mr_pool_destroy(NULL);
 }
 
+/* Dropping a registration keeps the memory, the units out and their data. */
+static void test_rereg_keeps_memory(void)
+{
+	struct rblk_mr_pool *pool;
+	uint8_t *a, *b;
+
+	CU_ASSERT_EQUAL_FATAL(rblk_mr_pool_create(NULL, 4096, 4, 0, &pool), 0);
+	CU_ASSERT_FALSE(rblk_mr_pool_registered(pool));
+	a = rblk_mr_pool_get(pool);
+	memset(a, 0xA5, 4096);
+	CU_ASSERT_EQUAL(rblk_mr_pool_rereg(pool, NULL), 0);
+	CU_ASSERT_FALSE(rblk_mr_pool_registered(pool));
+	CU_ASSERT_EQUAL(rblk_mr_pool_lkey(pool), 0);
+	CU_ASSERT_EQUAL(rblk_mr_pool_rkey(pool), 0);
+	CU_ASSERT_EQUAL(rblk_mr_pool_free_count(pool), 3);
+	CU_ASSERT_EQUAL(a[0], 0xA5);
+	CU_ASSERT_EQUAL(a[4095], 0xA5);
+	b = rblk_mr_pool_get(pool);
+	CU_ASSERT_PTR_NOT_NULL(b);
+	CU_ASSERT_PTR_NOT_EQUAL(a, b);
+	rblk_mr_pool_put(pool, a);
+	rblk_mr_pool_put(pool, b);
+	rblk_mr_pool_destroy(pool);
+}
+
 static const struct ut_case cases[] = {
 	UT_CASE(test_stride_and_bytes_needed),
 	UT_CASE(test_create_rejects_impossible_sizes),
@@ -194,6 +220,7 @@ static const struct ut_case cases[] = {
 	UT_CASE(test_bad_puts_are_refused_and_logged),
 	UT_CASE(test_iovecs_for_io_uring),
 	UT_CASE(test_large_pools_and_hugepages),
+	UT_CASE(test_rereg_keeps_memory),
 	UT_END,
 };
 
