@@ -53,7 +53,9 @@
 # layer's per-path counters, /sys/block/nvmeXcYnZ/stat); rblk attach: the I/Os each of
 # its paths carried, as it prints them at detach (its whole log:
 # DIR/raw/SIDE.SCENARIO.attach-log.txt; the host's kernel log: .kernel-log.txt).
-# Output: DIR/raw/SIDE.SCENARIO.json (one object per run), DIR/summary.json, and a table
+# Output: DIR/raw/SIDE.SCENARIO.json (one object per run) with the written-sector counts
+# behind it (.rates.txt, once a second), the Linux host's nvme kernel log of the run
+# (.kernel-log.txt) and rblk-target's (.target-log.txt); DIR/summary.json, and a table
 # printed side by side. DIR defaults to BUILD_DIR/bench-out/fault-matrix. The whole
 # matrix takes about an hour under TCG; --scenarios and --sides pick a part.
 set -euo pipefail
@@ -282,7 +284,7 @@ mpath_one() {
 }
 
 run_one() {
-	local side=$1 sc=$2 a b rc=0 fio_rc=0 alive err mp=0 fend split up0
+	local side=$1 sc=$2 a b rc=0 fio_rc=0 alive err mp=0 fend split up0 tl0
 	if [ $sc = connect-down-20s ]; then connect_down $side; return; fi
 	FAULT_VETHS="veth0 veth1"
 	if [[ $sc == mpath-* ]]; then
@@ -298,6 +300,7 @@ run_one() {
 	*) FAULT_TLOG=/tmp/fm/none.log; fault_target_kill() { kern_kill; }; fault_target_start() { kern_start; } ;;
 	esac
 	read -r up0 _ < /proc/uptime
+	tl0=$(wc -l < $RTLOG)
 	fault_rate_start $DEV
 	[ $mp = 0 ] || log "$side $sc: iopolicy $MP_POLICY, paths: $(tr '\n' ';' < $FAULT_RATES.paths)"
 	fault_fio_start $sc.$side $DEV --continue_on_error=io
@@ -310,15 +313,17 @@ run_one() {
 	fault_fio_end $sc.$side || fio_rc=1
 	fault_rate_stop
 	split='{}'
+	# what the Linux host's controllers went through: its nvme kernel log of the run
+	[[ $side == host-* ]] && dmesg | awk -v t=$up0 '{ s = $0; sub(/^\[ */, "", s) } s + 0 >= t && /nvme[0-9]+:/' \
+		> $RAW/$side.$sc.kernel-log.txt
+	# and rblk-target's own log of it
+	[[ $side == *-rblk ]] && tail -n +"$((tl0 + 1))" $RTLOG > $RAW/$side.$sc.target-log.txt
 	if [ $mp = 1 ]; then
 		read -r _ a b _ < $FAULT_SCEN
 		# the Linux host's paths are block devices with their own counters; rblk
 		# attach's are not: it prints what each path carried when it detaches
 		if [[ $side == host-* ]]; then
 			split=$(fault_path_split $a $b $fend) || split='{}'
-			# what the host's controllers went through: its kernel log since the start
-			dmesg | awk -v t=$up0 '{ s = $0; sub(/^\[ */, "", s) } s + 0 >= t && /nvme[0-9]+:/' \
-				> $RAW/$side.$sc.kernel-log.txt
 			split=$(python3 -c 'import json, sys
 r = json.loads(sys.argv[1]); t = open(sys.argv[2]).read()
 r["host_error_recoveries"] = t.count("starting error recovery")
@@ -340,9 +345,9 @@ r = json.loads(sys.argv[1]); r["iopolicy"] = sys.argv[2]; print(json.dumps(r))' 
 t = open(sys.argv[1]).read(); j = json.loads(t[t.index("{"):])["jobs"][0]
 print(json.dumps({"fio_error": j["error"], "io_errors": j.get("total_err", 0),
     "verify_failure": j["error"] == 84, "lat_max_ms": round(j["write"]["lat_ns"]["max"] / 1e6, 1)}))' /tmp/fm/fio-$sc.$side.json 2>/dev/null) || err='{"fio_error": "no report"}'
-	# Soft-RoCE under TCG is sometimes left broken by reordering (rping fails too):
-	# recorded, then repaired, with both targets and the client set up afresh, since
-	# their listeners went with the old rxe devices.
+	# Should Soft-RoCE be left broken (rping fails too): recorded, then repaired, with
+	# both targets and the client set up afresh, since their listeners went with the
+	# old rxe devices.
 	fabric=true fabric2=true
 	rdma_cm_ok || fabric=false
 	[ $PAIR2 = 0 ] || fault_pair2_ok || fabric2=false
@@ -354,6 +359,10 @@ r.update({"side": sys.argv[2], "device_alive_after": sys.argv[3] == "true",
 print(json.dumps(r))' "$err" $side $alive $([ $fabric$fabric2 = truetrue ] && echo true || echo false) "$split" \
 		> $RAW/$side.$sc.json || echo "{\"side\": \"$side\", \"scenario\": \"$sc\", \"error\": \"no summary\"}" > $RAW/$side.$sc.json
 	log "$side $sc: $(cat $RAW/$side.$sc.json)"
+	# the per-second write counts behind the figures ("EPOCH SECTORS ..." lines)
+	cp "$FAULT_RATES" $RAW/$side.$sc.rates.txt 2>/dev/null
+	# the namespaces live in the VM's /tmp (tmpfs, in its memory): room left in both
+	log "$side $sc: /tmp $(df -k /tmp | awk 'NR == 2 { printf "%d of %d MiB used", $3 / 1024, $2 / 1024 }'), $(awk '/^MemAvailable:/ { printf "%d MiB", $2 / 1024 }' /proc/meminfo) available"
 	# a client that lost its controller (down-200s) is connected afresh for the next
 	# one; so is one with two paths
 	[ $alive = true ] && [ $fabric = true ] && [ $fabric2 = true ] && [ $mp = 0 ] || side_down $side

@@ -133,11 +133,11 @@ if [ "$san" = 1 ]; then
 	step "sanitizer + fuzz build (clang, ASan/UBSan) in $build_san"
 	# RelWithDebInfo: the VM's interop core runs on this build too, and -O0 with ASan
 	# under TCG would be slow enough to time connections out.
-	# Each fuzz harness runs RBLK_FUZZ_SECONDS (default here 6) over its corpus: a
+	# Each fuzz harness runs RBLK_FUZZ_SECONDS (default here 4) over its corpus: a
 	# regression check that keeps the run short; scripts/fuzz.sh runs them for long.
 	CC=clang cmake -S "$top" -B "$build_san" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 		-DRBLK_SANITIZE=ON -DRBLK_VM_TESTS=OFF -DRBLK_FIO_PLUGIN=ON \
-		-DRBLK_FUZZ_SECONDS="${RBLK_FUZZ_SECONDS:-6}" >/dev/null
+		-DRBLK_FUZZ_SECONDS="${RBLK_FUZZ_SECONDS:-4}" >/dev/null
 	cmake --build "$build_san" -j "$jobs"
 	step "unit + fuzz tests under ASan/UBSan"
 	rm -f "$build_san"/fuzz-artifacts/*

@@ -132,6 +132,17 @@ bg_stop() {
 	bg_wait "$name" "${2:-20}"
 }
 
+# attach_stop [SECONDS]: SIGTERM to the background "attach" (an rblk attach, which
+# detaches cleanly on it); 0 when it exited within SECONDS (30). Logs its exit status
+# and how long it took.
+attach_stop() {
+	local t0=$SECONDS rc
+	bg_stop attach "${1:-30}"
+	rc=$?
+	[ $rc = 124 ] && { log "the attach did not exit within ${1:-30} s of SIGTERM"; return 1; }
+	log "attach exited $rc, $((SECONDS - t0)) s after SIGTERM"
+}
+
 # bg_log NAME: print a background process's output (for failure reports).
 bg_log() { echo "--- $1.log ---"; cat "$T_WORK/$1.log" 2>/dev/null; echo "---"; }
 

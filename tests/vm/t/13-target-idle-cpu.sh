@@ -1,6 +1,6 @@
 #!/bin/bash
 # 13-target-idle-cpu: an idle rblk-target costs (almost) no CPU in the default adaptive
-# polling mode: utime + stime from /proc/PID/stat over 6 s, with no host and with the
+# polling mode: utime + stime from /proc/PID/stat over 4 s, with no host and with the
 # Linux host connected but idle (keep-alives only). Prints the figures; fails only when
 # the target is plainly spinning (more than a quarter of one CPU), since TCG timing is
 # noisy. For contrast, the busy mode is measured too (it spins by design). In adaptive
@@ -30,8 +30,8 @@ pct() {
 MORE=
 for i in 2 3 4 5 6 7 8; do MORE="$MORE --subsystem $NQN$i --ns mem:1M --allow-any-host"; done
 
-# Each figure over WIN seconds (a duration, not a wait): 600 of /proc's clock ticks.
-WIN=6
+# Each figure over WIN seconds (a duration, not a wait): 400 of /proc's clock ticks.
+WIN=4
 for mode in adaptive busy; do
 	bg_start target "$TGT" --listen $VM_ADDR0 --subsystem $NQN --ns mem:16M \
 		--allow-any-host $MORE --poll-mode $mode

@@ -25,7 +25,7 @@ port_up() { nvmet_setup_rdma_port 1 $VM_ADDR0 4420 >/dev/null && nvmet_expose $N
 round() {
 	local name=$1 seed=$2; shift 2
 	log "=== $name ==="
-	bg_start $name "$IO" $A -m loop -t 30 -o 0 -b 32768 -B 65536 -d 16 -c 1 -l 60 -S $seed -T 90 "$@"
+	bg_start $name "$IO" $A -m loop -t 18 -o 0 -b 32768 -B 65536 -d 16 -c 1 -l 60 -S $seed -T 90 "$@"
 	wait_for_line 60 "$T_WORK/$name.log" '^loop 0: ' "$BG_PID" || { bg_log $name; die "no I/O before the outage"; }
 	log "removing the nvmet port"
 	port_down || die "removing the port failed"

@@ -2,7 +2,7 @@
 # 66-fabric-faults: one case of each fault class of bench/fault_matrix.sh (docs/faults.md)
 # under one running fio (4-64 KiB random writes, every block crc32c-verified) from the
 # Linux host to rblk-target: 1% loss, 5 ms delay with 2 ms jitter (which reorders too),
-# 10% reordering with 1% duplication, 0.1% corruption (6 s each, tc netem on both
+# 10% reordering with 1% duplication, 0.1% corruption (5 s each, tc netem on both
 # veths), the link down 2 s, and the target killed (SIGKILL) and started again 2 s
 # later. Each fault is shorter than the host's timeouts, so: no I/O error and no verify
 # failure (fio's exit and JSON), the I/O recovers after each (3 s at a third of the
@@ -26,8 +26,8 @@ modprobe sch_netem || skip "no sch_netem module"
 modprobe nvme_rdma || die "modprobe nvme_rdma failed"
 mkdir -p "$T_OUT" 2>/dev/null
 trap fault_disarm EXIT
-# 5 s of I/O before each fault are its baseline
-FAULT_BASE_S=5
+# 4 s of I/O before each fault are its baseline
+FAULT_BASE_S=4
 
 fail() { tail -60 "$FAULT_TLOG"; dmesg | tail -40; die "$*"; }
 
@@ -81,10 +81,10 @@ scen() {
 	fi
 	bad="$bad $n"
 }
-scen loss-1pct 6 netem loss 1%
-scen delay-jitter 6 netem delay 5ms 2ms
-scen reorder-dup 6 netem delay 1ms reorder 10% duplicate 1%
-scen corrupt 6 netem corrupt 0.1%
+scen loss-1pct 5 netem loss 1%
+scen delay-jitter 5 netem delay 5ms 2ms
+scen reorder-dup 5 netem delay 1ms reorder 10% duplicate 1%
+scen corrupt 5 netem corrupt 0.1%
 scen down-2s 2 down
 scen restart 2 restart
 kill -0 "$TPID" 2>/dev/null || fail "the target is gone"

@@ -1,5 +1,5 @@
 #!/bin/bash
-# 67-soak-short: bench/soak.sh in miniature (docs/soak.md): 90 s of verified
+# 67-soak-short: bench/soak.sh in miniature (docs/soak.md): 75 s of verified
 # random writes through the Linux host and through rblk's initiator (`rblk attach`,
 # ublk on 6.12, NBD on 6.1) to one rblk-target, while in a loop a namespace is added
 # and removed through the RPC socket, the configuration reloaded (SIGHUP) and the host's
@@ -24,7 +24,7 @@ SOAK_TGT=$TGT
 NQN=nqn.2024-01.io.rblk:soak
 SOCK=$T_WORK/rpc.sock
 CFG=$T_WORK/config.json
-SOAK_S=${RBLK_SOAK_SHORT_S:-90}
+SOAK_S=${RBLK_SOAK_SHORT_S:-75}
 need_cmd nvme nvme-cli
 need_cmd fio fio
 need_cmd python3 python3
