@@ -16,9 +16,10 @@
 #
 # Defaults: --duration 14400 (4 h), --interval 60, --round 60 (one round of churn per
 # minute), --faults all, kernel 6.12, DIR = BUILD_DIR/bench-out/soak. --faults outage
-# keeps only the 2 s outages (every third round), none keeps no netem fault: under TCG
-# 1% loss and jittered delay can break Soft-RoCE itself (docs/faults.md), after which
-# the rest of a run measures a fabric that carries nothing.
+# keeps only the 2 s outages (every third round), none keeps no netem fault. A fault
+# only changes a netem put on before the first connection: one added and removed
+# under traffic broke Soft-RoCE itself (docs/faults.md), after which the rest of a run
+# measured a fabric that carried nothing.
 # Output: DIR/samples.jsonl (one sample a line), DIR/soak.png (each series over time;
 # needs gnuplot: apt-get install gnuplot-nox), DIR/drift.txt (first sample after the
 # 2-sample warm-up against the last, as test 67 reads them), DIR/fio-*.json, DIR/target.log.
@@ -78,6 +79,8 @@ cat > $CFG <<JSON
     "addr": { "trtype": "rdma", "adrfam": "ipv4", "traddr": "$VM_ADDR0", "trsvcid": "4420",
               "treq": "not specified" } } ] }
 JSON
+# the faults change a netem put on before anything connects (tests/vm/lib_fault.sh)
+[ "$RBLK_SOAK_FAULTS" = none ] || fault_arm || die "cannot arm the fault qdisc"
 bg_start target $TGT --config $CFG --save $CFG --rpc-socket $SOCK --log-level notice
 TPID=$BG_PID
 wait_for_line 60 target.log ready $TPID || die "the target did not start"
