@@ -132,16 +132,9 @@ int rblk_mr_pool_create_ex(struct rblk_pd *pd, size_t unit_size, uint32_t count,
 	ret = map_memory(pool, flags);
 	if (ret)
 		goto out_free;
-	if (pd) {
-		ret = rblk_mr_reg(pd, pool->base, pool->reg_len, access, &pool->mr);
-		if (ret) {
-			RBLK_ERR("mr_pool: registering %zu bytes failed: %s", pool->reg_len,
-				 strerror(-ret));
-			goto out_unmap;
-		}
-		pool->lkey = rblk_mr_lkey(pool->mr);
-		pool->rkey = rblk_mr_rkey(pool->mr);
-	}
+	ret = rblk_mr_pool_rereg(pool, pd);
+	if (ret)
+		goto out_unmap;
 	/* Unit 0 on top, so a fresh pool hands out units in address order. */
 	for (uint32_t i = 0; i < count; i++)
 		pool->free[i] = count - 1 - i;
@@ -244,7 +237,7 @@ int rblk_mr_pool_rereg(struct rblk_mr_pool *pool, struct rblk_pd *pd)
 		return 0;
 	ret = rblk_mr_reg(pd, pool->base, pool->reg_len, pool->access, &pool->mr);
 	if (ret) {
-		RBLK_ERR("mr_pool: registering %zu bytes again failed: %s", pool->reg_len,
+		RBLK_ERR("mr_pool: registering %zu bytes failed: %s", pool->reg_len,
 			 strerror(-ret));
 		return ret;
 	}
