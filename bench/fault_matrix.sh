@@ -6,7 +6,7 @@
 # case per fault class is tests/vm/t/66-fabric-faults.sh, in CI).
 #
 #   bench/fault_matrix.sh [--kernel 6.12|6.1] [--out DIR] [--sides LIST]
-#                         [--scenarios LIST] [--parse-only] BUILD_DIR
+#                         [--scenarios LIST] [--reps N] [--parse-only] BUILD_DIR
 #
 # Sides (--sides, comma-separated; default all):
 #   host-rblk    the Linux host (nvme-rdma) against rblk-target
@@ -56,7 +56,9 @@
 # Output: DIR/raw/SIDE.SCENARIO.json (one object per run) with the written-sector counts
 # behind it (.rates.txt, once a second), the Linux host's nvme kernel log of the run
 # (.kernel-log.txt) and rblk-target's (.target-log.txt); DIR/summary.json, and a table
-# printed side by side. DIR defaults to BUILD_DIR/bench-out/fault-matrix. The whole
+# printed side by side; with --reps N each (side, scenario) runs N times in a row (the
+# second run's files are SIDE.SCENARIO.r2.*, its row SCENARIO#2): one run of a fault
+# under TCG is an anecdote. DIR defaults to BUILD_DIR/bench-out/fault-matrix. The whole
 # matrix takes about an hour under TCG; --scenarios and --sides pick a part.
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -64,7 +66,7 @@ SRC=$(cd "$HERE/.." && pwd)
 . "$HERE/lib.sh"
 ALL_SIDES=host-rblk,host-kernel,init-rblk,init-kernel
 ALL_SCEN=loss-0.1,loss-1,loss-5,dup-1,corrupt-0.1,down-2s-x3,down-20s,restart-loop,connect-down-20s,down-200s,mpath-degraded-5,mpath-degraded-5-qd,delay-5ms,reorder-10
-SIDES=$ALL_SIDES SCEN=$ALL_SCEN OUT= KERNEL=6.12 PARSE_ONLY=0
+SIDES=$ALL_SIDES SCEN=$ALL_SCEN OUT= KERNEL=6.12 PARSE_ONLY=0 REPS=1
 die() { echo "fault_matrix: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -72,6 +74,7 @@ while [ $# -gt 0 ]; do
 	--out) bench_opt_value $1 $#; OUT=$2; shift 2 ;;
 	--sides) bench_opt_value $1 $#; SIDES=$2; shift 2 ;;
 	--scenarios) bench_opt_value $1 $#; SCEN=$2; shift 2 ;;
+	--reps) bench_opt_value $1 $#; REPS=$2; shift 2 ;;
 	--parse-only) PARSE_ONLY=1; shift ;;
 	-h|--help) sed -n '2,/^[^#]/{/^#/p}' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	-*) die "unknown option $1" ;;
@@ -81,6 +84,7 @@ done
 [ $# = 1 ] || die "usage: fault_matrix.sh [options] BUILD_DIR (--help)"
 BUILD=$(realpath "$1")
 case $KERNEL in 6.1 | 6.12) ;; *) die "--kernel takes 6.1 or 6.12" ;; esac
+[[ $REPS =~ ^[1-9][0-9]?$ ]] || die "--reps takes 1-99"
 for s in ${SIDES//,/ }; do [[ ,$ALL_SIDES, == *",$s,"* ]] || die "unknown side $s (sides: $ALL_SIDES)"; done
 for s in ${SCEN//,/ }; do [[ ,$ALL_SCEN, == *",$s,"* ]] || die "unknown scenario $s (scenarios: $ALL_SCEN)"; done
 [ $PARSE_ONLY = 1 ] || { [ -x "$BUILD/daemon/rblk-target" ] && [ -x "$BUILD/cli/rblk" ]; } ||
@@ -231,7 +235,7 @@ scen_args() {
 
 # connect_down SIDE: the client connects while every packet is lost for 20 s.
 connect_down() {
-	local side=$1 t0 rc=0 t1 out=$RAW/$side.connect-down-20s.json
+	local side=$1 t0 rc=0 t1 out=$RAW/$side.connect-down-20s$REP.json
 	side_alive $side && side_down $side
 	fault_netem loss 100%
 	t0=$EPOCHREALTIME
@@ -277,7 +281,7 @@ mpath_one() {
 	fi
 	if [ -n "$why" ]; then
 		log "$side $sc: $why"
-		echo "{\"side\": \"$side\", \"scenario\": \"$sc\", \"error\": \"$why\"}" > $RAW/$side.$sc.json
+		echo "{\"side\": \"$side\", \"scenario\": \"$sc\", \"error\": \"$why\"}" > $RAW/$side.$sc$REP.json
 		return 1
 	fi
 	FAULT_VETHS="veth2 veth3"
@@ -293,7 +297,7 @@ run_one() {
 	elif [ "${SIDE_PATHS:-1}" = 2 ]; then
 		side_alive $side && side_down $side	# the single-path scenarios use one path
 	fi
-	side_alive $side || side_up $side || { log "$side: cannot connect"; echo "{\"side\": \"$side\", \"scenario\": \"$sc\", \"error\": \"cannot connect\"}" > $RAW/$side.$sc.json; return; }
+	side_alive $side || side_up $side || { log "$side: cannot connect"; echo "{\"side\": \"$side\", \"scenario\": \"$sc\", \"error\": \"cannot connect\"}" > $RAW/$side.$sc$REP.json; return; }
 	FAULT_RATES=/tmp/fm/rates.$side.$sc
 	FAULT_SCEN=/tmp/fm/scen.$side.$sc; : > $FAULT_SCEN
 	case $side in *-rblk) FAULT_TLOG=$RTLOG; fault_target_kill() { rblk_kill; }; fault_target_start() { rblk_start; } ;;
@@ -301,6 +305,7 @@ run_one() {
 	esac
 	read -r up0 _ < /proc/uptime
 	tl0=$(wc -l < $RTLOG)
+	fault_rxe_snap /tmp/fm/rxe.0
 	fault_rate_start $DEV
 	[ $mp = 0 ] || log "$side $sc: iopolicy $MP_POLICY, paths: $(tr '\n' ';' < $FAULT_RATES.paths)"
 	fault_fio_start $sc.$side $DEV --continue_on_error=io
@@ -312,12 +317,13 @@ run_one() {
 	alive=true; side_alive $side || alive=false
 	fault_fio_end $sc.$side || fio_rc=1
 	fault_rate_stop
+	fault_rxe_snap /tmp/fm/rxe.1
 	split='{}'
 	# what the Linux host's controllers went through: its nvme kernel log of the run
 	[[ $side == host-* ]] && dmesg | awk -v t=$up0 '{ s = $0; sub(/^\[ */, "", s) } s + 0 >= t && /nvme[0-9]+:/' \
-		> $RAW/$side.$sc.kernel-log.txt
+		> $RAW/$side.$sc$REP.kernel-log.txt
 	# and rblk-target's own log of it
-	[[ $side == *-rblk ]] && tail -n +"$((tl0 + 1))" $RTLOG > $RAW/$side.$sc.target-log.txt
+	[[ $side == *-rblk ]] && tail -n +"$((tl0 + 1))" $RTLOG > $RAW/$side.$sc$REP.target-log.txt
 	if [ $mp = 1 ]; then
 		read -r _ a b _ < $FAULT_SCEN
 		# the Linux host's paths are block devices with their own counters; rblk
@@ -328,10 +334,10 @@ run_one() {
 r = json.loads(sys.argv[1]); t = open(sys.argv[2]).read()
 r["host_error_recoveries"] = t.count("starting error recovery")
 r["host_reconnects"] = t.count("Successfully reconnected")
-print(json.dumps(r))' "$split" $RAW/$side.$sc.kernel-log.txt)
+print(json.dumps(r))' "$split" $RAW/$side.$sc$REP.kernel-log.txt)
 		else
 			side_down $side
-			cp /tmp/fm/attach.log $RAW/$side.$sc.attach-log.txt
+			cp /tmp/fm/attach.log $RAW/$side.$sc$REP.attach-log.txt
 			# the last list, printed at detach (the first one: at attach)
 			split=$(grep -E '^path [0-9]+:' /tmp/fm/attach.log | python3 -c 'import json, sys
 r = json.loads(sys.argv[1]); l = [x.strip() for x in sys.stdin]
@@ -354,13 +360,15 @@ print(json.dumps({"fio_error": j["error"], "io_errors": j.get("total_err", 0),
 	[ $fabric2 = true ] || log "$side $sc: rping across the second pair fails: Soft-RoCE itself is broken there"
 	fault_summaries $sc.$side | python3 -c 'import json, sys
 r = json.loads(sys.stdin.readline()); r.update(json.loads(sys.argv[1])); r.update(json.loads(sys.argv[5]))
+r["rxe"] = json.loads(sys.argv[6])
 r.update({"side": sys.argv[2], "device_alive_after": sys.argv[3] == "true",
           "fabric_ok_after": sys.argv[4] == "true", "stall_checked": sys.argv[2].endswith("-rblk")})
 print(json.dumps(r))' "$err" $side $alive $([ $fabric$fabric2 = truetrue ] && echo true || echo false) "$split" \
-		> $RAW/$side.$sc.json || echo "{\"side\": \"$side\", \"scenario\": \"$sc\", \"error\": \"no summary\"}" > $RAW/$side.$sc.json
-	log "$side $sc: $(cat $RAW/$side.$sc.json)"
+		"$(fault_rxe_delta /tmp/fm/rxe.0 /tmp/fm/rxe.1 2>/dev/null || echo '{}')" \
+		> $RAW/$side.$sc$REP.json || echo "{\"side\": \"$side\", \"scenario\": \"$sc\", \"error\": \"no summary\"}" > $RAW/$side.$sc$REP.json
+	log "$side $sc: $(cat $RAW/$side.$sc$REP.json)"
 	# the per-second write counts behind the figures ("EPOCH SECTORS ..." lines)
-	cp "$FAULT_RATES" $RAW/$side.$sc.rates.txt 2>/dev/null
+	cp "$FAULT_RATES" $RAW/$side.$sc$REP.rates.txt 2>/dev/null
 	# the namespaces live in the VM's /tmp (tmpfs, in its memory): room left in both
 	log "$side $sc: /tmp $(df -k /tmp | awk 'NR == 2 { printf "%d of %d MiB used", $3 / 1024, $2 / 1024 }'), $(awk '/^MemAvailable:/ { printf "%d MiB", $2 / 1024 }' /proc/meminfo) available"
 	# a client that lost its controller (down-200s) is connected afresh for the next
@@ -381,15 +389,20 @@ print(json.dumps(r))' "$err" $side $alive $([ $fabric$fabric2 = truetrue ] && ec
 
 echo "{\"kernel\": \"$(uname -r)\", \"cpus\": $(nproc), \"attach\": \"$AKIND\"}" > $RAW/env.json
 for side in ${RBLK_FM_SIDES//,/ }; do
-	for sc in ${RBLK_FM_SCEN//,/ }; do run_one $side $sc; done
+	for sc in ${RBLK_FM_SCEN//,/ }; do
+		for rep in $(seq 1 $RBLK_FM_REPS); do
+			REP=; [ $rep = 1 ] || REP=.r$rep
+			run_one $side $sc
+		done
+	done
 	side_alive $side && side_down $side
 done
 log "done"
 VMEOF
 
 echo "fault_matrix: sides $SIDES, scenarios $SCEN, kernel $KERNEL, build $BUILD, results in $OUT"
-export VM_OUT=$OUT VM_TIMEOUT=$((600 + $(echo ${SIDES//,/ } | wc -w) * $(echo ${SCEN//,/ } | wc -w) * 400))
-export RBLK_VM_KERNEL=$KERNEL RBLK_BENCH_BUILD=$BUILD RBLK_BENCH_SRC=$SRC RBLK_FM_SIDES=$SIDES RBLK_FM_SCEN=$SCEN
+export VM_OUT=$OUT VM_TIMEOUT=$((600 + $(echo ${SIDES//,/ } | wc -w) * $(echo ${SCEN//,/ } | wc -w) * REPS * 400))
+export RBLK_VM_KERNEL=$KERNEL RBLK_BENCH_BUILD=$BUILD RBLK_BENCH_SRC=$SRC RBLK_FM_SIDES=$SIDES RBLK_FM_SCEN=$SCEN RBLK_FM_REPS=$REPS
 bench_vm_run "$OUT/vm-matrix.sh" || echo "fault_matrix: the VM run failed (console: $OUT/console.log); the table shows what finished" >&2
 fi
 
@@ -406,8 +419,16 @@ for f in sorted(glob.glob(os.path.join(out, "raw", "*.*.json"))):
     if os.path.basename(f) == "env.json":
         continue
     r = json.load(open(f))
-    res["runs"].setdefault(r["scenario"], {})[r["side"]] = r
+    rep = os.path.basename(f).split(".")[-2]
+    key = r["scenario"] + ("#" + rep[1:] if rep.startswith("r") and rep[1:].isdigit() else "")
+    res["runs"].setdefault(key, {})[r["side"]] = r
 json.dump(res, open(os.path.join(out, "summary.json"), "w"), indent=1)
+# rows: each scenario, then its repetitions (SCENARIO#2, ...) in order
+rows = []
+for sc in scen:
+    rows.append(sc)
+    rows += sorted((k for k in res["runs"] if k.startswith(sc + "#")), key=lambda k: int(k.split("#")[1]))
+scen = rows
 def cell(r):
     if r is None:
         return "not run"
@@ -436,6 +457,13 @@ for sc in scen:
         r = res["runs"].get(sc, {}).get(s)
         row.append("-" if not r or "under_fault_Bps" not in r else "%d (%d)" % (r["under_fault_Bps"] / 1024, r["base_Bps"] / 1024))
     print("%-21s" % sc + "".join("%-*s" % (w, x) for x in row))
+print("Soft-RoCE counters that grew during the run (rxe0: the target's side, rxe1: the host's):")
+for sc in scen:
+    for s in sides:
+        r = res["runs"].get(sc, {}).get(s)
+        if r and r.get("rxe"):
+            print("%-21s%-13s%s" % (sc, s, "  ".join("%s %s" % (d, " ".join("%s=%d" % kv for kv in c.items()))
+                                                      for d, c in r["rxe"].items())))
 mp = [sc for sc in scen if sc.startswith("mpath-")]
 if mp:
     print("multipath: each path's share of the bytes written, mean write time and share of the time its")

@@ -20,6 +20,8 @@
 #   fault_stalls LOG FROM   the target's stall reports from line FROM on: "NEW OPEN"
 #   fault_scenario NAME SECS FACTOR MAXREC KIND [ARGS]   one fault, measured (below)
 #   fault_summaries FIO_NAME   after fio ended: one JSON line per scenario (python3)
+#   fault_rxe_snap FILE     every rxe device's protocol counters, to FILE
+#   fault_rxe_delta A B     what grew between two snapshots, as JSON (python3)
 #
 # Faults are netem qdiscs on the root of both veth ends, so each direction suffers
 # once (a packet and its answer are each exposed), as on a bad link. "Link down" is
@@ -417,5 +419,44 @@ for line in open(sys.argv[1]):
         "recover_s": None if rec_s == "none" else float(rec_s),
         "longest_io_ms": round(worst / 1e6, 1) if lat else None,
         "stall_reports_after_recovery": int(snew), "stalled_queues_open": int(sopen)}))
+PYEOF
+}
+
+# fault_rxe_snap FILE: each rxe device's hw_counters ("DEV NAME VALUE" lines). They
+# tell which side's queue pairs retransmitted (duplicate_request, out_of_seq_request
+# at the responder; completer_retry_err at the requester), which ran out of retries
+# (retry_exceeded_err: the QP goes to the error state) and whether rxe itself dropped
+# a send (send_err, the qdisc swap the arming avoids).
+fault_rxe_snap() {
+	local c d
+	for c in /sys/class/infiniband/rxe*/ports/1/hw_counters/*; do
+		[ -r "$c" ] || continue
+		d=${c#/sys/class/infiniband/}; d=${d%%/*}
+		echo "$d ${c##*/} $(cat "$c")"
+	done > "$1" 2>/dev/null
+	return 0
+}
+
+# fault_rxe_delta A B: {"rxe0": {"retry_exceeded_err": 2, ...}, ...}, the counters
+# that grew from snapshot A to B (packet counts left out: they always grow).
+fault_rxe_delta() {
+	python3 - "$1" "$2" <<'PYEOF'
+import json, sys
+def load(p):
+    r = {}
+    try:
+        for line in open(p):
+            d, n, v = line.split()
+            r[(d, n)] = int(v)
+    except (OSError, ValueError):
+        pass
+    return r
+a, b = load(sys.argv[1]), load(sys.argv[2])
+out = {}
+for (d, n), v in sorted(b.items()):
+    if n in ("sent_pkts", "rcvd_pkts", "rdma_sends", "rdma_recvs") or v <= a.get((d, n), 0):
+        continue
+    out.setdefault(d, {})[n] = v - a.get((d, n), 0)
+print(json.dumps(out))
 PYEOF
 }
