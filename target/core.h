@@ -19,6 +19,7 @@
 #define RBLK_KAS 10                /* Identify KAS, 100 ms units */
 #define RBLK_RTD3E_US 30000000u    /* Identify RTD3E: shutdown (namespace syncs) within 30 s */
 #define RBLK_DISC_KATO_MS 120000   /* discovery controller with KATO 0 (nvmet) */
+#define RBLK_KATO_GRACE 2          /* KATOs without a command before a controller fails */
 #define RBLK_ANATT 10              /* Identify ANATT, seconds (nvmet's value) */
 #define RBLK_MAX_AEN_PENDING 8     /* queued events waiting for an AER */
 /*

@@ -415,8 +415,18 @@ uint64_t rblk_sq_tick(struct rblk_sq *sq, uint64_t now_ms)
 			if (t > last)
 				last = t;
 		}
-		/* In 64 bits: a host's KATO near 2^32 ms must not round up to 0. */
-		timeout = ((uint64_t)ctrl->kato_ms + 999) / 1000 * 1000;
+		/*
+		 * The controller fails after twice the KATO (rounded up to seconds,
+		 * as nvmet does) without a command. A command the host sent just
+		 * before a fabric outage reaches us only after the outage plus an
+		 * RC retransmission, and failing the controller then costs the host
+		 * an error recovery and a reconnect delay for a blip it would have
+		 * ridden out. nvmet and SPDK look once per KATO and fail a
+		 * controller that had no command since the last look: after 1 to 2
+		 * KATO of silence, by phase. We take the full 2, every time. In 64
+		 * bits: a KATO near 2^32 ms must not round up to 0.
+		 */
+		timeout = ((uint64_t)ctrl->kato_ms + 999) / 1000 * 1000 * RBLK_KATO_GRACE;
 		expired = now_ms > last && now_ms - last > timeout;
 		/*
 		 * Traffic on another thread can only move this later: a tick at

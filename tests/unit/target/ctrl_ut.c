@@ -186,14 +186,19 @@ static void test_kato_expiry_disconnects_only_that_ctrl(void)
 	atomic_store(&aq2->sq.last_cmd_ms, last + 5000);
 	atomic_store(&iq2->sq.last_cmd_ms, last + 5000);
 
-	/* Within KATO: nothing. The tick on an I/O queue never checks. */
-	/* ... and the admin queue's next look is just past the deadline; never for I/O. */
-	CU_ASSERT_EQUAL(rblk_sq_tick(&aq->sq, last + 1000), last + 1001);
+	/*
+	 * Within twice the KATO: nothing, a KATO and more of silence included (a
+	 * fabric blip). The admin queue's next look is just past the deadline;
+	 * the tick on an I/O queue never checks.
+	 */
+	CU_ASSERT_EQUAL(rblk_sq_tick(&aq->sq, last + 1000), last + 2001);
+	CU_ASSERT_EQUAL(rblk_sq_tick(&aq->sq, last + 1500), last + 2001);
+	CU_ASSERT_EQUAL(rblk_sq_tick(&aq->sq, last + 2000), last + 2001);
 	CU_ASSERT_EQUAL(rblk_sq_tick(&iq->sq, last + 100000), UINT64_MAX);
 	CU_ASSERT_EQUAL(aq->disconnects + iq->disconnects, 0);
 
-	CU_ASSERT_EQUAL(rblk_sq_tick(&aq->sq, last + 1001), UINT64_MAX);
-	CU_ASSERT_EQUAL(rblk_sq_tick(&aq2->sq, last + 1001), last + 6001);
+	CU_ASSERT_EQUAL(rblk_sq_tick(&aq->sq, last + 2001), UINT64_MAX);
+	CU_ASSERT_EQUAL(rblk_sq_tick(&aq2->sq, last + 2001), last + 7001);
 	CU_ASSERT_EQUAL(aq->disconnects, 1);
 	CU_ASSERT_EQUAL(iq->disconnects, 1);
 	CU_ASSERT_EQUAL(aq2->disconnects, 0);
@@ -222,14 +227,15 @@ static void test_kato_traffic_rearms(void)
 	t0 = rblk_clock_ms();
 	atomic_store(&aq->sq.last_cmd_ms, t0);
 	atomic_store(&iq->sq.last_cmd_ms, t0);
-	CU_ASSERT_EQUAL(rblk_sq_tick(&aq->sq, t0 + 1900), t0 + 2001);
+	/* 2 s, twice: the deadline is 4 s after the last command. */
+	CU_ASSERT_EQUAL(rblk_sq_tick(&aq->sq, t0 + 1900), t0 + 4001);
 	CU_ASSERT_EQUAL(aq->disconnects, 0);
 	/* I/O traffic counts (TBKAS): no Keep Alive needed, and it moves the deadline. */
 	atomic_store(&iq->sq.last_cmd_ms, t0 + 1500);
-	CU_ASSERT_EQUAL(rblk_sq_tick(&aq->sq, t0 + 2001), t0 + 3501);
-	CU_ASSERT_EQUAL(rblk_sq_tick(&aq->sq, t0 + 3000), t0 + 3501);
+	CU_ASSERT_EQUAL(rblk_sq_tick(&aq->sq, t0 + 4001), t0 + 5501);
+	CU_ASSERT_EQUAL(rblk_sq_tick(&aq->sq, t0 + 5000), t0 + 5501);
 	CU_ASSERT_EQUAL(aq->disconnects, 0);
-	rblk_sq_tick(&aq->sq, t0 + 3501);
+	rblk_sq_tick(&aq->sq, t0 + 5501);
 	CU_ASSERT_EQUAL(aq->disconnects, 1);
 	CU_ASSERT_EQUAL(iq->disconnects, 1);
 	tt_queue_destroy(iq);
@@ -254,9 +260,9 @@ static void test_kato_max_does_not_wrap(void)
 	atomic_store(&aq->sq.last_cmd_ms, t0);
 	rblk_sq_tick(&aq->sq, t0 + 1000);
 	CU_ASSERT_EQUAL(aq->disconnects, 0);
-	rblk_sq_tick(&aq->sq, t0 + 4294967000ull);
+	rblk_sq_tick(&aq->sq, t0 + 2 * 4294968000ull);
 	CU_ASSERT_EQUAL(aq->disconnects, 0);
-	rblk_sq_tick(&aq->sq, t0 + 4294968001ull);
+	rblk_sq_tick(&aq->sq, t0 + 2 * 4294968000ull + 1);
 	CU_ASSERT_EQUAL(aq->disconnects, 1);
 	teardown();
 }
@@ -269,7 +275,9 @@ static void test_kato_set_features_applies(void)
 	CU_ASSERT_EQUAL(tt_set_features(aq, NVME_FEAT_KATO, 1000, NULL), 0);
 	t0 = rblk_clock_ms();
 	atomic_store(&aq->sq.last_cmd_ms, t0);
-	rblk_sq_tick(&aq->sq, t0 + 1001);
+	rblk_sq_tick(&aq->sq, t0 + 2000);
+	CU_ASSERT_EQUAL(aq->disconnects, 0);
+	rblk_sq_tick(&aq->sq, t0 + 2001);
 	CU_ASSERT_EQUAL(aq->disconnects, 1);
 	teardown();
 }
@@ -284,9 +292,9 @@ static void test_discovery_default_kato(void)
 	CU_ASSERT_NOT_EQUAL_FATAL(tt_admin_bringup(dq, NVME_DISC_SUBSYS_NAME, TT_HOSTNQN, 0), 0);
 	t0 = rblk_clock_ms();
 	atomic_store(&dq->sq.last_cmd_ms, t0);
-	rblk_sq_tick(&dq->sq, t0 + 119000);
+	rblk_sq_tick(&dq->sq, t0 + 240000);
 	CU_ASSERT_EQUAL(dq->disconnects, 0);
-	rblk_sq_tick(&dq->sq, t0 + 120001);
+	rblk_sq_tick(&dq->sq, t0 + 240001);
 	CU_ASSERT_EQUAL(dq->disconnects, 1);
 	tt_queue_destroy(dq);
 	teardown();
