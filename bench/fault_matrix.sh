@@ -130,7 +130,7 @@ rblk_start() {
 	n=$(grep -c 'notice: ready' $RTLOG)
 	$TGT --listen $VM_ADDR0:4420 $([ $PAIR2 = 1 ] && echo --listen $VM_ADDR2:4420) \
 		--subsystem $RNQN --ns /tmp/fm/rblk.img --allow-any-host \
-		--log-level info >> $RTLOG 2>&1 &
+		--log-level info --log-time >> $RTLOG 2>&1 &
 	TPID=$!
 	wait_for 60 sh -c "[ \$(grep -c 'notice: ready' $RTLOG) -gt $n ]"
 }
@@ -319,8 +319,14 @@ run_one() {
 	fault_rate_stop
 	fault_rxe_snap /tmp/fm/rxe.1
 	split='{}'
-	# what the Linux host's controllers went through: its nvme kernel log of the run
-	[[ $side == host-* ]] && dmesg | awk -v t=$up0 '{ s = $0; sub(/^\[ */, "", s) } s + 0 >= t && /nvme[0-9]+:/' \
+	# what the Linux host's controllers (and the kernel target's) went through: the
+	# kernel's nvme log of the run, each line with its local time too, as rblk-target's
+	[[ $side == host-* ]] && dmesg | awk -v t=$up0 '{ s = $0; sub(/^\[ */, "", s) } s + 0 >= t && /nvme[0-9]+:|nvmet/' |
+		python3 -c 'import sys, time
+off = time.time() - float(open("/proc/uptime").read().split()[0])
+for l in sys.stdin:
+    t = off + float(l[1:l.index("]")])
+    print(time.strftime("%H:%M:%S", time.localtime(t)) + ".%03d " % (t % 1 * 1000) + l, end="")' \
 		> $RAW/$side.$sc$REP.kernel-log.txt
 	# and rblk-target's own log of it
 	[[ $side == *-rblk ]] && tail -n +"$((tl0 + 1))" $RTLOG > $RAW/$side.$sc$REP.target-log.txt

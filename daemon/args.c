@@ -43,6 +43,7 @@ enum {
 	OPT_MAX_CTRLS_PER_HOST,
 	OPT_MAX_QUEUES,
 	OPT_LOG_LEVEL,
+	OPT_LOG_TIME,
 	OPT_STATS_INTERVAL,
 	OPT_RPC_SOCKET,
 	OPT_METRICS,
@@ -82,6 +83,7 @@ static const struct option long_opts[] = {
 	{ "max-ctrls-per-host", required_argument, NULL, OPT_MAX_CTRLS_PER_HOST },
 	{ "max-queues", required_argument, NULL, OPT_MAX_QUEUES },
 	{ "log-level", required_argument, NULL, OPT_LOG_LEVEL },
+	{ "log-time", no_argument, NULL, OPT_LOG_TIME },
 	{ "stats-interval", required_argument, NULL, OPT_STATS_INTERVAL },
 	{ "rpc-socket", required_argument, NULL, OPT_RPC_SOCKET },
 	{ "metrics", required_argument, NULL, OPT_METRICS },
@@ -159,6 +161,8 @@ void rblk_tgt_usage(FILE *out)
 	      "      --max-queues N       connections the target holds in all (default 4096)\n"
 	      "Process:\n"
 	      "      --log-level LEVEL    err, warn, notice (default), info or debug\n"
+	      "      --log-time           start each line with the local time, to the millisecond\n"
+	      "                           (not under systemd: the journal has the time)\n"
 	      "      --stats-interval SEC print statistics as JSON on stdout every SEC seconds\n"
 	      "      --rpc-socket PATH    the JSON-RPC management socket (default\n"
 	      "                           /run/rblk/rblk-target.sock; none: no socket)\n"
@@ -585,6 +589,9 @@ static int handle(struct pstate *p, int c, const char *arg)
 		if (rblk_log_level_parse(arg, &a->log_level))
 			return usage_err(p, "--log-level %s: not err, warn, notice, info or debug\n", arg);
 		a->log_level_set = true;
+		return 0;
+	case OPT_LOG_TIME:
+		a->log_time = true;
 		return 0;
 	case OPT_STATS_INTERVAL:
 		if (set_u32(p, "--stats-interval", arg, 1, 86400, false, &v))

@@ -30,6 +30,7 @@ struct rblk_tgt_args {
 	bool help, version;
 	bool log_level_set;
 	enum rblk_log_level log_level;
+	bool log_time;            /* --log-time: lines start with the local time */
 	unsigned stats_interval;  /* --stats-interval seconds; 0 = off */
 	/* Objects from the quick flags and target options from the option flags. */
 	struct rblk_config *flags;

@@ -58,6 +58,22 @@ struct daemon {
 /* ------------------------------------------------------------- logging */
 
 static bool log_journal;
+static bool log_time;
+
+/* "2026-12-07 22:30:01.123 ": the local time, for a log file read beside others. */
+static int log_time_prefix(char *buf, size_t len)
+{
+	struct timespec ts;
+	struct tm tm;
+	size_t n;
+
+	if (clock_gettime(CLOCK_REALTIME, &ts) || !localtime_r(&ts.tv_sec, &tm))
+		return 0;
+	n = strftime(buf, len, "%Y-%m-%d %H:%M:%S", &tm);
+	if (!n)
+		return 0;
+	return (int)n + snprintf(buf + n, len - n, ".%03ld ", ts.tv_nsec / 1000000);
+}
 
 /*
  * Under systemd, stderr is a journal stream: "<N>" prefixes carry the
@@ -65,17 +81,20 @@ static bool log_journal;
  */
 static void log_handler(enum rblk_log_level level, const char *msg, void *arg)
 {
-	char line[4096];
+	char line[4096], when[40] = "";
 	int n;
 
 	(void)arg;
 	/* A request's own error goes back to its client too. */
 	rblk_rpc_log_capture(level, msg);
-	if (log_journal)
+	if (log_journal) {
 		n = snprintf(line, sizeof(line), "<%d>%s\n", (int)level, msg);
-	else
-		n = snprintf(line, sizeof(line), "rblk-target: %s: %s\n", rblk_log_level_str(level),
-			     msg);
+	} else {
+		if (log_time)
+			log_time_prefix(when, sizeof(when));
+		n = snprintf(line, sizeof(line), "%srblk-target: %s: %s\n", when,
+			     rblk_log_level_str(level), msg);
+	}
 	if (n > (int)sizeof(line) - 1) {
 		n = sizeof(line) - 1;
 		line[n - 1] = '\n';
@@ -390,6 +409,7 @@ int main(int argc, char **argv)
 	d.live.save_path = d.args.save_path;
 	d.started_ns = rblk_clock_ns();
 	log_journal = stderr_is_journal();
+	log_time = d.args.log_time;
 	rblk_log_set_handler(log_handler, NULL);
 	if (d.args.log_level_set)
 		rblk_log_set_level(d.args.log_level);

@@ -76,6 +76,9 @@ config $dir/b.img >"$dir/c.json"
 RBLK_FAKE_FAIL=listen:19 "$bin" --config "$dir/c.json" 2>"$dir/e"; rc=$?
 check "listen ENODEV exits 1" [ $rc = 1 ]
 check "listen ENODEV message" has "$dir/e" 'no RDMA device serves 10.99.0.1'
+# --log-time: every line starts with the local date and time, to the millisecond.
+RBLK_FAKE_FAIL=listen:19 JOURNAL_STREAM= "$bin" --config "$dir/c.json" --log-time 2>"$dir/e"
+check "--log-time stamps every line" bash -c "[ -s '$dir/e' ] && ! grep -vqE '^[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3} rblk-target: ' '$dir/e'"
 
 # A running daemon: reload, refused reload, statistics, stop.
 "$bin" --config "$dir/c.json" --pidfile "$dir/pid" --save "$dir/saved.json" \

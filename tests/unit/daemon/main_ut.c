@@ -230,7 +230,7 @@ static void test_target_options(void)
 	CU_ASSERT_EQUAL_FATAL(parse("-c", "/etc/rblk/config.json", "--backend", "aio",
 				    "--poll-groups", "4", "--poll-mode", "event", "--queue-depth",
 				    "256", "--in-capsule", "16k", "--max-io-size", "1M", "--srq-depth", "0",
-				    "--log-level", "debug", "--stats-interval", "5", "--pidfile",
+				    "--log-level", "debug", "--log-time", "--stats-interval", "5", "--pidfile",
 				    "/run/rblk.pid", "--foreground", "--best-effort", "--save",
 				    "/tmp/x.json", "--check", "--ceph-conf", "/etc/ceph/c.conf",
 				    "--rbd-id", "gw1", "--rbd-keyring", "/etc/ceph/k", NULL), 0);
@@ -251,6 +251,7 @@ static void test_target_options(void)
 	CU_ASSERT_EQUAL(t->srq_depth, 0);
 	CU_ASSERT_TRUE(args.log_level_set);
 	CU_ASSERT_EQUAL(args.log_level, RBLK_LOG_DEBUG);
+	CU_ASSERT_TRUE(args.log_time);
 	CU_ASSERT_EQUAL(args.stats_interval, 5);
 	CU_ASSERT_STRING_EQUAL(args.pidfile, "/run/rblk.pid");
 	CU_ASSERT_EQUAL(args.mode, RBLK_CFG_BEST_EFFORT);
