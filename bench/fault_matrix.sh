@@ -6,7 +6,8 @@
 # case per fault class is tests/vm/t/66-fabric-faults.sh, in CI).
 #
 #   bench/fault_matrix.sh [--kernel 6.12|6.1] [--out DIR] [--sides LIST]
-#                         [--scenarios LIST] [--reps N] [--parse-only] BUILD_DIR
+#                         [--scenarios LIST] [--reps N] [--kdebug 'module M +p']
+#                         [--parse-only] BUILD_DIR
 #
 # Sides (--sides, comma-separated; default all):
 #   host-rblk    the Linux host (nvme-rdma) against rblk-target
@@ -58,7 +59,9 @@
 # (.kernel-log.txt) and rblk-target's (.target-log.txt); DIR/summary.json, and a table
 # printed side by side; with --reps N each (side, scenario) runs N times in a row (the
 # second run's files are SIDE.SCENARIO.r2.*, its row SCENARIO#2): one run of a fault
-# under TCG is an anecdote. DIR defaults to BUILD_DIR/bench-out/fault-matrix. The whole
+# under TCG is an anecdote. --kdebug turns on the kernel's dynamic debug messages given
+# (dynamic_debug/control syntax, e.g. 'module nvme_rdma +p': the Linux host's CM and
+# QP events), which then appear in the kernel logs. DIR defaults to BUILD_DIR/bench-out/fault-matrix. The whole
 # matrix takes about an hour under TCG; --scenarios and --sides pick a part.
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -66,7 +69,7 @@ SRC=$(cd "$HERE/.." && pwd)
 . "$HERE/lib.sh"
 ALL_SIDES=host-rblk,host-kernel,init-rblk,init-kernel
 ALL_SCEN=loss-0.1,loss-1,loss-5,dup-1,corrupt-0.1,down-2s-x3,down-20s,restart-loop,connect-down-20s,down-200s,mpath-degraded-5,mpath-degraded-5-qd,delay-5ms,reorder-10
-SIDES=$ALL_SIDES SCEN=$ALL_SCEN OUT= KERNEL=6.12 PARSE_ONLY=0 REPS=1
+SIDES=$ALL_SIDES SCEN=$ALL_SCEN OUT= KERNEL=6.12 PARSE_ONLY=0 REPS=1 KDEBUG=
 die() { echo "fault_matrix: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -75,6 +78,7 @@ while [ $# -gt 0 ]; do
 	--sides) bench_opt_value $1 $#; SIDES=$2; shift 2 ;;
 	--scenarios) bench_opt_value $1 $#; SCEN=$2; shift 2 ;;
 	--reps) bench_opt_value $1 $#; REPS=$2; shift 2 ;;
+	--kdebug) bench_opt_value $1 $#; KDEBUG=$2; shift 2 ;;
 	--parse-only) PARSE_ONLY=1; shift ;;
 	-h|--help) sed -n '2,/^[^#]/{/^#/p}' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	-*) die "unknown option $1" ;;
@@ -107,6 +111,13 @@ TGT=$RBLK_BUILD/daemon/rblk-target RBLK=$RBLK_BUILD/cli/rblk
 RNQN=nqn.2024-01.io.rblk:fm-rblk KNQN=nqn.2024-01.io.rblk:fm-kernel
 RAW=$VM_OUT/raw
 modprobe -a nvme_rdma sch_netem || die "modprobe nvme_rdma sch_netem"
+# --kdebug: the kernel's dynamic debug messages asked for (what a module's CM and QP
+# event handlers saw), into the runs' kernel logs
+if [ -n "$RBLK_FM_KDEBUG" ]; then
+	mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+	echo "$RBLK_FM_KDEBUG" > /sys/kernel/debug/dynamic_debug/control || die "dynamic debug: $RBLK_FM_KDEBUG"
+	log "kernel dynamic debug on: $RBLK_FM_KDEBUG"
+fi
 if modprobe ublk_drv 2>/dev/null; then AKIND=--ublk; else modprobe nbd nbds_max=4; AKIND=--nbd; fi
 truncate -s 256M /tmp/fm/rblk.img /tmp/fm/kernel.img
 RTLOG=/tmp/fm/target.log
@@ -321,7 +332,7 @@ run_one() {
 	split='{}'
 	# what the Linux host's controllers (and the kernel target's) went through: the
 	# kernel's nvme log of the run, each line with its local time too, as rblk-target's
-	[[ $side == host-* ]] && dmesg | awk -v t=$up0 '{ s = $0; sub(/^\[ */, "", s) } s + 0 >= t && /nvme[0-9]+:|nvmet/' |
+	[[ $side == host-* ]] && dmesg | awk -v t=$up0 '{ s = $0; sub(/^\[ */, "", s) } s + 0 >= t && /nvme[0-9]+:|nvmet|nvme_rdma|rdma_cm|infiniband|rxe/' |
 		python3 -c 'import sys, time
 off = time.time() - float(open("/proc/uptime").read().split()[0])
 for l in sys.stdin:
@@ -408,7 +419,7 @@ VMEOF
 
 echo "fault_matrix: sides $SIDES, scenarios $SCEN, kernel $KERNEL, build $BUILD, results in $OUT"
 export VM_OUT=$OUT VM_TIMEOUT=$((600 + $(echo ${SIDES//,/ } | wc -w) * $(echo ${SCEN//,/ } | wc -w) * REPS * 400))
-export RBLK_VM_KERNEL=$KERNEL RBLK_BENCH_BUILD=$BUILD RBLK_BENCH_SRC=$SRC RBLK_FM_SIDES=$SIDES RBLK_FM_SCEN=$SCEN RBLK_FM_REPS=$REPS
+export RBLK_VM_KERNEL=$KERNEL RBLK_BENCH_BUILD=$BUILD RBLK_BENCH_SRC=$SRC RBLK_FM_SIDES=$SIDES RBLK_FM_SCEN=$SCEN RBLK_FM_REPS=$REPS RBLK_FM_KDEBUG=$KDEBUG
 bench_vm_run "$OUT/vm-matrix.sh" || echo "fault_matrix: the VM run failed (console: $OUT/console.log); the table shows what finished" >&2
 fi
 
