@@ -66,11 +66,14 @@ int rblk_rc_init(struct rblk_rc *rc, int32_t reconnect_delay_s, int32_t ctrl_los
 	if (reconnect_delay_s <= 0)
 		return -EINVAL;
 	rc->delay_ms = (uint64_t)reconnect_delay_s * 1000;
-	if (ctrl_loss_tmo_s < 0)
+	if (ctrl_loss_tmo_s < 0) {
 		rc->max_reconnects = -1;
-	else
+		rc->loss_ms = UINT64_MAX;
+	} else {
 		rc->max_reconnects = ((int64_t)ctrl_loss_tmo_s + reconnect_delay_s - 1) /
 				     reconnect_delay_s;
+		rc->loss_ms = (uint64_t)rc->max_reconnects * rc->delay_ms;
+	}
 	return 0;
 }
 
@@ -80,10 +83,17 @@ static bool should_reconnect(const struct rblk_rc *rc)
 	return rc->max_reconnects < 0 || rc->nr_reconnects < rc->max_reconnects;
 }
 
+/* The attempts' time is up (reconnect.h): slow attempts end the count early. */
+static bool loss_time_up(const struct rblk_rc *rc, uint64_t now_ms)
+{
+	return rc->loss_ms != UINT64_MAX && now_ms >= rc->lost_at_ms &&
+	       now_ms - rc->lost_at_ms >= rc->loss_ms;
+}
+
 static enum rblk_rc_action schedule_or_give_up(struct rblk_rc *rc, uint64_t now_ms)
 {
 	rc->attempting = false;
-	if (should_reconnect(rc)) {
+	if (should_reconnect(rc) && !loss_time_up(rc, now_ms)) {
 		rc->next_attempt_ms = now_ms + rc->delay_ms;
 		return RBLK_RC_ACT_NONE;
 	}

@@ -8,6 +8,12 @@
  *     max_reconnects = DIV_ROUND_UP(ctrl_loss_tmo, reconnect_delay), or
  *     "forever" for a negative value; 0 means no attempt at all;
  *   - after the last failed attempt the controller is LOST and its I/O fails.
+ * And one bound the Linux host lacks: a failed attempt that ends when the
+ * attempts would have been used up had each failed at once (max_reconnects x
+ * reconnect_delay after the loss) is the last one too. Under a total outage an
+ * attempt lasts as long as the CM waits for an answer (the Linux host's: about
+ * 80 s), and counted in attempts alone a 120 s ctrl_loss_tmo held its I/O for
+ * over an hour; bounded, it fails within one attempt of the time asked for.
  *
  * One function, rblk_rc_step(), advances it: it takes an event and the
  * current time (ms, any monotonic origin: tests pass a fake clock) and
@@ -49,6 +55,7 @@ struct rblk_rc {
 	bool attempting;		/* CONNECT returned, its result not reported yet */
 	bool give_up;			/* RECONNECTING with no attempt left: LOST at the next tick */
 	uint64_t lost_at_ms;		/* when the connection was lost */
+	uint64_t loss_ms;		/* max_reconnects x delay_ms; UINT64_MAX: forever */
 };
 
 /*

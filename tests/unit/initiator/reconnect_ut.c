@@ -84,6 +84,46 @@ static void test_loss_then_lost(void)
 	CU_ASSERT_EQUAL(rc.state, RBLK_CTRL_DELETING);
 }
 
+/*
+ * Attempts that each take 80 s (a CM waiting out a total outage), delay 2 s,
+ * ctrl_loss_tmo 120 s: 60 attempts by count, but the one that fails past 120 s
+ * after the loss is the last. Counted alone they would take 82 minutes.
+ */
+static void test_slow_attempts_bounded_by_time(void)
+{
+	struct rblk_rc rc;
+
+	rblk_rc_init(&rc, 2, 120);
+	CU_ASSERT_EQUAL(rc.max_reconnects, 60);
+	CU_ASSERT_EQUAL(rc.loss_ms, 120000);
+	CU_ASSERT_EQUAL(rblk_rc_step(&rc, RBLK_RC_EV_CONN_LOST, 1000), RBLK_RC_ACT_TEARDOWN);
+	CU_ASSERT_EQUAL(rblk_rc_step(&rc, RBLK_RC_EV_TICK, 3000), RBLK_RC_ACT_CONNECT);
+	/* 82 s after the loss: time left, attempts left. */
+	CU_ASSERT_EQUAL(rblk_rc_step(&rc, RBLK_RC_EV_CONNECT_FAILED, 83000), RBLK_RC_ACT_NONE);
+	CU_ASSERT_EQUAL(rc.state, RBLK_CTRL_RECONNECTING);
+	CU_ASSERT_EQUAL(rblk_rc_deadline(&rc), 85000);
+	CU_ASSERT_EQUAL(rblk_rc_step(&rc, RBLK_RC_EV_TICK, 85000), RBLK_RC_ACT_CONNECT);
+	/* 164 s: past the 120 s, with 58 attempts still "left". */
+	CU_ASSERT_EQUAL(rblk_rc_step(&rc, RBLK_RC_EV_CONNECT_FAILED, 165000), RBLK_RC_ACT_FAIL_IO);
+	CU_ASSERT_EQUAL(rc.state, RBLK_CTRL_LOST);
+	CU_ASSERT_EQUAL(rc.nr_reconnects, 2);
+
+	/* An attempt that succeeds past the time still counts: nothing failed. */
+	rblk_rc_init(&rc, 2, 120);
+	rblk_rc_step(&rc, RBLK_RC_EV_CONN_LOST, 0);
+	CU_ASSERT_EQUAL(rblk_rc_step(&rc, RBLK_RC_EV_TICK, 2000), RBLK_RC_ACT_CONNECT);
+	CU_ASSERT_EQUAL(rblk_rc_step(&rc, RBLK_RC_EV_CONNECTED, 200000), RBLK_RC_ACT_RESUME);
+	CU_ASSERT_EQUAL(rc.state, RBLK_CTRL_LIVE);
+
+	/* Forever stays forever however long the attempts take. */
+	rblk_rc_init(&rc, 2, -1);
+	CU_ASSERT_EQUAL(rc.loss_ms, UINT64_MAX);
+	rblk_rc_step(&rc, RBLK_RC_EV_CONN_LOST, 0);
+	CU_ASSERT_EQUAL(rblk_rc_step(&rc, RBLK_RC_EV_TICK, 2000), RBLK_RC_ACT_CONNECT);
+	CU_ASSERT_EQUAL(rblk_rc_step(&rc, RBLK_RC_EV_CONNECT_FAILED, 86400000), RBLK_RC_ACT_NONE);
+	CU_ASSERT_EQUAL(rc.state, RBLK_CTRL_RECONNECTING);
+}
+
 static void test_reconnect_succeeds(void)
 {
 	struct rblk_rc rc;
@@ -184,6 +224,7 @@ static const struct ut_case cases[] = {
 	UT_CASE(test_init),
 	UT_CASE(test_live_ignores_noise),
 	UT_CASE(test_loss_then_lost),
+	UT_CASE(test_slow_attempts_bounded_by_time),
 	UT_CASE(test_reconnect_succeeds),
 	UT_CASE(test_no_reconnect),
 	UT_CASE(test_forever),
