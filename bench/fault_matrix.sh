@@ -306,7 +306,7 @@ mpath_one() {
 }
 
 run_one() {
-	local side=$1 sc=$2 a b rc=0 fio_rc=0 alive err mp=0 fend split up0 tl0
+	local side=$1 sc=$2 a b rc=0 fio_rc=0 alive err mp=0 fend split up0 tl0 al0
 	if [ $sc = connect-down-20s ]; then connect_down $side; return; fi
 	FAULT_VETHS="veth0 veth1"
 	if [[ $sc == mpath-* ]]; then
@@ -323,6 +323,7 @@ run_one() {
 	esac
 	read -r up0 _ < /proc/uptime
 	tl0=$(wc -l < $RTLOG)
+	al0=$(wc -l < /tmp/fm/attach.log 2>/dev/null || echo 0)
 	fault_rxe_snap /tmp/fm/rxe.0
 	fault_rate_start $DEV
 	[ $mp = 0 ] || log "$side $sc: iopolicy $MP_POLICY, paths: $(tr '\n' ';' < $FAULT_RATES.paths)"
@@ -348,6 +349,8 @@ for l in sys.stdin:
 		> $RAW/$side.$sc$REP.kernel-log.txt
 	# and rblk-target's own log of it
 	[[ $side == *-rblk ]] && tail -n +"$((tl0 + 1))" $RTLOG > $RAW/$side.$sc$REP.target-log.txt
+	# and rblk attach's (its reconnect attempts; a multipath run keeps the whole log below)
+	[[ $side == init-* ]] && [ $mp = 0 ] && tail -n +"$((al0 + 1))" /tmp/fm/attach.log > $RAW/$side.$sc$REP.attach-log.txt
 	if [ $mp = 1 ]; then
 		read -r _ a b _ < $FAULT_SCEN
 		# the Linux host's paths are block devices with their own counters; rblk
