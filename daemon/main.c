@@ -60,19 +60,26 @@ struct daemon {
 static bool log_journal;
 static bool log_time;
 
-/* "2026-12-07 22:30:01.123 ": the local time, for a log file read beside others. */
-static int log_time_prefix(char *buf, size_t len)
+/*
+ * "2026-12-07 22:30:01.123 ": the local time, for a log file read beside
+ * others; "" when the clock cannot be read (strftime leaves @buf undefined
+ * when it fails, so the empty string is set first and again).
+ */
+static void log_time_prefix(char *buf, size_t len)
 {
 	struct timespec ts;
 	struct tm tm;
 	size_t n;
 
+	buf[0] = '\0';
 	if (clock_gettime(CLOCK_REALTIME, &ts) || !localtime_r(&ts.tv_sec, &tm))
-		return 0;
+		return;
 	n = strftime(buf, len, "%Y-%m-%d %H:%M:%S", &tm);
-	if (!n)
-		return 0;
-	return (int)n + snprintf(buf + n, len - n, ".%03ld ", ts.tv_nsec / 1000000);
+	if (!n) {
+		buf[0] = '\0';
+		return;
+	}
+	snprintf(buf + n, len - n, ".%03ld ", ts.tv_nsec / 1000000);
 }
 
 /*
